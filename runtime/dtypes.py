@@ -1,0 +1,78 @@
+"""Data types: numpy dtypes under TensorFlow's names, and the rules for inferring them.
+
+Python scalars follow TensorFlow's defaults: ``float`` → float32, ``int`` → int32, ``bool`` → bool.
+Nested lists take the widest kind among their contents (bool < int < float).
+
+>>> infer_dtype([1, 2.5])
+dtype('float32')
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+DType = np.dtype
+
+float16 = np.dtype("float16")
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+uint8 = np.dtype("uint8")
+bool = np.dtype("bool")  # noqa: A001 - TensorFlow's public name
+
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_BY_NAME = {d.name: d for d in ALL}
+_PYTHON_TYPES = {builtins.float: float32, builtins.int: int32, builtins.bool: bool}
+_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
+_KIND_DEFAULT = {"bool": bool, "int": int32, "float": float32}
+
+
+def as_dtype(value: Any) -> np.dtype:
+    """Normalize a dtype-like (``rt.float32``, ``"int32"``, ``np.int64``, ``float``) to a supported dtype.
+
+    >>> as_dtype("int32")
+    dtype('int32')
+    """
+    if value in _PYTHON_TYPES:
+        return _PYTHON_TYPES[value]
+    try:
+        dtype = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"{value!r} is not a dtype; use one of {', '.join(sorted(_BY_NAME))}") from None
+    if dtype.name not in _BY_NAME:
+        raise TypeError(f"dtype {dtype.name} is not supported; use one of {', '.join(sorted(_BY_NAME))}")
+    return _BY_NAME[dtype.name]
+
+
+def _python_kind(value: Any) -> str | None:
+    """The widest Python scalar kind inside ``value`` ('bool', 'int', 'float'), or None if empty."""
+    if isinstance(value, (list, tuple)):
+        kinds = [k for k in map(_python_kind, value) if k is not None]
+        return max(kinds, key=_KIND_RANK.__getitem__) if kinds else None
+    if isinstance(value, (builtins.bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (builtins.int, np.integer)):
+        return "int"
+    if isinstance(value, (builtins.float, np.floating)):
+        return "float"
+    raise TypeError(f"cannot convert a {type(value).__name__} ({value!r}) to a tensor")
+
+
+def infer_dtype(value: Any) -> np.dtype:
+    """The dtype a Python value (scalar, nested list, numpy array or scalar) becomes as a tensor."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return as_dtype(value.dtype)
+    return _KIND_DEFAULT[_python_kind(value) or "float"]
+
+
+def is_floating(dtype: np.dtype) -> builtins.bool:
+    return dtype.kind == "f"
+
+
+def is_integer(dtype: np.dtype) -> builtins.bool:
+    return dtype.kind in "iu"

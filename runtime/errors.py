@@ -1,0 +1,23 @@
+"""Errors the runtime raises on behalf of the user's program.
+
+Each one carries a message that names the op or value at fault and, where possible, how to fix it.
+"""
+
+
+class RuntimeLiteError(Exception):
+    """Base class of the errors below."""
+
+
+class InvalidArgumentError(RuntimeLiteError, ValueError):
+    """A kernel or an assert rejected its data at run time (e.g. gather index out of range).
+
+    The message starts with the failing node's name, like ``GatherV2: indices[0] = 1 is not in [0, 1)``.
+    """
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A symbolic tensor was used where Python needs a concrete value (``bool()``, ``len()``, iteration)."""
+
+
+class StateError(TypeError):
+    """Branches of a ``cond`` or the iterations of a ``while_loop`` disagree on a value's structure/dtype/shape."""

@@ -1,0 +1,73 @@
+"""Turning Python values into tensors, with TensorFlow's dtype rules.
+
+>>> convert_to_tensor([1, -1])
+Tensor([ 1 -1], shape=(2,), dtype=int32)
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Tuple
+
+import numpy as np
+
+from runtime import context, dtypes
+from runtime.tensor import EagerTensor, Tensor
+
+
+def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
+    target = dtypes.infer_dtype(value) if dtype is None else dtype
+    if isinstance(value, np.ndarray) and value.dtype == target:
+        return value
+    array = np.asarray(value)
+    if dtype is not None and array.dtype.kind == "f" and target.kind in "iub":
+        if not np.all(np.equal(np.mod(array, 1), 0)):
+            raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name} without losing "
+                            "its fractional part; pass a float dtype or round it explicitly")
+    if array.dtype.kind == "O":
+        raise TypeError(f"cannot convert {value!r} to a tensor: nested lists must be rectangular and hold "
+                        "only numbers or bools")
+    return array.astype(target, copy=False)
+
+
+def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:
+    """A tensor for ``value``: tensors pass through (dtype checked), anything else becomes a constant.
+
+    ``dtype`` defaults to the inferred one (Python float → float32, int → int32, bool → bool).
+    """
+    target = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        if target is not None and value.dtype != target:
+            raise TypeError(f"expected a {target.name} tensor, got {value.dtype.name} tensor {value!r}; "
+                            f"use rt.cast(x, rt.{target.name}) to convert it")
+        return value
+    return EagerTensor(_array_of(value, target))
+
+
+def constant(value: Any, dtype: Any = None, shape: Optional[Sequence[int]] = None) -> Tensor:
+    """A constant tensor; inside a traced function it is a ``Const`` node of the graph.
+
+    >>> constant(5.5)
+    Tensor(5.5, shape=(), dtype=float32)
+    """
+    if isinstance(value, Tensor):
+        value = np.asarray(value)
+    array = _array_of(value, None if dtype is None else dtypes.as_dtype(dtype))
+    if shape is not None:
+        array = np.broadcast_to(array, tuple(shape)).copy() if array.size == 1 else array.reshape(shape)
+    graph = context.current_graph()
+    if graph is None:
+        return EagerTensor(array)
+    return graph.constant(array)
+
+
+def convert_operands(x: Any, y: Any) -> Tuple[Tensor, Tensor]:
+    """Convert two operands of a binary op; a Python scalar/list adopts the other tensor's dtype.
+
+    Two Python values take the wider of their default dtypes (``1`` and ``2.5`` → float32).
+    """
+    if isinstance(x, Tensor):
+        return x, (y if isinstance(y, Tensor) else convert_to_tensor(y, x.dtype))
+    if isinstance(y, Tensor):
+        return convert_to_tensor(x, y.dtype), y
+    x_dtype, y_dtype = dtypes.infer_dtype(x), dtypes.infer_dtype(y)
+    wider = max(x_dtype, y_dtype, key=lambda d: "bif".index(d.kind) if d.kind in "bif" else 1)
+    return convert_to_tensor(x, wider), convert_to_tensor(y, wider)
