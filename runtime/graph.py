@@ -131,6 +131,11 @@ class Graph:
         from runtime.graph_def import GraphDef
         return GraphDef.from_graph(self)
 
+    def to_dot(self) -> str:
+        """Graphviz DOT text of this graph (see ``runtime.dot``)."""
+        from runtime.dot import to_dot
+        return to_dot(self)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}' with {len(self.operations)} ops>"
 
