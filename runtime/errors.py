@@ -21,3 +21,11 @@ class OperatorNotAllowedInGraphError(TypeError):
 
 class StateError(TypeError):
     """Branches of a ``cond`` or the iterations of a ``while_loop`` disagree on a value's structure/dtype/shape."""
+
+
+class SaveError(RuntimeLiteError, ValueError):
+    """A function cannot be saved (e.g. an attr or argument that has no safe on-disk form)."""
+
+
+class LoadError(RuntimeLiteError, ValueError):
+    """A saved function cannot be loaded: damaged or edited files, unknown op, wrong format version."""
