@@ -1,0 +1,244 @@
+"""The ``autograph-lite`` command line: show generated code, print or draw graphs, time eager vs graph.
+
+    autograph-lite to-code examples/simple_relu.py:simple_relu [--annotate]
+    autograph-lite graph examples/get_mse.py:get_MSE --spec 'int32[5]' --spec 'int32[5]' [--dot]
+    autograph-lite bench examples/power.py:power --spec 'int32[10,10]' --spec 100
+
+A ``--spec`` is ``DTYPE[DIMS]`` for a tensor argument (``float32[None,3]``, ``int32[]`` for a scalar;
+``None`` is a dimension of any size) or a Python literal for a Python argument (``100``, ``[1, -1]``).
+Mistakes in the command (bad path, missing function, bad spec) print one line on stderr and exit 2.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import inspect
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, List, Optional, Sequence, TextIO
+
+EXIT_USAGE = 2  # the command line itself is wrong
+EXIT_USER_CODE = 1  # the user's function failed while converting, tracing or running
+
+_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*$")
+
+
+class UsageError(Exception):
+    """A mistake in the command line; reported as one line on stderr with exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse prints usage + message; we want one clear line
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# --- arguments -------------------------------------------------------------------------------------
+def load_function(target: str) -> Callable:
+    """``path/to/file.py:func`` (or ``file.py:Class.method``) → the function object."""
+    path_text, sep, attribute = target.rpartition(":")
+    if not sep or not path_text or not attribute:
+        raise UsageError(f"expected FILE.py:FUNCTION, got {target!r}")
+    path = Path(path_text)
+    if not path.is_file():
+        raise UsageError(f"no such file: {path_text}")
+    module_name = re.sub(r"\W", "_", path.stem) or "user_module"
+    spec = importlib.util.spec_from_file_location(module_name, path.resolve())
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{path_text} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.resolve().parent))  # let the file import its neighbours
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        raise UsageError(f"{path_text}, line {error.lineno}: syntax error: {error.msg}") from None
+    except Exception as error:  # the user's module failed at import: report it, not our stack
+        raise UsageError(f"importing {path_text} failed: {type(error).__name__}: {error}") from None
+    value: Any = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            defined = sorted(n for n, v in vars(module).items()
+                             if inspect.isfunction(v) and v.__module__ == module_name)
+            raise UsageError(f"{path_text} defines no function {attribute!r}"
+                             + (f"; it defines: {', '.join(defined)}" if defined else ""))
+        value = getattr(value, part)
+    if not callable(value):
+        raise UsageError(f"{path_text}:{attribute} is a {type(value).__name__}, not a function")
+    return value
+
+
+def parse_spec(text: str):
+    """``'float32[None,3]'`` → ``rt.TensorSpec((None, 3), rt.float32)``; a Python literal → itself.
+
+    >>> parse_spec('int32[]')
+    TensorSpec(shape=(), dtype=int32, name=None)
+    >>> parse_spec('[1, -1]')
+    [1, -1]
+    """
+    import runtime as rt
+    match = _SPEC.match(text)
+    if match is None:
+        try:
+            return ast.literal_eval(text)  # literals only: never runs code
+        except (ValueError, SyntaxError):
+            raise UsageError(f"bad --spec {text!r}: expected DTYPE[DIMS] such as 'float32[None,3]' or "
+                             "'int32[]', or a Python literal such as 100") from None
+    dtype_name, dims_text = match.groups()
+    try:
+        dtype = rt.as_dtype(dtype_name)
+    except TypeError as error:
+        raise UsageError(f"bad --spec {text!r}: {error}") from None
+    dims: List[Optional[int]] = []
+    for dim in (d.strip() for d in dims_text.split(",")) if dims_text.strip() else ():
+        if dim in ("None", "?", "-1"):
+            dims.append(None)
+        elif dim.isdigit():
+            dims.append(int(dim))
+        else:
+            raise UsageError(f"bad --spec {text!r}: dimension {dim!r} is not a size; use a number or None")
+    return rt.TensorSpec(dims, dtype)
+
+
+def _check_arity(function: Callable, name: str, specs: Sequence[Any]) -> None:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*specs)
+    except TypeError:
+        raise UsageError(f"{name}{signature} cannot be called with {len(specs)} argument(s); "
+                         "give one --spec per argument") from None
+
+
+def example_value(spec: Any, dim_size: int, seed: int = 0):
+    """A random tensor for a TensorSpec (``None`` dims become ``dim_size``); Python values pass through."""
+    import numpy as np
+
+    import runtime as rt
+    if not isinstance(spec, rt.TensorSpec):
+        return spec
+    shape = tuple(dim_size if d is None else d for d in (spec.shape or ()))
+    generator = np.random.default_rng(seed)
+    if spec.dtype.kind == "b":
+        return rt.constant(generator.random(shape) < 0.5)
+    if spec.dtype.kind in "iu":
+        return rt.constant(generator.integers(-1, 2, size=shape).astype(spec.dtype))
+    return rt.constant(generator.standard_normal(shape).astype(spec.dtype))
+
+
+# --- commands --------------------------------------------------------------------------------------
+def run_to_code(args, out: TextIO) -> int:
+    import autograph_lite as ag
+    function = load_function(args.target)
+    code = ag.to_code(function)
+    if args.annotate:
+        from autograph_lite.cli_annotate import annotate
+        code = annotate(function, code)
+    out.write(code if code.endswith("\n") else code + "\n")
+    return 0
+
+
+def _concrete_function(args):
+    import autograph_lite as ag
+    function = load_function(args.target)
+    specs = [parse_spec(s) for s in args.spec]
+    _check_arity(function, args.target.rpartition(":")[2], specs)
+    return function, specs, ag.function(function).get_concrete_function(*specs)
+
+
+def run_graph(args, out: TextIO) -> int:
+    _, _, concrete = _concrete_function(args)
+    graph = concrete.graph
+    out.write(graph.to_dot() if args.dot else str(graph.as_graph_def()).rstrip("\n") + "\n")
+    return 0
+
+
+class ProgressBar:
+    """``label [#######.....] 70/100`` redrawn in place on a terminal-like stream."""
+
+    def __init__(self, label: str, total: int, stream: TextIO, width: int = 30):
+        self.label, self.total, self.stream, self.width = label, total, stream, width
+
+    def update(self, done: int) -> None:
+        filled = self.width * done // self.total
+        self.stream.write(f"\r{self.label:<6} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total}")
+        if done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _time_calls(label: str, call: Callable[[], Any], number: int, stream: TextIO) -> float:
+    bar = ProgressBar(label, number, stream)
+    step = max(1, number // 50)
+    elapsed = 0.0
+    for i in range(1, number + 1):
+        start = time.perf_counter()
+        call()
+        elapsed += time.perf_counter() - start
+        if i % step == 0 or i == number:
+            bar.update(i)
+    return elapsed / number
+
+
+def run_bench(args, out: TextIO, err: TextIO) -> int:
+    import autograph_lite as ag
+    function = load_function(args.target)
+    specs = [parse_spec(s) for s in args.spec]
+    _check_arity(function, args.target.rpartition(":")[2], specs)
+    if args.number < 1:
+        raise UsageError(f"--number must be at least 1, got {args.number}")
+    values = [example_value(spec, args.dim_size, seed=i) for i, spec in enumerate(specs)]
+    graph_function = ag.function(function)
+    start = time.perf_counter()
+    graph_function(*values)  # the first call traces; timed separately, as it happens once
+    trace_seconds = time.perf_counter() - start
+    eager = _time_calls("eager", lambda: function(*values), args.number, err)
+    graph = _time_calls("graph", lambda: graph_function(*values), args.number, err)
+    out.write(f"first call (trace + run): {trace_seconds * 1e3:.2f} ms\n"
+              f"eager: {eager * 1e6:.1f} us/call   graph: {graph * 1e6:.1f} us/call   ({args.number} calls each)\n"
+              f"graph is {eager / graph:.2f}x {'faster' if eager >= graph else 'slower'} than eager\n")
+    return 0
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="autograph-lite", description="Convert Python functions to graphs and look at them.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    to_code = commands.add_parser("to-code", help="print the code the converter generates for FUNC")
+    to_code.add_argument("target", metavar="FILE.py:FUNC")
+    to_code.add_argument("--annotate", action="store_true", help="mark each generated block with its source line")
+    for name, help_text in (("graph", "trace FUNC for --spec inputs and print its graph"),
+                            ("bench", "time FUNC eagerly and as a graph")):
+        sub = commands.add_parser(name, help=help_text)
+        sub.add_argument("target", metavar="FILE.py:FUNC")
+        sub.add_argument("--spec", action="append", default=[], metavar="SPEC",
+                         help="one per argument: DTYPE[DIMS] like 'float32[None,3]', or a Python literal")
+        if name == "graph":
+            sub.add_argument("--dot", action="store_true", help="print Graphviz DOT instead of the GraphDef text")
+        else:
+            sub.add_argument("--number", type=int, default=100, help="calls to time per mode (default 100)")
+            sub.add_argument("--dim-size", type=int, default=8, help="size used for None dims (default 8)")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None, out: TextIO = None, err: TextIO = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 1 the user's code failed, 2 bad command)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        args = _build_parser().parse_args(argv)
+        if args.command == "to-code":
+            return run_to_code(args, out)
+        if args.command == "graph":
+            return run_graph(args, out)
+        return run_bench(args, out, err)
+    except UsageError as error:
+        err.write(f"autograph-lite: error: {error}\n")
+        return EXIT_USAGE
+    except Exception as error:  # the user's function failed: show its message, not our stack
+        first, *rest = str(error).splitlines() or [""]
+        err.write(f"autograph-lite: {type(error).__name__}: {first}\n" + "".join(f"{line}\n" for line in rest))
+        return EXIT_USER_CODE
