@@ -29,3 +29,7 @@ class SaveError(RuntimeLiteError, ValueError):
 
 class LoadError(RuntimeLiteError, ValueError):
     """A saved function cannot be loaded: damaged or edited files, unknown op, wrong format version."""
+
+
+class ExportError(RuntimeLiteError, ValueError):
+    """A graph cannot be exported (e.g. to ONNX): the message names the ops that have no mapping."""
