@@ -1,0 +1,110 @@
+"""The reference executor: walks a graph's operations in program order and runs their kernels.
+
+Execution is non-strict, like TensorFlow's: only the ops that an output needs run, plus every stateful
+op (print, assert, variable reads/writes, random) and what those need — in program order. So an unused
+``gather`` with a bad index raises nothing, while ``rt.print`` always prints.
+
+The plan (which ops run, where each value lives) is computed once per graph by ``make_callable``;
+calling the result only runs kernels.
+
+>>> import runtime as rt
+>>> from runtime.context import graph_scope
+>>> g = rt.FuncGraph("add_one")
+>>> with graph_scope(g):
+...     x = g.add_placeholder(rt.int32, (), name="x")
+...     g.outputs = [rt.add(x, 1)]
+>>> run_graph(g, [np.int32(41)])
+[array(42, dtype=int32)]
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Dict, List, Sequence
+
+import numpy as np
+
+from runtime.graph import FuncGraph, Operation
+from runtime.ops.registry import run_kernel
+
+
+def needed_operations(graph: FuncGraph) -> List[Operation]:
+    """The ops that must run, in program order: those the outputs depend on and all stateful ones."""
+    needed: set = set()
+    stack = [t.op for t in graph.outputs] + [op for op in graph.operations if op.is_stateful]
+    while stack:
+        op = stack.pop()
+        if id(op) in needed:
+            continue
+        needed.add(id(op))
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return [op for op in graph.operations if id(op) in needed]
+
+
+class _Step:
+    """One op to run: its kernel's inputs and where its outputs go, resolved to slot numbers."""
+
+    __slots__ = ("op_def", "name", "attrs", "input_slots", "output_slots")
+
+    def __init__(self, op: Operation, slot_of: Dict[int, int]):
+        self.op_def = op.op_def
+        self.name = op.name
+        self.attrs = op.attrs
+        self.input_slots = [slot_of[id(t)] for t in op.inputs]
+        self.output_slots = [slot_of[id(t)] for t in op.outputs]
+
+
+def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
+    """A function ``run(*input_arrays) -> [output arrays]`` executing ``graph`` non-strictly.
+
+    ``input_arrays`` feed ``graph.inputs`` in order (arguments, then captured values).
+    """
+    operations = needed_operations(graph)
+    slot_of: Dict[int, int] = {}
+    for op in operations:
+        for tensor in op.outputs:
+            slot_of[id(tensor)] = len(slot_of)
+    for tensor in graph.inputs:  # unused inputs still get a slot so feeding stays positional
+        slot_of.setdefault(id(tensor), len(slot_of))
+    fed = {id(t.op) for t in graph.inputs}
+    for op in operations:
+        if op.type == "Placeholder" and id(op) not in fed:
+            raise ValueError(f"graph {graph.name}: placeholder {op.name} is needed but is not one of the "
+                             "graph's inputs, so nothing can feed it")
+    steps = [_Step(op, slot_of) for op in operations if op.type != "Placeholder"]
+    input_slots = [slot_of[id(t)] for t in graph.inputs]
+    output_slots = [slot_of[id(t)] for t in graph.outputs]
+    num_slots = len(slot_of)
+    graph_name = graph.name
+
+    def run(*arrays: np.ndarray) -> List[np.ndarray]:
+        if len(arrays) != len(input_slots):
+            raise TypeError(f"graph {graph_name} takes {len(input_slots)} input arrays, got {len(arrays)}")
+        values: List[Any] = [None] * num_slots
+        for slot, array in zip(input_slots, arrays):
+            values[slot] = array
+        for step in steps:
+            result = run_kernel(step.op_def, [values[s] for s in step.input_slots], step.attrs, step.name)
+            if isinstance(result, tuple):
+                for slot, array in zip(step.output_slots, result):
+                    values[slot] = _as_array(array)
+            else:
+                values[step.output_slots[0]] = _as_array(result)
+        return [values[s] for s in output_slots]
+
+    return run
+
+
+def _as_array(value: Any) -> np.ndarray:
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
+_CALLABLES: "weakref.WeakKeyDictionary[FuncGraph, Callable]" = weakref.WeakKeyDictionary()
+
+
+def run_graph(graph: FuncGraph, input_arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """Run ``graph`` on ``input_arrays`` (its plan is built on first use and kept with the graph)."""
+    run = _CALLABLES.get(graph)
+    if run is None:
+        run = _CALLABLES[graph] = make_callable(graph)
+    return run(*input_arrays)
