@@ -34,6 +34,8 @@ class OpDef:
     dims and raise ``ValueError``/``TypeError`` with a clear message on incompatible inputs.
     ``kernel(*arrays, **attrs)`` returns an ndarray (one output) or a tuple of ndarrays.
     ``stateful`` ops are never pruned, folded or merged, and run in program order.
+    ``shape_only`` ops (``Shape``, ``Size``, ``Rank``) read only their inputs' dtypes and shapes, never
+    the values, so constant folding evaluates them whenever those shapes are fully known.
     """
 
     name: str
@@ -43,6 +45,7 @@ class OpDef:
     stateful: bool = False
     doc: str = ""
     attr_names: Tuple[str, ...] = field(default=())
+    shape_only: bool = False
 
     def input_name(self, index: int) -> str:
         if len(self.inputs) == 1 and self.inputs[0].startswith("*"):
@@ -54,11 +57,11 @@ _REGISTRY: Dict[str, OpDef] = {}
 
 
 def register_op(name: str, inputs: Sequence[str], infer: InferFn, kernel: Optional[Callable[..., Any]],
-                stateful: bool = False, doc: str = "") -> OpDef:
+                stateful: bool = False, doc: str = "", shape_only: bool = False) -> OpDef:
     """Declare an op. Registering the same name twice is a programming error."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
-    op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc)
+    op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc, shape_only=shape_only)
     _REGISTRY[name] = op_def
     return op_def
 
