@@ -1,0 +1,213 @@
+"""The fast executor: a graph compiled once into one straight-line Python function.
+
+``make_callable(graph)`` generates Python source with one line per needed op — a registry kernel
+called directly, or the Python operator that *is* that numpy function (``a + b`` for ``np.add``, much
+cheaper on numpy scalars) — with ``If`` as an inline ``if``/``else`` and ``While`` as an inline
+``while`` loop over both subgraphs, so nothing is looked up per op or per iteration at run time.
+Execution is non-strict: only ops needed by an output run, plus every stateful op, in program order.
+For chains of elementwise ufuncs on big arrays, a temporary that dies at an op is reused as its
+``out=`` buffer (see ``runtime.buffer_plan``). A kernel error becomes ``InvalidArgumentError`` naming
+the node, found from the generated line that failed.
+
+>>> import runtime as rt
+>>> from runtime.graph import FuncGraph
+>>> from runtime.context import graph_scope
+>>> g = FuncGraph("f")
+>>> with graph_scope(g):
+...     x = g.add_placeholder(rt.int32, (2,))
+...     g.outputs = [rt.multiply(rt.add(x, 1), x)]
+>>> make_callable(g)(np.array([1, 2], dtype=np.int32))
+[array([2, 6], dtype=int32)]
+"""
+from __future__ import annotations
+
+import itertools
+import linecache
+import re
+from typing import Any, Callable, Dict, List, Sequence
+
+import numpy as np
+
+from runtime.buffer_plan import plan_buffer_reuse
+from runtime.errors import InvalidArgumentError
+from runtime.graph import FuncGraph, Operation
+from runtime.optimize.prune import needed_ops
+
+# A numpy function and the Python operator that calls exactly it on ndarrays and numpy scalars.
+# (A fact about numpy, not a list of our ops: an op whose kernel *is* np.add is emitted as ``a + b``.)
+_OPERATOR_FORMS = {np.add: "{} + {}", np.subtract: "{} - {}", np.multiply: "{} * {}", np.matmul: "{} @ {}",
+                   np.less: "{} < {}", np.less_equal: "{} <= {}", np.greater: "{} > {}",
+                   np.greater_equal: "{} >= {}", np.equal: "{} == {}", np.not_equal: "{} != {}",
+                   np.negative: "-{}"}
+# What ``run_kernel`` turns into InvalidArgumentError; the executor does the same.
+_KERNEL_ERRORS = (ValueError, IndexError, FloatingPointError, ZeroDivisionError)
+_compiled_ids = itertools.count()
+
+
+def make_callable(func_graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
+    """Compile ``func_graph`` to ``f(*arrays) -> [arrays]`` (inputs in ``func_graph.inputs`` order).
+
+    Example: see the module docstring. ``generated_source(f)`` shows the code.
+    """
+    return _CodeGenerator(func_graph).compile()
+
+
+def generated_source(compiled: Callable) -> str:
+    """The Python source ``make_callable`` generated for ``compiled`` (for debugging)."""
+    return compiled.__source__
+
+
+class _CodeGenerator:
+    def __init__(self, graph: FuncGraph):
+        self.graph = graph
+        self.lines: List[str] = []
+        self.line_nodes: Dict[int, str] = {}  # 1-based line number -> node name
+        self.namespace: Dict[str, Any] = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_copy": np.array,
+                                          "_KERNEL_ERRORS": _KERNEL_ERRORS}
+        self.global_names: Dict[int, str] = {}  # id(value) -> its name in the namespace
+        self.counter = itertools.count()
+
+    # --- naming ----------------------------------------------------------------------------------
+    def fresh(self, prefix: str) -> str:
+        return f"{prefix}{next(self.counter)}"
+
+    def bind(self, value: Any, hint: str) -> str:
+        """A global name in the generated module holding ``value`` (once per distinct object)."""
+        name = self.global_names.get(id(value))
+        if name is None:
+            name = f"{re.sub(r'[^0-9a-zA-Z_]', '_', hint)}_{len(self.global_names)}"
+            self.global_names[id(value)] = name
+            self.namespace[name] = value
+        return name
+
+    def emit(self, indent: int, text: str, node: str = "") -> None:
+        self.lines.append("    " * indent + text)
+        if node:
+            self.line_nodes[len(self.lines)] = node
+
+    # --- whole function --------------------------------------------------------------------------
+    def compile(self) -> Callable[..., List[np.ndarray]]:
+        graph = self.graph
+        args = [self.fresh("in") for _ in graph.inputs]
+        self.emit(0, f"def run({', '.join(args)}):")
+        self.emit(1, "try:")
+        outputs = self.emit_graph(graph, args, 2)
+        results = [self.output_expression(t, name) for t, name in zip(graph.outputs, outputs)]
+        self.emit(2, f"return [{', '.join(results)}]")
+        self.emit(1, "except _KERNEL_ERRORS as error:")
+        self.emit(2, "raise _locate(error) from None")
+        source = "\n".join(self.lines) + "\n"
+        filename = f"<graph {graph.name} #{next(_compiled_ids)}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks
+        self.namespace["_locate"] = _error_locator(filename, self.line_nodes)
+        exec(compile(source, filename, "exec"), self.namespace)  # our own generated source, not user data
+        run = self.namespace["run"]
+        run.__source__ = source
+        return run
+
+    def output_expression(self, tensor, name: str) -> str:
+        if tensor.op.type == "Placeholder":
+            return name
+        if tensor.op.type == "Const":  # never hand out the graph's own constant: callers may mutate it
+            return f"_copy({name})"
+        return f"({name} if {name}.__class__ is _ndarray else _asarray({name}))"  # scalars -> 0-d arrays
+
+    # --- graphs, If, While -----------------------------------------------------------------------
+    def emit_graph(self, graph: FuncGraph, input_names: Sequence[str], indent: int) -> List[str]:
+        """Emit the needed ops of ``graph`` with its inputs bound to ``input_names``; returns output names."""
+        env: Dict[int, str] = {id(t): n for t, n in zip(graph.inputs, input_names)}
+        needed = needed_ops(graph)
+        reuse = plan_buffer_reuse(graph, needed)
+        for op in graph.operations:
+            if id(op) not in needed or (op.type == "Placeholder" and id(op.outputs[0]) in env):
+                continue
+            args = [env[id(t)] for t in op.inputs]
+            if op.type == "Const":
+                outs = [self.bind(op.attrs["value"], "const")]
+            elif op.type == "If":
+                outs = self.emit_if(op, args, indent)
+            elif op.type == "While":
+                outs = self.emit_while(op, args, indent)
+            else:
+                outs = self.emit_kernel_call(op, args, reuse.get(id(op)), indent)
+            env.update((id(t), n) for t, n in zip(op.outputs, outs))
+        return [env[id(t)] for t in graph.outputs]
+
+    def emit_if(self, op: Operation, args: List[str], indent: int) -> List[str]:
+        outs = [self.fresh("v") for _ in op.outputs]
+        self.emit(indent, f"if {args[0]}:", op.name)
+        self.emit_branch(op.attrs["then_branch"], args[1:], outs, indent + 1)
+        self.emit(indent, "else:")
+        self.emit_branch(op.attrs["else_branch"], args[1:], outs, indent + 1)
+        return outs
+
+    def emit_branch(self, branch: FuncGraph, args: List[str], outs: List[str], indent: int) -> None:
+        start = len(self.lines)
+        results = self.emit_graph(branch, args, indent)
+        if outs:
+            self.emit(indent, f"{', '.join(outs)} = {', '.join(results)}")
+        if len(self.lines) == start:
+            self.emit(indent, "pass")
+
+    def emit_while(self, op: Operation, args: List[str], indent: int) -> List[str]:
+        count = op.attrs["num_loop_vars"]
+        loop_vars = [self.fresh("loop") for _ in range(count)]
+        captured = args[count:]
+        if loop_vars:
+            self.emit(indent, f"{', '.join(loop_vars)} = {', '.join(args[:count])}", op.name)
+        limit = op.attrs.get("maximum_iterations")
+        counter = self.fresh("iterations")
+        if limit is not None:
+            self.emit(indent, f"{counter} = 0")
+        self.emit(indent, "while True:", op.name)
+        if limit is not None:
+            self.emit(indent + 1, f"if {counter} >= {int(limit)}: break")
+            self.emit(indent + 1, f"{counter} += 1")
+        (keep_going,) = self.emit_graph(op.attrs["cond"], loop_vars + captured, indent + 1)
+        self.emit(indent + 1, f"if not {keep_going}: break", op.name)
+        next_values = self.emit_graph(op.attrs["body"], loop_vars + captured, indent + 1)
+        if loop_vars:
+            self.emit(indent + 1, f"{', '.join(loop_vars)} = {', '.join(next_values)}")
+        return loop_vars
+
+    # --- kernels ---------------------------------------------------------------------------------
+    def emit_kernel_call(self, op: Operation, args: List[str], out_index, indent: int) -> List[str]:
+        kernel = op.op_def.kernel
+        if kernel is None:
+            raise ValueError(f"{op.name}: op {op.type} has no kernel and cannot be executed "
+                             f"(a Placeholder must be one of the graph's inputs)")
+        outs = [self.fresh("v") for _ in op.outputs]
+        form = _OPERATOR_FORMS.get(kernel) if not op.attrs and out_index is None else None
+        if form is not None and form.count("{}") == len(args):
+            call = form.format(*args)
+        else:
+            call_args = list(args) + [f"{k}={self.bind(v, k)}" for k, v in op.attrs.items()]
+            if out_index is not None:
+                call_args.append(f"out={args[out_index]}")
+            call = f"{self.bind(kernel, 'k_' + op.type)}({', '.join(call_args)})"
+        if not outs:
+            self.emit(indent, call, op.name)
+        elif len(outs) == 1:
+            self.emit(indent, f"{outs[0]} = {call}", op.name)
+        else:
+            self.emit(indent, f"{', '.join(outs)} = {call}", op.name)
+        return outs
+
+
+def _error_locator(filename: str, line_nodes: Dict[int, str]) -> Callable[[BaseException], BaseException]:
+    """Turn a kernel's error into InvalidArgumentError naming the node, like ``run_kernel`` does."""
+
+    def locate(error: BaseException) -> BaseException:
+        tb = error.__traceback__
+        node = None
+        while tb is not None:  # the innermost line of the generated function is the failing op
+            if tb.tb_frame.f_code.co_filename == filename:
+                node = line_nodes.get(tb.tb_lineno, node)
+            tb = tb.tb_next
+        if node is None:
+            return error
+        if isinstance(error, InvalidArgumentError) and str(error).startswith(node + ":"):
+            return error
+        return InvalidArgumentError(f"{node}: {error}")
+
+    return locate
