@@ -1,0 +1,25 @@
+"""``a if cond else b`` for converted code: Python's conditional expression, or an ``rt.cond``.
+
+>>> if_exp(1, lambda: 'yes', lambda: 'no', "'yes' if 1 else 'no'")
+'yes'
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import runtime as rt
+from autograph_lite.operators.logical import truth_value
+from runtime.tensor import SymbolicTensor
+
+
+def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], expr_repr: str = "") -> Any:
+    """``if_true() if cond else if_false()``; with a symbolic ``cond`` both sides are traced as the
+    branches of an ``rt.cond`` and must give the same dtype and structure.
+
+    >>> if_exp([], lambda: 1 / 0, lambda: 'lazy')
+    'lazy'
+    """
+    if isinstance(cond, SymbolicTensor):
+        name = f"the value of `{expr_repr}`" if expr_repr else "the conditional expression"
+        return rt.cond(truth_value(cond), if_true, if_false, output_names=(name,))
+    return if_true() if cond else if_false()

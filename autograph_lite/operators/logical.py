@@ -1,0 +1,101 @@
+"""``and``, ``or`` and ``not`` for converted code: Python semantics on Python values, lazy logical ops on
+symbolic tensors.
+
+Operands arrive as no-argument functions so the right side is evaluated only when needed, exactly as
+Python's short-circuiting does.  With a symbolic left side the right side is traced inside one branch
+of an ``rt.cond``, so any ops it creates run only when the left side does not decide the result.
+
+>>> and_(lambda: 0, lambda: 1 / 0)
+0
+>>> or_(lambda: [], lambda: 'x')
+'x'
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import runtime as rt
+from runtime.tensor import SymbolicTensor
+
+Operand = Callable[[], Any]
+
+# The most recent (result, operand) of a staged ``not_``.  Generated code guards the rest of a function
+# with ``if not do_return:``, so the if_stmt that follows can tell that its else branch runs only when
+# ``do_return`` is True.  One slot is enough: the guard is built right before the if_stmt uses it.
+last_negation: tuple = (None, None)
+
+
+def and_(*operands: Operand) -> Any:
+    """``a and b and ...``: the first falsy operand, else the last one (tensors: logical_and).
+
+    >>> and_(lambda: 1, lambda: 'b')
+    'b'
+    """
+    last = len(operands) - 1
+    for position, operand in enumerate(operands):
+        value = operand()
+        if isinstance(value, SymbolicTensor) and position < last:
+            rest = operands[position + 1:]
+            return rt.cond(truth_value(value), lambda: _as_bool(and_(*rest)), lambda: False)
+        if position == last or not value:
+            return value
+
+
+def or_(*operands: Operand) -> Any:
+    """``a or b or ...``: the first truthy operand, else the last one (tensors: logical_or).
+
+    >>> or_(lambda: 0, lambda: '', lambda: None) is None
+    True
+    """
+    last = len(operands) - 1
+    for position, operand in enumerate(operands):
+        value = operand()
+        if isinstance(value, SymbolicTensor) and position < last:
+            rest = operands[position + 1:]
+            return rt.cond(truth_value(value), lambda: True, lambda: _as_bool(or_(*rest)))
+        if position == last or value:
+            return value
+
+
+def not_(value: Any) -> Any:
+    """``not value``: a Python bool, or ``rt.logical_not`` of a symbolic tensor.
+
+    >>> not_([])
+    True
+    """
+    global last_negation
+    if isinstance(value, SymbolicTensor):
+        result = rt.logical_not(truth_value(value))
+        last_negation = (result, value)
+        return result
+    return not value
+
+
+def negated_operand(result: Any) -> Any:
+    """The tensor ``t`` if ``result`` came from the latest staged ``not_(t)``, else None."""
+    negation, operand = last_negation
+    return operand if negation is result else None
+
+
+def truth_value(tensor: Any) -> Any:
+    """Python's truthiness of a one-element tensor, as a scalar bool tensor (``t != 0`` for numbers).
+
+    A tensor with more than one element has no truth value, as in numpy: that is the user's error.
+    """
+    shape = tensor.shape
+    if shape:  # rank >= 1
+        if any(dim != 1 for dim in shape):
+            raise ValueError(
+                f"The truth value of a tensor with shape {tuple(shape)} is ambiguous: a condition must "
+                "have one element. Reduce it first, e.g. rt.reduce_any(t) or rt.reduce_all(t)")
+        tensor = rt.reshape(tensor, ())
+    if tensor.dtype == rt.bool:
+        return tensor
+    return rt.not_equal(tensor, rt.zeros((), tensor.dtype))
+
+
+def _as_bool(value: Any) -> Any:
+    """A branch result of a staged and/or: a bool tensor, or a Python value made a bool."""
+    if isinstance(value, rt.Tensor):
+        return truth_value(value)
+    return bool(value)

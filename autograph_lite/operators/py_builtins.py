@@ -1,0 +1,156 @@
+"""Builtins that understand tensors: ``converted_call`` sends calls of ``range``, ``len``,
+``enumerate``, ``zip``, ``print``, ``abs``, ``int``, ``float`` and ``isinstance`` here.
+
+On anything but a symbolic tensor each one *is* the builtin (same result, same exceptions); the
+only cost is one ``isinstance`` check.  On symbolic tensors:
+
+* ``range(n)`` → a ``StagedRange`` that a ``for`` loop stages (use ``rt.range`` for a range tensor);
+* ``len(t)`` → the static first dimension; an error if it is unknown (use ``rt.shape(t)[0]``);
+* ``enumerate``/``zip`` → staged iterables for a ``for`` loop;
+* ``abs`` → ``rt.abs``; ``int``/``float`` → ``rt.cast`` to int32/float32;
+* ``print`` stays Python's print (runs while tracing only; ``rt.print`` is the graph op).
+
+>>> list(range_(3)) == list(range(3))
+True
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import runtime as rt
+from autograph_lite.operators.iteration import (StagedEnumerate, StagedIterable, StagedRange, StagedZip,
+                                                TensorRows, as_staged_iterable)
+from runtime.tensor import SymbolicTensor
+
+
+def range_(*args: Any) -> Any:
+    """``range(...)``; a ``StagedRange`` if a bound is symbolic.
+
+    >>> range_(1, 10, 4)
+    range(1, 10, 4)
+    """
+    for arg in args:
+        if isinstance(arg, SymbolicTensor):
+            return _staged_range(*args)
+    return builtins.range(*args)
+
+
+def _staged_range(*args: Any) -> StagedRange:
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+    dtype = next(arg.dtype for arg in args if isinstance(arg, SymbolicTensor))
+    if not (dtype.kind in "iu"):
+        raise TypeError(f"range() of a tensor needs an integer dtype, got {dtype.name}; "
+                        "convert it with int(...) or rt.cast(x, rt.int32)")
+    values = [arg if isinstance(arg, SymbolicTensor) else rt.constant(arg, dtype) for arg in args]
+    if len(values) == 1:
+        values = [rt.constant(0, dtype)] + values
+    if len(values) == 2:
+        values.append(rt.constant(1, dtype))
+    start, limit, delta = values
+    return StagedRange(start, limit, delta)
+
+
+def len_(obj: Any) -> Any:
+    """``len(obj)``; for a symbolic tensor, its first dimension if known while tracing.
+
+    >>> len_([1, 2])
+    2
+    """
+    if isinstance(obj, SymbolicTensor):
+        return _tensor_len(obj)
+    if isinstance(obj, StagedIterable):
+        return obj.length()
+    return builtins.len(obj)
+
+
+def _tensor_len(tensor: SymbolicTensor) -> int:
+    shape = tensor.shape
+    if shape is not None and len(shape) == 0:
+        raise TypeError(f"len() of a scalar tensor ({tensor!r}): it has no first dimension")
+    if shape is None or shape[0] is None:
+        raise rt.errors.OperatorNotAllowedInGraphError(
+            f"len() of {tensor!r}: its first dimension is unknown while tracing (shape {shape}), so there is "
+            "no Python int to return. Use rt.shape(x)[0] for the length at run time, or give the argument "
+            "a fixed size in its TensorSpec")
+    return shape[0]
+
+
+def enumerate_(iterable: Any, start: Any = 0) -> Any:
+    """``enumerate(iterable, start)``; staged when ``iterable`` is.
+
+    >>> list(enumerate_('ab', 1))
+    [(1, 'a'), (2, 'b')]
+    """
+    staged = as_staged_iterable(iterable)
+    if staged is not None:
+        return StagedEnumerate(staged, start)
+    return builtins.enumerate(iterable, start)
+
+
+def zip_(*iterables: Any, **kwargs: Any) -> Any:
+    """``zip(...)``; staged when one of the iterables is (the others become tensors).
+
+    >>> list(zip_([1, 2], 'ab'))
+    [(1, 'a'), (2, 'b')]
+    """
+    for iterable in iterables:
+        if as_staged_iterable(iterable) is not None:
+            return StagedZip([_as_staged_part(part) for part in iterables])
+    return builtins.zip(*iterables, **kwargs)
+
+
+def _as_staged_part(iterable: Any) -> StagedIterable:
+    staged = as_staged_iterable(iterable)
+    if staged is not None:
+        return staged
+    if isinstance(iterable, builtins.range):
+        return StagedRange(iterable.start, iterable.stop, iterable.step)
+    return TensorRows(rt.convert_to_tensor(iterable))
+
+
+def abs_(x: Any) -> Any:
+    """``abs(x)``; ``rt.abs`` of a symbolic tensor."""
+    if isinstance(x, SymbolicTensor):
+        return rt.abs(x)
+    return builtins.abs(x)
+
+
+def int_(*args: Any, **kwargs: Any) -> Any:
+    """``int(...)``; ``rt.cast(x, rt.int32)`` of a symbolic tensor (truncates toward zero, like int)."""
+    if args and isinstance(args[0], SymbolicTensor):
+        return _cast(args, kwargs, rt.int32, "int")
+    return builtins.int(*args, **kwargs)
+
+
+def float_(*args: Any, **kwargs: Any) -> Any:
+    """``float(...)``; ``rt.cast(x, rt.float32)`` of a symbolic tensor."""
+    if args and isinstance(args[0], SymbolicTensor):
+        return _cast(args, kwargs, rt.float32, "float")
+    return builtins.float(*args, **kwargs)
+
+
+def _cast(args, kwargs, dtype, name: str) -> Any:
+    if len(args) > 1 or kwargs:
+        raise TypeError(f"{name}() of a tensor takes no other arguments, got {args[1:]!r} {kwargs!r}")
+    return rt.cast(args[0], dtype)
+
+
+# Python semantics exactly: a Python print runs while tracing (rt.print is the graph op), and
+# isinstance(t, rt.Tensor) already holds for symbolic tensors.
+print_ = builtins.print
+isinstance_ = builtins.isinstance
+
+BUILTIN_OVERRIDES = {
+    builtins.range: range_,
+    builtins.len: len_,
+    builtins.enumerate: enumerate_,
+    builtins.zip: zip_,
+    builtins.abs: abs_,
+    builtins.int: int_,
+    builtins.float: float_,
+    builtins.print: print_,
+    builtins.isinstance: isinstance_,
+}
+"""Builtin → the version converted code calls instead (used by converted_call)."""

@@ -1,0 +1,186 @@
+"""An ``if`` whose condition is a symbolic tensor: both branches traced into one ``rt.cond``.
+
+Each branch starts from the state before the ``if`` (``set_state(init)``), runs, and its state after
+(``get_state()``) is checked against the other branch's:
+
+* a variable undefined in one branch and defined in the other is an error ("initialize it before the
+  if"), since the graph must produce it on both paths;
+* ``None``, strings and other non-graph values may only pass through unchanged;
+* a ``retval_`` that only one branch sets gets a zeros placeholder on the other path and becomes a
+  ``PartialReturnValue`` (valid where ``do_return`` is True); a later ``if not do_return:`` that
+  returns makes it whole again, and ``return_value`` rejects it at the end of the function otherwise.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Sequence
+
+import runtime as rt
+from autograph_lite.operators.logical import negated_operand, truth_value
+from autograph_lite.operators.staged_state import describe, dtype_of, is_stageable, placeholder_like
+from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
+
+# Kinds of a state variable at the end of one branch.
+UNDEFINED, NO_RETURN, OUTPUT, PARTIAL, PASSTHROUGH = "undefined", "no return", "output", "partial", "passthrough"
+_BRANCH_NAMES = {True: "if", False: "else"}
+
+
+class _NeedsReturnPlaceholder(Exception):
+    """The first-traced branch had no return value but the second has one: retrace with a placeholder."""
+
+    def __init__(self, index: int, value: Any):
+        super().__init__(index)
+        self.index, self.value = index, value
+
+
+def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get_state: Callable[[], tuple],
+              set_state: Callable[[tuple], None], symbol_names: Sequence[str], nouts: int) -> None:
+    """Trace ``body`` and ``orelse`` as the branches of an ``rt.cond`` on the symbolic ``cond``."""
+    init = tuple(get_state())
+    pred = truth_value(cond)
+    return_hints: Dict[int, Any] = {}
+    while True:  # at most once more per return variable (see _NeedsReturnPlaceholder)
+        tracer = _BranchTracer(cond, init, body, orelse, get_state, set_state, symbol_names, nouts, return_hints)
+        try:
+            outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
+        except _NeedsReturnPlaceholder as retry:
+            set_state(init)
+            return_hints[retry.index] = retry.value
+            continue
+        set_state(tracer.merge(outputs))
+        return
+
+
+class _BranchTracer:
+    """Runs the two branches for ``rt.cond`` and reconciles their states into one output tuple."""
+
+    def __init__(self, cond, init, body, orelse, get_state, set_state, symbol_names, nouts, return_hints):
+        self.init, self.get_state, self.set_state = init, get_state, set_state
+        self.names, self.nouts, self.return_hints = tuple(symbol_names), nouts, return_hints
+        self.body, self.orelse = body, orelse
+        self.do_return_at = self.names.index("do_return") if "do_return" in self.names else None
+        # `if not do_return:` -> in the else branch a return has certainly happened.
+        self.else_has_returned = (self.do_return_at is not None
+                                  and negated_operand(cond) is not None
+                                  and negated_operand(cond) is init[self.do_return_at])
+        self.raw: Dict[bool, tuple] = {}
+        self.kinds: Dict[bool, List[str]] = {}
+        self.first = None  # which branch rt.cond traced first
+        self.output_names: List[str] = []
+
+    def true_fn(self):
+        return self._trace(True, self.body)
+
+    def false_fn(self):
+        return self._trace(False, self.orelse)
+
+    def _trace(self, which: bool, branch: Callable[[], None]) -> tuple:
+        self.set_state(self.init)
+        branch()
+        raw = tuple(self.get_state())[:self.nouts]
+        self.raw[which] = raw
+        if self.first is None:
+            self.first = which
+            return self._first_outputs(which, raw)
+        return self._second_outputs(which, raw)
+
+    def _has_returned(self, which: bool, raw: tuple) -> bool:
+        if self.do_return_at is None:
+            return False
+        return raw[self.do_return_at] is True or (not which and self.else_has_returned)
+
+    def _first_outputs(self, which: bool, raw: tuple) -> tuple:
+        kinds, outputs = [], []
+        for index, value in enumerate(raw):
+            if isinstance(value, Undefined):
+                kinds.append(UNDEFINED)
+            elif isinstance(value, UndefinedReturnValue):
+                if index in self.return_hints:
+                    kinds.append(PARTIAL)
+                    outputs.append(placeholder_like(self.return_hints[index]))
+                else:
+                    kinds.append(NO_RETURN)
+            elif isinstance(value, PartialReturnValue):
+                kinds.append(OUTPUT if self._has_returned(which, raw) else PARTIAL)
+                outputs.append(value.value)
+            elif is_stageable(value):
+                kinds.append(OUTPUT)
+                outputs.append(value)
+            else:
+                kinds.append(PASSTHROUGH)
+        self.kinds[which] = kinds
+        self.output_names = [name for name, kind in zip(self.names, kinds) if kind in (OUTPUT, PARTIAL)]
+        return tuple(outputs)
+
+    def _second_outputs(self, which: bool, raw: tuple) -> tuple:
+        first = not which
+        first_raw, first_kinds = self.raw[first], self.kinds[first]
+        kinds, outputs = [], []
+        for index, (value, first_kind) in enumerate(zip(raw, first_kinds)):
+            name, first_value = self.names[index], first_raw[index]
+            if isinstance(value, Undefined) or first_kind == UNDEFINED:
+                if not (isinstance(value, Undefined) and first_kind == UNDEFINED):
+                    raise _defined_in_one_branch(name, first if isinstance(value, Undefined) else which)
+                kinds.append(UNDEFINED)
+            elif isinstance(value, UndefinedReturnValue):
+                if first_kind == NO_RETURN:
+                    kinds.append(NO_RETURN)
+                else:
+                    kinds.append(PARTIAL)
+                    outputs.append(placeholder_like(first_value))
+            elif first_kind == NO_RETURN:
+                raise _NeedsReturnPlaceholder(index, value)
+            elif first_kind == PASSTHROUGH or not is_stageable(value):
+                if value is not first_value:
+                    raise _mismatch(name, which, value, first_value)
+                kinds.append(PASSTHROUGH)
+            else:
+                is_partial = isinstance(value, PartialReturnValue) and not self._has_returned(which, raw)
+                value = value.value if isinstance(value, PartialReturnValue) else value
+                _check_same_dtype(name, which, value, first_value)
+                kinds.append(PARTIAL if is_partial else first_kind)
+                outputs.append(value)
+        self.kinds[which] = kinds
+        return tuple(outputs)
+
+    def merge(self, outputs: Any) -> tuple:
+        """The state after the ``if``: cond outputs, or the common value where both branches agree."""
+        outputs = iter(outputs if isinstance(outputs, (tuple, list)) else (outputs,))
+        merged = []
+        true_raw, false_raw = self.raw[True], self.raw[False]
+        for index, first_kind in enumerate(self.kinds[self.first]):
+            second_kind = self.kinds[not self.first][index]
+            if first_kind in (UNDEFINED, NO_RETURN, PASSTHROUGH):
+                merged.append(true_raw[index])
+                continue
+            output = next(outputs)
+            if true_raw[index] is false_raw[index] and not isinstance(true_raw[index], PartialReturnValue):
+                merged.append(true_raw[index])  # same value on both paths: keep it as it was
+            elif PARTIAL in (first_kind, second_kind):
+                merged.append(PartialReturnValue(output))
+            else:
+                merged.append(output)
+        return tuple(merged) + self.init[self.nouts:]
+
+
+def _defined_in_one_branch(name: str, defined_in: bool) -> rt.errors.StateError:
+    branch, other = _BRANCH_NAMES[defined_in], _BRANCH_NAMES[not defined_in]
+    return rt.errors.StateError(
+        f"'{name}' is defined only in the {branch} branch of a tensor-dependent if and is used after it; "
+        f"initialize it before the if (or assign it in the {other} branch too), so that it has a value "
+        "on both paths of the graph")
+
+
+def _mismatch(name: str, which: bool, value: Any, other_value: Any) -> rt.errors.StateError:
+    return rt.errors.StateError(
+        f"'{name}' is {describe(value)} in the {_BRANCH_NAMES[which]} branch but {describe(other_value)} "
+        f"in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; both branches must leave it "
+        "a tensor (or number) of the same dtype and structure")
+
+
+def _check_same_dtype(name: str, which: bool, value: Any, other_value: Any) -> None:
+    dtype, other_dtype = dtype_of(value), dtype_of(other_value)
+    if dtype is not None and other_dtype is not None and dtype != other_dtype:
+        raise rt.errors.StateError(
+            f"'{name}' has dtype {dtype.name} in the {_BRANCH_NAMES[which]} branch but dtype "
+            f"{other_dtype.name} in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; "
+            "give it the same dtype in both (e.g. with rt.cast)")

@@ -1,0 +1,188 @@
+"""``while`` and ``for`` loops staged as one ``rt.while_loop`` over the loop's state variables.
+
+A staged ``for`` gets a hidden int32 counter as its first loop variable; the loop target for
+iteration ``i`` is ``iterable.element(i)`` and the optional ``extra_test`` (``not break_``,
+``not do_return``) is folded into the loop condition.
+
+State rules (checked while tracing the body, so errors name the variable):
+
+* a variable must be defined before the loop ("initialize it before the loop") — except the loop
+  target of a ``for`` and ``retval_``, which get a zeros placeholder of the right dtype and shape
+  (found by tracing the body once, then retracing); after a loop that may have returned,
+  ``retval_`` is a ``PartialReturnValue``;
+* every loop variable keeps its dtype and structure from one iteration to the next;
+* ``None`` and other non-graph values must stay what they were.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import runtime as rt
+from autograph_lite.operators.logical import truth_value
+from autograph_lite.operators.staged_state import describe, dtype_of, is_stageable, placeholder_like
+from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
+
+_COUNTER_NAME = "<loop counter>"
+
+
+class _NeedsPlaceholder(Exception):
+    """A variable undefined before the loop got a value we can stand in for: retrace with a placeholder."""
+
+    def __init__(self, index: int, value: Any):
+        super().__init__(index)
+        self.index, self.value = index, value
+
+
+def staged_while(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_state: Callable[[], tuple],
+                 set_state: Callable[[tuple], None], symbol_names: Sequence[str]) -> None:
+    """Build one ``While`` op from a ``while`` loop whose test is a symbolic tensor."""
+    _run(loop_test, loop_body, get_state, set_state, symbol_names, iterable=None, extra_test=None)
+
+
+def staged_for(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: Callable[[Any], None],
+               get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
+               symbol_names: Sequence[str]) -> None:
+    """Build one ``While`` op from a ``for`` over a staged iterable (see iteration.py)."""
+    _run(None, loop_body, get_state, set_state, symbol_names, iterable=iterable, extra_test=extra_test)
+
+
+def _run(loop_test, loop_body, get_state, set_state, symbol_names, iterable, extra_test) -> None:
+    init = tuple(get_state())
+    hints: Dict[int, Any] = {}
+    while True:  # retraced at most once per placeholder found
+        loop = _Loop(init, hints, loop_test, loop_body, get_state, set_state, symbol_names, iterable, extra_test)
+        try:
+            outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(), loop_var_names=loop.loop_var_names)
+        except _NeedsPlaceholder as retry:
+            set_state(init)
+            hints[retry.index] = retry.value
+            continue
+        set_state(loop.compose(outputs))
+        return
+
+
+class _Loop:
+    def __init__(self, init, hints, loop_test, loop_body, get_state, set_state, symbol_names, iterable, extra_test):
+        self.init, self.hints, self.names = init, hints, tuple(symbol_names)
+        self.loop_test, self.loop_body, self.extra_test = loop_test, loop_body, extra_test
+        self.get_state, self.set_state = get_state, set_state
+        self.iterable = iterable
+        self.length = iterable.length() if iterable is not None else None
+        self.offset = 0 if iterable is None else 1  # the hidden counter comes first
+        self.loop_indices: List[int] = []
+        self.partial = set()  # indices whose value is a PartialReturnValue inside and after the loop
+        self.start_values: List[Any] = []
+        for index, value in enumerate(init):
+            if index in hints:
+                if isinstance(value, UndefinedReturnValue):
+                    self.partial.add(index)
+                value = placeholder_like(hints[index])
+            elif isinstance(value, PartialReturnValue):
+                self.partial.add(index)
+                value = value.value
+            elif isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value):
+                continue
+            self.loop_indices.append(index)
+            self.start_values.append(value)
+        self.loop_var_names = ((_COUNTER_NAME,) if iterable is not None else ()) + tuple(
+            self.names[index] for index in self.loop_indices)
+
+    def initial_vars(self) -> tuple:
+        counter = (rt.constant(0, rt.int32),) if self.iterable is not None else ()
+        return counter + tuple(self.start_values)
+
+    def compose(self, loop_vars: Sequence[Any]) -> tuple:
+        """The full state tuple, with the loop variables taken from ``loop_vars`` (counter excluded)."""
+        state = list(self.init)
+        for index, value in zip(self.loop_indices, loop_vars[self.offset:]):
+            state[index] = PartialReturnValue(value) if index in self.partial else value
+        return tuple(state)
+
+    def cond(self, *loop_vars: Any) -> Any:
+        self.set_state(self.compose(loop_vars))
+        if self.iterable is None:
+            return _as_condition(self.loop_test())
+        condition = loop_vars[0] < self.length
+        if self.extra_test is not None:
+            extra = self.extra_test()
+            if isinstance(extra, rt.Tensor):
+                condition = rt.logical_and(condition, truth_value(extra))
+            elif not extra:
+                condition = rt.constant(False)
+        return condition
+
+    def body(self, *loop_vars: Any) -> tuple:
+        self.set_state(self.compose(loop_vars))
+        if self.iterable is None:
+            element = None
+            self.loop_body()
+        else:
+            element = self.iterable.element(loop_vars[0])
+            self.loop_body(element)
+        after = tuple(self.get_state())
+        self._check_non_loop_vars(after, element)
+        outputs = [loop_vars[0] + 1] if self.iterable is not None else []
+        for position, index in enumerate(self.loop_indices):
+            outputs.append(self._loop_output(index, after[index], loop_vars[self.offset + position]))
+        return tuple(outputs)
+
+    def _check_non_loop_vars(self, after: tuple, element: Any) -> None:
+        for index, before in enumerate(self.init):
+            if index in self.loop_indices:
+                continue
+            value, name = after[index], self.names[index]
+            if isinstance(before, Undefined):
+                if isinstance(value, Undefined):
+                    continue
+                part = _part_of(element, value)
+                if part is not None:
+                    raise _NeedsPlaceholder(index, part)  # the for loop's target
+                raise rt.errors.StateError(
+                    f"'{name}' is defined inside a tensor-dependent loop but not before it, and is used after "
+                    f"the loop or in the next iteration; initialize it before the loop (the loop may run zero "
+                    f"times, and the graph needs a value of the same dtype and shape to start from)")
+            if isinstance(before, UndefinedReturnValue):
+                if not isinstance(value, UndefinedReturnValue):
+                    raise _NeedsPlaceholder(index, value.value if isinstance(value, PartialReturnValue) else value)
+                continue
+            if value is not before:
+                raise rt.errors.StateError(
+                    f"'{name}' is {describe(before)} before a tensor-dependent loop but {describe(value)} after "
+                    f"an iteration; a loop variable must keep its dtype and structure, so initialize it before "
+                    f"the loop with a value of the kind the loop assigns")
+
+    def _loop_output(self, index: int, value: Any, loop_var: Any) -> Any:
+        name = self.names[index]
+        if isinstance(value, PartialReturnValue):
+            value = value.value
+        if isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value):
+            raise rt.errors.StateError(
+                f"'{name}' is {describe(loop_var)} before a tensor-dependent loop but {describe(value)} after an "
+                "iteration; a loop variable must keep its dtype and structure")
+        dtype, loop_dtype = dtype_of(value), dtype_of(loop_var)
+        if dtype is not None and loop_dtype is not None and dtype != loop_dtype:
+            raise rt.errors.StateError(
+                f"'{name}' has dtype {loop_dtype.name} before a tensor-dependent loop but dtype {dtype.name} "
+                f"after an iteration; a loop variable must keep its dtype: initialize it with a "
+                f"{dtype.name} value (e.g. 0.0 instead of 0) or convert with rt.cast")
+        return value
+
+
+def _as_condition(value: Any) -> Any:
+    if isinstance(value, rt.Tensor):
+        return truth_value(value)
+    return rt.constant(bool(value))
+
+
+def _part_of(element: Any, value: Any) -> Any:
+    """``value`` if it is the loop element or one of its (nested) parts, else None."""
+    if element is None:
+        return None
+    if value is element:
+        return element
+    if isinstance(element, tuple):
+        for item in element:
+            part = _part_of(item, value)
+            if part is not None:
+                return part
+    return None

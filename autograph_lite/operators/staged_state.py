@@ -1,0 +1,70 @@
+"""What a staged ``if`` or loop may carry as state, and how to describe it in error messages.
+
+A state variable of a staged construct must become a graph value: a tensor, a Python number/bool
+(converted to a tensor), a numpy array, or a tuple/list of those.  Anything else (``None``, strings,
+functions, arbitrary objects) can only pass through unchanged.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import runtime as rt
+from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
+
+_SCALARS = (bool, int, float, np.generic, np.ndarray)
+
+
+def is_stageable(value: Any) -> bool:
+    """True if ``value`` can be an input/output of a graph ``If``/``While``."""
+    if isinstance(value, (rt.Tensor,) + _SCALARS):
+        return True
+    if isinstance(value, (tuple, list)) and value:
+        return all(is_stageable(item) for item in value)
+    return False
+
+
+def describe(value: Any) -> str:
+    """A short phrase for error messages: 'a tensor of dtype int32 and shape ()', 'None', ..."""
+    if isinstance(value, (Undefined, UndefinedReturnValue)):
+        return "undefined"
+    if isinstance(value, PartialReturnValue):
+        return describe(value.value)
+    if value is None:
+        return "None"
+    if isinstance(value, rt.Tensor):
+        shape = "unknown" if value.shape is None else tuple(value.shape)
+        return f"a tensor of dtype {value.dtype.name} and shape {shape}"
+    if isinstance(value, (tuple, list)):
+        items = ", ".join(describe(item) for item in value)
+        return f"a {type(value).__name__} of ({items})"
+    if isinstance(value, (bool, int, float)):
+        return f"a Python {type(value).__name__} (staged as {rt.as_dtype(type(value)).name})"
+    return f"a Python {type(value).__name__}"
+
+
+def dtype_of(value: Any) -> Any:
+    """The dtype ``value`` has (or gets when converted to a tensor); None for structures."""
+    if isinstance(value, rt.Tensor):
+        return value.dtype
+    if isinstance(value, (np.ndarray, np.generic)):
+        return rt.as_dtype(value.dtype)
+    if isinstance(value, (bool, int, float)):
+        return rt.as_dtype(type(value))
+    return None
+
+
+def placeholder_like(value: Any) -> Any:
+    """Zeros with the dtype and structure of ``value`` (unknown dims become 0), built in the current graph.
+
+    Stands in for a value that only some paths define, on the paths that do not need it.
+    """
+    if isinstance(value, PartialReturnValue):
+        return placeholder_like(value.value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(placeholder_like(item) for item in value)
+    if isinstance(value, rt.Tensor):
+        shape = () if value.shape is None else tuple(0 if dim is None else dim for dim in value.shape)
+        return rt.zeros(shape, value.dtype)
+    return rt.zeros((), dtype_of(value))

@@ -1,0 +1,104 @@
+"""Placeholders for variables that have no value yet at some point of a converted function.
+
+``Undefined('x')`` stands for a local that Python would not have bound yet (the converter emits
+``x = ag__.Undefined('x')`` before an ``if``/loop that may define it).  On Python values it behaves
+like the missing variable: any use raises ``UnboundLocalError`` just as the original would.
+
+``UndefinedReturnValue()`` is the initial ``retval_`` of a function with ``return`` statements.
+``return_value(retval_)`` turns what ``retval_`` holds at the end of the function into the value the
+caller sees (``None`` when no ``return`` ran, as in Python).
+
+>>> x = Undefined('x')
+>>> x + 1
+Traceback (most recent call last):
+  ...
+UnboundLocalError: cannot access local variable 'x' where it is not associated with a value
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, NoReturn
+
+from runtime import errors
+
+
+_UNBOUND_MESSAGE = ("cannot access local variable '{}' where it is not associated with a value"
+                    if sys.version_info >= (3, 11) else "local variable '{}' referenced before assignment")
+
+
+class Undefined:
+    """A variable named ``symbol_name`` that has not been assigned yet.
+
+    >>> Undefined('y').symbol_name
+    'y'
+    """
+
+    __slots__ = ("symbol_name",)
+
+    def __init__(self, symbol_name: str):
+        self.symbol_name = symbol_name
+
+    def __repr__(self) -> str:
+        return f"Undefined({self.symbol_name!r})"
+
+    def _unbound(self, *args: Any, **kwargs: Any) -> NoReturn:
+        # Same type and wording as the running CPython for reading an unassigned local.
+        raise UnboundLocalError(_UNBOUND_MESSAGE.format(self.symbol_name))
+
+    def __getattr__(self, name: str) -> NoReturn:
+        self._unbound()
+
+    # Every use Python would reach by evaluating the name; __repr__ stays usable for debugging.
+    __str__ = __format__ = __bool__ = __len__ = __iter__ = __call__ = _unbound
+    __getitem__ = __setitem__ = __delitem__ = __contains__ = _unbound
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _unbound
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unbound
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _unbound
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __pos__ = __abs__ = _unbound
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = _unbound
+    __lshift__ = __rshift__ = __int__ = __float__ = __index__ = __hash__ = _unbound
+
+
+class UndefinedReturnValue:
+    """The value of ``retval_`` before any ``return`` statement ran."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UndefinedReturnValue()"
+
+
+class PartialReturnValue:
+    """``retval_`` after a staged ``if``/loop where only some paths executed a ``return``.
+
+    ``value`` is what was returned on the paths that returned (a placeholder of the same dtype and
+    shape on the others).  It becomes a normal value as soon as a later statement returns on the
+    remaining paths; if the end of the function is reached first, ``return_value`` raises.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"PartialReturnValue({self.value!r})"
+
+
+MISSING_RETURN_MESSAGE = (
+    "a return inside a tensor-dependent if or loop must return a value on every path: some paths of "
+    "this function reach its end without a return, and a graph cannot return a tensor on some runs "
+    "and None on others. Add a return (of the same dtype and structure) after the if/loop")
+
+
+def return_value(retval: Any) -> Any:
+    """What a converted function returns, given the final ``retval_``.
+
+    >>> return_value(UndefinedReturnValue()) is None
+    True
+    """
+    if type(retval) is UndefinedReturnValue:
+        return None
+    if type(retval) is PartialReturnValue:
+        raise errors.StateError(MISSING_RETURN_MESSAGE)
+    return retval
