@@ -1,4 +1,8 @@
-"""Elementwise arithmetic and comparisons, and matmul.
+"""Elementwise binary arithmetic and comparisons, and matmul.
+
+Division follows TensorFlow, not numpy: ``divide`` of integers is true division into a float
+(int8/int16/uint8 → float32, int32/int64 → float64), and integer ``floordiv``/``mod`` by zero is an
+``InvalidArgumentError`` instead of a warning and a zero.
 
 >>> add(constant([1, 2]), 1)
 Tensor([2 3], shape=(2,), dtype=int32)
@@ -9,8 +13,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from runtime import dtypes
+from runtime.errors import InvalidArgumentError
 from runtime.ops import shapes
 from runtime.ops.convert import convert_operands, convert_to_tensor
+from runtime.ops.array_ops import CAST
 from runtime.ops.registry import OpDef, apply_op, register_op
 from runtime.tensor import Tensor
 
@@ -22,27 +29,69 @@ def _same_dtype_broadcast(specs, attrs):
     return [(x_dtype, shapes.broadcast(x_shape, y_shape))]
 
 
+def _numeric_broadcast(specs, attrs):
+    if specs[0][0] == dtypes.bool:
+        raise TypeError("bool tensors are not supported; use rt.logical_and/rt.logical_or, or rt.cast")
+    return _same_dtype_broadcast(specs, attrs)
+
+
 def _comparison(specs, attrs):
     ((dtype, shape),) = _same_dtype_broadcast(specs, attrs)
-    return [(np.dtype(bool), shape)]
+    return [(dtypes.bool, shape)]
 
 
-def _binary(op_def: OpDef, x: Any, y: Any) -> Tensor:
+def _binary(op_def: OpDef, x: Any, y: Any, numeric: bool) -> Tensor:
     x, y = convert_operands(x, y)
-    if x.dtype != y.dtype:
-        raise TypeError(f"{op_def.name}: x and y must have the same dtype, got {x.dtype.name} and "
-                        f"{y.dtype.name}; convert one with rt.cast(value, rt.{x.dtype.name})")
+    dtype = x.dtype
+    if dtype != y.dtype:
+        raise TypeError(f"{op_def.name}: x and y must have the same dtype, got {dtype.name} and "
+                        f"{y.dtype.name}; convert one with rt.cast(value, rt.{dtype.name})")
+    if numeric and dtype == dtypes.bool:
+        raise TypeError(f"{op_def.name}: bool tensors are not supported; use rt.logical_and / rt.logical_or, "
+                        "or rt.cast(x, rt.int32) first")
     return apply_op(op_def, (x, y))
 
 
-def _declare_binary(name: str, kernel: Callable, infer=_same_dtype_broadcast, doc: str = ""):
+def _declare_binary(name: str, kernel: Callable, infer=_numeric_broadcast, doc: str = ""):
     op_def = register_op(name, ("x", "y"), infer, kernel, doc=doc)
+    numeric = infer is _numeric_broadcast
 
     def op(x: Any, y: Any) -> Tensor:
-        return _binary(op_def, x, y)
+        return _binary(op_def, x, y, numeric)
 
     op.__doc__ = f"Elementwise {doc or name} with numpy broadcasting (the ``{name}`` op)."
     return op
+
+
+def _quiet(kernel: Callable) -> Callable:
+    """Float kernels give inf/nan like TensorFlow, without numpy's RuntimeWarnings."""
+    def quiet_kernel(x, y):
+        with np.errstate(all="ignore"):
+            return kernel(x, y)
+    return quiet_kernel
+
+
+def _integer_safe(kernel: Callable) -> Callable:
+    """Integer division by zero is an error (numpy would warn and return 0)."""
+    quiet = _quiet(kernel)
+
+    def checked_kernel(x, y):
+        if y.dtype.kind in "iu":
+            if not y.all():
+                raise InvalidArgumentError("Integer division by zero")
+            return kernel(x, y)
+        return quiet(x, y)
+    return checked_kernel
+
+
+def _pow_kernel(x, y):
+    if x.dtype.kind in "iu":
+        if (y < 0).any():
+            raise InvalidArgumentError("Integers to negative integer powers are not allowed; "
+                                       "cast the base to a float dtype first")
+        return np.power(x, y)
+    with np.errstate(all="ignore"):
+        return np.power(x, y)
 
 
 add = _declare_binary("AddV2", np.add, doc="x + y")
@@ -50,12 +99,47 @@ subtract = _declare_binary("Sub", np.subtract, doc="x - y")
 multiply = _declare_binary("Mul", np.multiply, doc="x * y")
 maximum = _declare_binary("Maximum", np.maximum, doc="max(x, y)")
 minimum = _declare_binary("Minimum", np.minimum, doc="min(x, y)")
+floordiv = _declare_binary("FloorDiv", _integer_safe(np.floor_divide), doc="x // y (floor division)")
+mod = _declare_binary("FloorMod", _integer_safe(np.mod), doc="x % y (result has the sign of y)")
+pow = _declare_binary("Pow", _pow_kernel, doc="x ** y")  # noqa: A001 - TensorFlow's public name
 greater = _declare_binary("Greater", np.greater, _comparison, doc="x > y")
 greater_equal = _declare_binary("GreaterEqual", np.greater_equal, _comparison, doc="x >= y")
 less = _declare_binary("Less", np.less, _comparison, doc="x < y")
 less_equal = _declare_binary("LessEqual", np.less_equal, _comparison, doc="x <= y")
 equal = _declare_binary("Equal", np.equal, _comparison, doc="x == y")
 not_equal = _declare_binary("NotEqual", np.not_equal, _comparison, doc="x != y")
+
+
+def _float_only_broadcast(specs, attrs):
+    if specs[0][0].kind != "f":
+        raise TypeError(f"RealDiv needs floating-point inputs, got {specs[0][0].name}")
+    return _same_dtype_broadcast(specs, attrs)
+
+
+REAL_DIV = register_op("RealDiv", ("x", "y"), _float_only_broadcast, _quiet(np.true_divide),
+                       doc="x / y for floating-point x and y.")
+# TensorFlow's true division: small ints become float32, wide ints float64.
+_TRUEDIV_DTYPE = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32, dtypes.uint8: dtypes.float32,
+                  dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64}
+
+
+def divide(x: Any, y: Any) -> Tensor:
+    """True division ``x / y``; integers are cast to a float first, like TensorFlow.
+
+    >>> divide(constant([1, 3]), 2)
+    Tensor([0.5 1.5], shape=(2,), dtype=float64)
+    """
+    x, y = convert_operands(x, y)
+    if x.dtype != y.dtype:
+        raise TypeError(f"RealDiv: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}; "
+                        f"convert one with rt.cast(value, rt.{x.dtype.name})")
+    if x.dtype.kind != "f":
+        target = _TRUEDIV_DTYPE.get(x.dtype)
+        if target is None:
+            raise TypeError(f"RealDiv: cannot divide {x.dtype.name} tensors; cast them to a number type first")
+        x = apply_op(CAST, (x,), {"dtype": target})
+        y = apply_op(CAST, (y,), {"dtype": target})
+    return apply_op(REAL_DIV, (x, y))
 
 
 def _matmul_infer(specs, attrs):
@@ -84,8 +168,7 @@ def matmul(a: Any, b: Any) -> Tensor:
     >>> matmul([[1.0, 2.0]], [[2.0], [3.0]])
     Tensor([[8.]], shape=(1, 1), dtype=float32)
     """
-    a = convert_to_tensor(a)
-    b = convert_to_tensor(b)
+    a, b = convert_operands(a, b)
     if a.dtype != b.dtype:
         raise TypeError(f"MatMul: a and b must have the same dtype, got {a.dtype.name} and {b.dtype.name}; "
                         f"convert one with rt.cast(value, rt.{a.dtype.name})")

@@ -1,0 +1,158 @@
+"""Ops that build one tensor out of several: concat, stack, and where (select or find).
+
+>>> concat([[1, 2], [3]], 0)
+Tensor([1 2 3], shape=(3,), dtype=int32)
+"""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.ops import shapes
+from runtime.ops.convert import convert_operands, convert_to_tensor
+from runtime.ops.registry import apply_op, register_op
+from runtime.tensor import Tensor
+
+
+def _convert_all(values: Sequence[Any], op_name: str) -> List[Tensor]:
+    """Tensors for ``values``; Python values adopt the dtype of the first tensor among them."""
+    if isinstance(values, Tensor) or not isinstance(values, (list, tuple)) or not values:
+        raise TypeError(f"{op_name}: values must be a non-empty list of tensors, got {values!r}")
+    dtype = next((v.dtype for v in values if isinstance(v, Tensor)), None)
+    tensors = [convert_to_tensor(v, None if isinstance(v, Tensor) else dtype) for v in values]
+    for i, t in enumerate(tensors):
+        if t.dtype != tensors[0].dtype:
+            raise TypeError(f"{op_name}: all values must have the same dtype, got {tensors[0].dtype.name} "
+                            f"(values[0]) and {t.dtype.name} (values[{i}]); use rt.cast to convert them")
+    return tensors
+
+
+def _merge_dims(a: Optional[int], b: Optional[int], what: str) -> Optional[int]:
+    if a is None:
+        return b
+    if b is not None and a != b:
+        raise ValueError(what)
+    return a
+
+
+def _concat_infer(specs, attrs):
+    dtype = specs[0][0]
+    known = [s for _, s in specs if s is not None]
+    if not known:
+        return [(dtype, None)]
+    rank = len(known[0])
+    if rank == 0:
+        raise ValueError("cannot concatenate scalars; use rt.stack")
+    axis = shapes.normalize_axis(attrs["axis"], rank, "ConcatV2")
+    out: List[Optional[int]] = list(known[0])
+    out[axis] = 0
+    for shape in known:
+        if len(shape) != rank:
+            raise ValueError(f"all values must have the same rank, got shapes {shapes.format_shape(known[0])} "
+                             f"and {shapes.format_shape(shape)}")
+        for i, d in enumerate(shape):
+            if i == axis:
+                out[i] = None if out[i] is None or d is None else out[i] + d
+            else:
+                out[i] = _merge_dims(out[i], d, f"dimension {i} differs between shapes "
+                                     f"{shapes.format_shape(known[0])} and {shapes.format_shape(shape)}")
+    if len(known) < len(specs):
+        out[axis] = None  # a value of unknown rank has an unknown size along the axis
+    return [(dtype, tuple(out))]
+
+
+CONCAT = register_op("ConcatV2", ("*values",), _concat_infer,
+                     lambda *values, axis: np.concatenate(values, axis),
+                     doc="Joins tensors along an existing axis (attr 'axis').")
+
+
+def concat(values: Sequence[Any], axis: int) -> Tensor:
+    """Join ``values`` along the existing dimension ``axis``.
+
+    >>> concat([[[1]], [[2]]], axis=1)
+    Tensor([[1 2]], shape=(1, 2), dtype=int32)
+    """
+    tensors = _convert_all(values, "ConcatV2")
+    return apply_op(CONCAT, tensors, {"axis": int(axis)})
+
+
+def _stack_infer(specs, attrs):
+    dtype = specs[0][0]
+    known = [s for _, s in specs if s is not None]
+    if not known:
+        return [(dtype, None)]
+    element: List[Optional[int]] = list(known[0])
+    for shape in known:
+        if len(shape) != len(element):
+            raise ValueError(f"all values must have the same shape, got {shapes.format_shape(known[0])} and "
+                             f"{shapes.format_shape(shape)}")
+        element = [_merge_dims(a, b, f"all values must have the same shape, got "
+                               f"{shapes.format_shape(known[0])} and {shapes.format_shape(shape)}")
+                   for a, b in zip(element, shape)]
+    axis = shapes.normalize_axis(attrs["axis"], len(element) + 1, "Pack")
+    return [(dtype, tuple(element[:axis]) + (len(specs),) + tuple(element[axis:]))]
+
+
+STACK = register_op("Pack", ("*values",), _stack_infer, lambda *values, axis: np.stack(values, axis),
+                    doc="Stacks same-shaped tensors along a new axis (attr 'axis').")
+
+
+def stack(values: Sequence[Any], axis: int = 0) -> Tensor:
+    """Stack same-shaped ``values`` along a new dimension ``axis``.
+
+    >>> stack([1, 2, 3])
+    Tensor([1 2 3], shape=(3,), dtype=int32)
+    """
+    tensors = _convert_all(values, "Pack")
+    return apply_op(STACK, tensors, {"axis": int(axis)})
+
+
+def _where_infer(specs, attrs):
+    dtype, shape = specs[0]
+    if dtype != dtypes.bool:
+        raise TypeError(f"condition must be a bool tensor, got {dtype.name}")
+    return [(dtypes.int64, (None, None if shape is None else len(shape)))]
+
+
+WHERE = register_op("Where", ("condition",), _where_infer,
+                    lambda condition: np.argwhere(condition).astype(np.int64),
+                    doc="Coordinates of the true elements, one row per element (int64).")
+
+
+def _select_infer(specs, attrs):
+    (c_dtype, c_shape), (x_dtype, x_shape), (y_dtype, y_shape) = specs
+    if c_dtype != dtypes.bool:
+        raise TypeError(f"condition must be a bool tensor, got {c_dtype.name}")
+    if x_dtype != y_dtype:
+        raise TypeError(f"x and y must have the same dtype, got {x_dtype.name} and {y_dtype.name}")
+    return [(x_dtype, shapes.broadcast(c_shape, shapes.broadcast(x_shape, y_shape)))]
+
+
+SELECT = register_op("SelectV2", ("condition", "t", "e"), _select_infer, np.where,
+                     doc="Elementwise choice: t where condition is true, else e (broadcasting).")
+
+
+def where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
+    """With ``x`` and ``y``: elementwise ``x if condition else y``. Alone: the coordinates where
+    ``condition`` is true, as an int64 tensor of shape ``(count, rank)``.
+
+    >>> where([True, False], 1, 0)
+    Tensor([1 0], shape=(2,), dtype=int32)
+    >>> where([False, True])
+    Tensor([[1]], shape=(1, 1), dtype=int64)
+    """
+    condition = convert_to_tensor(condition)
+    if condition.dtype != dtypes.bool:
+        raise TypeError(f"where: condition must be a bool tensor, got {condition.dtype.name}; compare it "
+                        "first (e.g. x > 0)")
+    if x is None and y is None:
+        return apply_op(WHERE, (condition,))
+    if x is None or y is None:
+        raise ValueError("where: pass both x and y, or neither (to get the coordinates of true elements)")
+    x, y = convert_operands(x, y)
+    if x.dtype != y.dtype:
+        raise TypeError(f"SelectV2: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}; "
+                        f"convert one with rt.cast(value, rt.{x.dtype.name})")
+    return apply_op(SELECT, (condition, x, y))

@@ -1,0 +1,78 @@
+"""Run-time checks: ``Assert`` and ``assert_equal`` / ``assert_none_equal`` / ``assert_less`` /
+``assert_less_equal`` / ``assert_greater`` / ``assert_greater_equal`` (available as ``rt.debugging``).
+
+Each check is a stateful ``Assert`` op: it always runs (even if nothing uses its result) and raises
+``rt.errors.InvalidArgumentError`` with the message and the offending values when the condition is false.
+
+>>> assert_less(constant([1, 2]), 3)
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.errors import InvalidArgumentError
+from runtime.ops.convert import convert_operands, convert_to_tensor
+from runtime.ops.logging_ops import render, split_template
+from runtime.ops.math_ops import equal, greater, greater_equal, less, less_equal, not_equal
+from runtime.ops.reduction_ops import reduce_all
+from runtime.ops.registry import apply_op, register_op
+
+
+def _assert_infer(specs, attrs):
+    if specs[0][0] != dtypes.bool:
+        raise TypeError(f"condition must be a bool tensor, got {specs[0][0].name}")
+    return []
+
+
+def _assert_kernel(condition, *data, template):
+    if not np.all(condition):
+        raise InvalidArgumentError("assertion failed: " + render(template, data, " "))
+    return ()
+
+
+ASSERT = register_op("Assert", ("condition", "*data"), _assert_infer, _assert_kernel, stateful=True,
+                     doc="Raises InvalidArgumentError showing its data when the condition is false.")
+
+
+def Assert(condition: Any, data: Sequence[Any], name: Optional[str] = None) -> None:  # noqa: N802 - TF's name
+    """Fail with ``InvalidArgumentError`` listing ``data`` (strings and tensors) unless ``condition``
+    (a bool tensor; all elements must be true) holds when the op runs.
+
+    >>> Assert(constant(True), ["never shown"])
+    """
+    condition = convert_to_tensor(condition)
+    if condition.dtype != dtypes.bool:
+        raise TypeError(f"Assert: condition must be a bool tensor, got {condition.dtype.name}; compare first "
+                        "(e.g. x > 0)")
+    if isinstance(data, (str, bytes)) or not isinstance(data, (list, tuple)):
+        raise TypeError(f"Assert: data must be a list of strings and tensors, got {data!r}")
+    template, tensors = split_template(data)
+    apply_op(ASSERT, (condition, *tensors), {"template": template}, name=name)
+
+
+def _declare_assert(compare: Callable, symbol: str, name: str):
+    def check(x: Any, y: Any, message: Optional[str] = None) -> None:
+        x, y = convert_operands(x, y)
+        if x.dtype != y.dtype:
+            raise TypeError(f"{name}: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}; "
+                            f"convert one with rt.cast(value, rt.{x.dtype.name})")
+        data = [] if message is None else [str(message)]
+        data += [f"Condition x {symbol} y did not hold element-wise:", "x =", x, "y =", y]
+        Assert(reduce_all(compare(x, y)), data, name=f"{name}/Assert")
+
+    check.__name__ = check.__qualname__ = name
+    check.__doc__ = (f"Fail with ``InvalidArgumentError`` (showing ``message``, x and y) unless ``x {symbol} y`` "
+                     f"holds for every element (with broadcasting). A stateful ``Assert`` op.\n\n"
+                     f"    >>> rt.debugging.{name}(x, y, message='x must be {symbol} y')\n")
+    return check
+
+
+assert_equal = _declare_assert(equal, "==", "assert_equal")
+assert_none_equal = _declare_assert(not_equal, "!=", "assert_none_equal")
+assert_less = _declare_assert(less, "<", "assert_less")
+assert_less_equal = _declare_assert(less_equal, "<=", "assert_less_equal")
+assert_greater = _declare_assert(greater, ">", "assert_greater")
+assert_greater_equal = _declare_assert(greater_equal, ">=", "assert_greater_equal")

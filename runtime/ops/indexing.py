@@ -1,0 +1,195 @@
+"""Reading parts of a tensor: ``tensor[key]`` (``slice_by_key``) and ``gather``.
+
+``slice_by_key`` is one ``StridedSlice`` op whose attr ``key`` encodes the whole subscript as a tuple of
+items: ``("index", i)``, ``("slice", start, stop, step)``, ``("ellipsis",)``, ``("newaxis",)``. Any
+number in an item may instead be ``("input", k)``: the value of extra input ``k``, a scalar int tensor
+known only at run time (e.g. a loop counter: ``x[i]``).
+
+>>> constant([[1, 2, 3], [4, 5, 6]])[1, ::-1]
+Tensor([6 5 4], shape=(3,), dtype=int32)
+"""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.errors import InvalidArgumentError
+from runtime.ops import shapes
+from runtime.ops.convert import convert_to_tensor
+from runtime.ops.registry import apply_op, register_op
+from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+
+_INDEX_DTYPES = (dtypes.int32, dtypes.int64)
+_VALID_KEYS = ("valid subscripts are ints, slices (a:b:c), ... (Ellipsis), None (new axis) and scalar int "
+               "tensors")
+
+
+def _resolve(value: Any, dynamic: Tuple[np.ndarray, ...]) -> Optional[int]:
+    if type(value) is not tuple:
+        return value
+    array = dynamic[value[1]]
+    if array.ndim:
+        raise ValueError(f"an index tensor must be a scalar, got shape {array.shape}")
+    return int(array)
+
+
+def _strided_slice_kernel(x, *dynamic, key):
+    index = []
+    for item in key:
+        kind = item[0]
+        if kind == "index":
+            index.append(_resolve(item[1], dynamic))
+        elif kind == "slice":
+            index.append(slice(_resolve(item[1], dynamic), _resolve(item[2], dynamic), _resolve(item[3], dynamic)))
+        else:
+            index.append(Ellipsis if kind == "ellipsis" else None)
+    return np.array(x[tuple(index)])  # a copy, not a view: tensors never share memory
+
+
+def _slice_length(size: Optional[int], start, stop, step) -> Optional[int]:
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if size is None or any(type(c) is tuple for c in (start, stop, step)):
+        return None
+    return len(range(*slice(start, stop, step).indices(size)))
+
+
+def _strided_slice_infer(specs, attrs):
+    dtype, shape = specs[0]
+    for index_dtype, index_shape in specs[1:]:
+        if index_dtype not in _INDEX_DTYPES or index_shape not in ((), None):
+            raise TypeError(f"index tensors must be int32/int64 scalars, got {index_dtype.name} with shape "
+                            f"{shapes.format_shape(index_shape)}")
+    key = attrs["key"]
+    if shape is None:
+        return [(dtype, None)]
+    consumed = sum(1 for item in key if item[0] in ("index", "slice"))
+    if consumed > len(shape):
+        raise ValueError(f"too many indices for a tensor of shape {shapes.format_shape(shape)}: {consumed} "
+                         f"indices for rank {len(shape)}")
+    out: List[Optional[int]] = []
+    dim = 0
+    for item in key:
+        kind = item[0]
+        if kind == "ellipsis":
+            skipped = len(shape) - consumed
+            out.extend(shape[dim:dim + skipped])
+            dim += skipped
+        elif kind == "newaxis":
+            out.append(1)
+        elif kind == "index":
+            size, value = shape[dim], item[1]
+            if size is not None and type(value) is int and not -size <= value < size:
+                raise ValueError(f"index {value} is out of bounds for dimension {dim} with size {size}")
+            dim += 1
+        else:
+            out.append(_slice_length(shape[dim], *item[1:]))
+            dim += 1
+    out.extend(shape[dim:])
+    return [(dtype, tuple(out))]
+
+
+STRIDED_SLICE = register_op("StridedSlice", ("input", "*index"), _strided_slice_infer, _strided_slice_kernel,
+                            doc="tensor[key]: attr 'key' encodes the subscript; extra inputs are dynamic indices.")
+
+
+def _key_number(value: Any, dynamic: List[Tensor]) -> Any:
+    """A slice component or index: a Python int, None, or ("input", k) for a run-time tensor."""
+    if value is None or type(value) is int:
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"a bool ({value!r}) cannot be used as an index; {_VALID_KEYS}")
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, Tensor):
+        if value.dtype not in _INDEX_DTYPES or value.ndim not in (0, None):
+            raise TypeError(f"only scalar int32/int64 tensors can be used as indices, got dtype "
+                            f"{value.dtype.name} with shape {value.shape}; use rt.gather to pick several "
+                            "elements")
+        if isinstance(value, EagerTensor):
+            return int(value._value)
+        dynamic.append(value)
+        return ("input", len(dynamic) - 1)
+    hint = " use rt.gather for a list of indices." if isinstance(value, (list, np.ndarray)) else ""
+    raise TypeError(f"invalid index {value!r} of type {type(value).__name__}: {_VALID_KEYS}.{hint}")
+
+
+def _encode_key(key: Any) -> Tuple[tuple, List[Tensor]]:
+    items = key if type(key) is tuple else (key,)
+    dynamic: List[Tensor] = []
+    encoded = []
+    for item in items:
+        if item is Ellipsis:
+            if ("ellipsis",) in encoded:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            encoded.append(("ellipsis",))
+        elif item is None:
+            encoded.append(("newaxis",))
+        elif type(item) is slice:
+            encoded.append(("slice", _key_number(item.start, dynamic), _key_number(item.stop, dynamic),
+                            _key_number(item.step, dynamic)))
+        else:
+            encoded.append(("index", _key_number(item, dynamic)))
+    return tuple(encoded), dynamic
+
+
+def slice_by_key(tensor: Any, key: Any) -> Tensor:
+    """``tensor[key]`` with numpy basic indexing; indices may be scalar int tensors (even symbolic).
+
+    An index out of range raises ``InvalidArgumentError`` at run time (``ValueError`` while tracing if
+    the index and dimension are both known).
+
+    >>> constant([10, 20, 30])[-1]
+    Tensor(30, shape=(), dtype=int32)
+    """
+    tensor = convert_to_tensor(tensor)
+    encoded, dynamic = _encode_key(key)
+    return apply_op(STRIDED_SLICE, (tensor, *dynamic), {"key": encoded})
+
+
+def _gather_infer(specs, attrs):
+    (dtype, params_shape), (indices_dtype, indices_shape) = specs
+    if indices_dtype not in _INDEX_DTYPES:
+        raise TypeError(f"indices must be int32 or int64, got {indices_dtype.name}")
+    if params_shape is None or indices_shape is None:
+        return [(dtype, None)]
+    axis = shapes.normalize_axis(attrs["axis"], len(params_shape), "GatherV2")
+    return [(dtype, params_shape[:axis] + indices_shape + params_shape[axis + 1:])]
+
+
+def _gather_kernel(params, indices, *, axis):
+    size = params.shape[axis]
+    out_of_range = (indices < 0) | (indices >= size)
+    if out_of_range.any():
+        position = tuple(int(i) for i in np.argwhere(out_of_range)[0])
+        where = f"indices[{','.join(map(str, position))}]" if position else "indices"
+        raise InvalidArgumentError(f"{where} = {indices[position]} is not in [0, {size})")
+    return np.take(params, indices, axis=axis)
+
+
+GATHER = register_op("GatherV2", ("params", "indices"), _gather_infer, _gather_kernel,
+                     doc="Picks slices of params along attr 'axis' at the given indices.")
+
+
+def gather(params: Any, indices: Any, axis: int = 0) -> Tensor:
+    """The slices of ``params`` along ``axis`` at ``indices`` (an int tensor or list of any shape).
+
+    An index outside ``[0, params.shape[axis])`` raises ``InvalidArgumentError`` when the op runs.
+
+    >>> gather([10, 20, 30], [2, 0])
+    Tensor([30 10], shape=(2,), dtype=int32)
+    """
+    params = convert_to_tensor(params)
+    indices = convert_to_tensor(indices)
+    if indices.dtype not in _INDEX_DTYPES:
+        raise TypeError(f"GatherV2: indices must be int32 or int64, got {indices.dtype.name}")
+    axis = int(axis)
+    if params.ndim is not None:
+        if not -params.ndim <= axis < params.ndim:
+            raise ValueError(f"GatherV2: axis {axis} is out of range for params of shape {params.shape}")
+        axis %= params.ndim
+    elif axis < 0:
+        raise ValueError("GatherV2: a negative axis needs params of known rank")
+    return apply_op(GATHER, (params, indices), {"axis": axis})

@@ -1,0 +1,204 @@
+"""Reductions over axes: reduce_sum/mean/max/min/prod/any/all, argmax/argmin, cumsum.
+
+``axis`` is an int, a list of ints, or None (all axes). Integer ``reduce_mean`` truncates toward zero,
+like TensorFlow; sums and products keep the input dtype (numpy would widen int32 to int64).
+
+>>> reduce_sum([[1, 2], [3, 4]], axis=0)
+Tensor([4 6], shape=(2,), dtype=int32)
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from runtime import dtypes
+from runtime.errors import InvalidArgumentError
+from runtime.ops import shapes
+from runtime.ops.convert import convert_to_tensor
+from runtime.ops.registry import OpDef, apply_op, register_op
+from runtime.tensor import Tensor
+
+Axis = Union[int, Sequence[int], None]
+_NUMERIC, _BOOL = "fiu", "b"
+
+
+def _normalize_axis(axis: Axis, tensor: Tensor, op_name: str) -> Optional[Tuple[int, ...]]:
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis.numpy().tolist()  # a symbolic axis raises a clear error here
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if not all(isinstance(a, (int, np.integer)) for a in axes):
+        raise TypeError(f"{op_name}: axis must be an int or a list of ints, got {axis!r}")
+    axes = tuple(int(a) for a in axes)
+    if tensor.ndim is not None:
+        for a in axes:
+            if not -tensor.ndim <= a < max(tensor.ndim, 1):
+                raise ValueError(f"{op_name}: axis {a} is out of range for a tensor of rank {tensor.ndim} "
+                                 f"(shape {tensor.shape})")
+    return axes
+
+
+def _check_kind(tensor: Tensor, kinds: str, op_name: str) -> None:
+    if tensor.dtype.kind not in kinds:
+        need = "bool" if kinds == _BOOL else "numeric (not bool)"
+        fix = "compare it first (e.g. x > 0)" if kinds == _BOOL else "cast it with rt.cast(x, rt.int32)"
+        raise TypeError(f"{op_name}: input must be a {need} tensor, got {tensor.dtype.name}; {fix}")
+
+
+def _reduce_infer(kinds: str):
+    def infer(specs, attrs):
+        dtype, shape = specs[0]
+        if dtype.kind not in kinds:
+            raise TypeError(f"input must be a {'bool' if kinds == _BOOL else 'numeric'} tensor, got {dtype.name}")
+        return [(dtype, shapes.reduced(shape, attrs["axis"], attrs["keepdims"]))]
+    return infer
+
+
+def _int_mean(x, axis, keepdims):
+    total = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+    if total.size == 0:
+        return total.astype(x.dtype)
+    count = x.size // max(total.size, 1) if x.size else 0
+    if count == 0:
+        raise InvalidArgumentError("Integer division by zero (mean of an empty tensor)")
+    magnitude = np.abs(total) // count  # truncate toward zero, as TensorFlow's integer division does
+    return (np.sign(total) * magnitude).astype(x.dtype)
+
+
+def _mean_kernel(x, *, axis, keepdims):
+    if x.dtype.kind in "iu":
+        return _int_mean(x, axis, keepdims)
+    with np.errstate(all="ignore"):  # the mean of nothing is nan, without a warning
+        return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+
+def _declare_reduction(name: str, kernel: Callable, kinds: str, doc: str):
+    op_def = register_op(name, ("input",), _reduce_infer(kinds), kernel, doc=doc)
+
+    def reduce(input_tensor: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        tensor = convert_to_tensor(input_tensor)
+        _check_kind(tensor, kinds, name)
+        return apply_op(op_def, (tensor,), {"axis": _normalize_axis(axis, tensor, name),
+                                            "keepdims": bool(keepdims)})
+
+    reduce.__doc__ = (f"The {doc} of ``input_tensor`` over ``axis`` (all axes by default); the ``{name}`` op.\n\n"
+                      f"``keepdims=True`` keeps reduced axes with size 1.")
+    return reduce
+
+
+reduce_sum = _declare_reduction(
+    "Sum", lambda x, *, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC, "sum")
+reduce_prod = _declare_reduction(
+    "Prod", lambda x, *, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC,
+    "product")
+reduce_mean = _declare_reduction("Mean", _mean_kernel, _NUMERIC, "mean (truncated for integers)")
+reduce_max = _declare_reduction(
+    "Max", lambda x, *, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims), _NUMERIC, "maximum")
+reduce_min = _declare_reduction(
+    "Min", lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims), _NUMERIC, "minimum")
+reduce_any = _declare_reduction(
+    "Any", lambda x, *, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims), _BOOL, "logical or")
+reduce_all = _declare_reduction(
+    "All", lambda x, *, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims), _BOOL, "logical and")
+
+
+def _arg_infer(specs, attrs):
+    dtype, shape = specs[0]
+    if dtype.kind not in _NUMERIC:
+        raise TypeError(f"input must be a numeric tensor, got {dtype.name}")
+    if shape is not None and shape[attrs["axis"]] == 0:
+        raise ValueError(f"cannot take the arg max/min of an empty axis {attrs['axis']} "
+                         f"(shape {shapes.format_shape(shape)})")
+    return [(attrs["output_type"], shapes.reduced(shape, (attrs["axis"],), False))]
+
+
+def _arg_kernel(numpy_fn: Callable) -> Callable:
+    def kernel(x, *, axis, output_type):
+        return numpy_fn(x, axis=axis).astype(output_type)
+    return kernel
+
+
+ARG_MAX = register_op("ArgMax", ("input",), _arg_infer, _arg_kernel(np.argmax),
+                      doc="Index of the largest value along attr 'axis' (first one on ties).")
+ARG_MIN = register_op("ArgMin", ("input",), _arg_infer, _arg_kernel(np.argmin),
+                      doc="Index of the smallest value along attr 'axis' (first one on ties).")
+
+
+def _arg_reduce(op_def: OpDef, input: Any, axis: Optional[int], output_type: Any) -> Tensor:  # noqa: A002
+    tensor = convert_to_tensor(input)
+    _check_kind(tensor, _NUMERIC, op_def.name)
+    output_type = dtypes.as_dtype(output_type)
+    if output_type not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"{op_def.name}: output_type must be rt.int32 or rt.int64, got {output_type.name}")
+    if tensor.ndim == 0:
+        raise ValueError(f"{op_def.name}: input must have at least one dimension, got a scalar")
+    (axis,) = _normalize_axis(0 if axis is None else axis, tensor, op_def.name)
+    if tensor.ndim is not None:
+        axis %= tensor.ndim
+    elif axis < 0:
+        raise ValueError(f"{op_def.name}: a negative axis needs a known rank; the input's rank is unknown")
+    return apply_op(op_def, (tensor,), {"axis": axis, "output_type": output_type})
+
+
+def argmax(input: Any, axis: Optional[int] = None, output_type: Any = dtypes.int64) -> Tensor:  # noqa: A002
+    """Index of the largest value along ``axis`` (default 0), as ``output_type`` (int64).
+
+    >>> argmax([[1, 9], [5, 2]])
+    Tensor([1 0], shape=(2,), dtype=int64)
+    """
+    return _arg_reduce(ARG_MAX, input, axis, output_type)
+
+
+def argmin(input: Any, axis: Optional[int] = None, output_type: Any = dtypes.int64) -> Tensor:  # noqa: A002
+    """Index of the smallest value along ``axis`` (default 0), as ``output_type`` (int64).
+
+    >>> argmin([3, 1, 2])
+    Tensor(1, shape=(), dtype=int64)
+    """
+    return _arg_reduce(ARG_MIN, input, axis, output_type)
+
+
+def _cumsum_infer(specs, attrs):
+    dtype, shape = specs[0]
+    if dtype.kind not in _NUMERIC:
+        raise TypeError(f"x must be a numeric tensor, got {dtype.name}")
+    return [specs[0]]
+
+
+def _cumsum_kernel(x, *, axis, exclusive, reverse):
+    if reverse:
+        x = np.flip(x, axis)
+    out = np.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:  # shift by one along the axis, starting from 0
+        shifted = np.zeros_like(out)
+        target = [slice(None)] * out.ndim
+        source = [slice(None)] * out.ndim
+        target[axis], source[axis] = slice(1, None), slice(None, -1)
+        shifted[tuple(target)] = out[tuple(source)]
+        out = shifted
+    return np.flip(out, axis) if reverse else out
+
+
+CUMSUM = register_op("Cumsum", ("x",), _cumsum_infer, _cumsum_kernel,
+                     doc="Running sum along attr 'axis' (optionally exclusive and/or reversed).")
+
+
+def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Running sum of ``x`` along ``axis``; ``exclusive`` leaves out the current element, ``reverse``
+    sums from the end.
+
+    >>> cumsum([1, 2, 3], exclusive=True)
+    Tensor([0 1 3], shape=(3,), dtype=int32)
+    """
+    tensor = convert_to_tensor(x)
+    _check_kind(tensor, _NUMERIC, "Cumsum")
+    if tensor.ndim == 0:
+        raise ValueError("Cumsum: x must have at least one dimension, got a scalar")
+    (axis,) = _normalize_axis(axis, tensor, "Cumsum")
+    if tensor.ndim is not None:
+        axis %= tensor.ndim
+    elif axis < 0:
+        raise ValueError("Cumsum: a negative axis needs a known rank; the input's rank is unknown")
+    return apply_op(CUMSUM, (tensor,), {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)})
