@@ -12,3 +12,5 @@ from runtime.graph import FuncGraph, Graph, Operation
 from runtime.ops import *  # noqa: F401,F403
 from runtime.ops import constant, convert_to_tensor
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, is_symbolic, is_tensor
+from runtime.control_flow import cond, while_loop
+from runtime.state import Variable
