@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import linecache
 import re
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -61,7 +61,8 @@ class _CodeGenerator:
     def __init__(self, graph: FuncGraph):
         self.graph = graph
         self.lines: List[str] = []
-        self.line_nodes: Dict[int, str] = {}  # 1-based line number -> node name
+        self.line_nodes: Dict[int, Tuple[str, ...]] = {}  # line number -> (enclosing If/While..., node)
+        self.scope: List[str] = []  # names of the If/While ops whose subgraph is being emitted
         self.namespace: Dict[str, Any] = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_copy": np.array,
                                           "_KERNEL_ERRORS": _KERNEL_ERRORS}
         self.global_names: Dict[int, str] = {}  # id(value) -> its name in the namespace
@@ -83,7 +84,7 @@ class _CodeGenerator:
     def emit(self, indent: int, text: str, node: str = "") -> None:
         self.lines.append("    " * indent + text)
         if node:
-            self.line_nodes[len(self.lines)] = node
+            self.line_nodes[len(self.lines)] = (*self.scope, node)
 
     # --- whole function --------------------------------------------------------------------------
     def compile(self) -> Callable[..., List[np.ndarray]]:
@@ -136,9 +137,11 @@ class _CodeGenerator:
     def emit_if(self, op: Operation, args: List[str], indent: int) -> List[str]:
         outs = [self.fresh("v") for _ in op.outputs]
         self.emit(indent, f"if {args[0]}:", op.name)
+        self.scope.append(op.name)
         self.emit_branch(op.attrs["then_branch"], args[1:], outs, indent + 1)
         self.emit(indent, "else:")
         self.emit_branch(op.attrs["else_branch"], args[1:], outs, indent + 1)
+        self.scope.pop()
         return outs
 
     def emit_branch(self, branch: FuncGraph, args: List[str], outs: List[str], indent: int) -> None:
@@ -163,9 +166,13 @@ class _CodeGenerator:
         if limit is not None:
             self.emit(indent + 1, f"if {counter} >= {int(limit)}: break")
             self.emit(indent + 1, f"{counter} += 1")
+        self.scope.append(op.name)
         (keep_going,) = self.emit_graph(op.attrs["cond"], loop_vars + captured, indent + 1)
+        self.scope.pop()
         self.emit(indent + 1, f"if not {keep_going}: break", op.name)
+        self.scope.append(op.name)
         next_values = self.emit_graph(op.attrs["body"], loop_vars + captured, indent + 1)
+        self.scope.pop()
         if loop_vars:
             self.emit(indent + 1, f"{', '.join(loop_vars)} = {', '.join(next_values)}")
         return loop_vars
@@ -194,20 +201,28 @@ class _CodeGenerator:
         return outs
 
 
-def _error_locator(filename: str, line_nodes: Dict[int, str]) -> Callable[[BaseException], BaseException]:
-    """Turn a kernel's error into InvalidArgumentError naming the node, like ``run_kernel`` does."""
+def _error_locator(filename: str, line_nodes: Dict[int, Tuple[str, ...]]) -> Callable[[BaseException],
+                                                                                       BaseException]:
+    """Turn a kernel's error into InvalidArgumentError naming the node, as the interpreter does.
+
+    The message is prefixed with the failing node and then each enclosing If/While, innermost first
+    (``cond: GatherV2: indices[0] = 7 is not in [0, 3)``), exactly like nested ``run_kernel`` calls.
+    """
 
     def locate(error: BaseException) -> BaseException:
         tb = error.__traceback__
-        node = None
-        while tb is not None:  # the innermost line of the generated function is the failing op
+        path = None
+        while tb is not None:  # the generated function's frame says which line (op) was running
             if tb.tb_frame.f_code.co_filename == filename:
-                node = line_nodes.get(tb.tb_lineno, node)
+                path = line_nodes.get(tb.tb_lineno, path)
             tb = tb.tb_next
-        if node is None:
+        if path is None:
             return error
-        if isinstance(error, InvalidArgumentError) and str(error).startswith(node + ":"):
-            return error
-        return InvalidArgumentError(f"{node}: {error}")
+        message = str(error)
+        for node in reversed(path):
+            if not (isinstance(error, InvalidArgumentError) and message.startswith(node + ":")):
+                message = f"{node}: {message}"
+            error = InvalidArgumentError(message)
+        return error
 
     return locate

@@ -30,13 +30,13 @@ def _shape_infer(specs, attrs):
 
 SHAPE = register_op("Shape", ("input",), _shape_infer,
                     lambda x, *, out_type: np.array(x.shape, dtype=out_type),
-                    doc="The shape of a tensor as a 1-D int tensor.")
+                    doc="The shape of a tensor as a 1-D int tensor.", shape_only=True)
 SIZE = register_op("Size", ("input",), lambda specs, attrs: [(attrs["out_type"], ())],
                    lambda x, *, out_type: np.array(x.size, dtype=out_type),
-                   doc="The number of elements of a tensor, as a scalar int tensor.")
+                   doc="The number of elements of a tensor, as a scalar int tensor.", shape_only=True)
 RANK = register_op("Rank", ("input",), lambda specs, attrs: [(dtypes.int32, ())],
                    lambda x: np.array(x.ndim, dtype=np.int32),
-                   doc="The number of dimensions of a tensor, as a scalar int32 tensor.")
+                   doc="The number of dimensions of a tensor, as a scalar int32 tensor.", shape_only=True)
 
 
 def _out_type(out_type: Any) -> np.dtype:
