@@ -32,7 +32,7 @@ def describe(dtype: np.dtype, shape) -> str:
 def _constant_text(value: np.ndarray) -> str:
     if value.size <= _MAX_INLINE_ELEMENTS:
         text = np.array2string(value, separator=",", threshold=_MAX_INLINE_ELEMENTS)
-        return text.replace("\n", "")
+        return "".join(line.strip() for line in text.splitlines())
     return f"<{describe(value.dtype, value.shape)} constant>"
 
 
@@ -84,7 +84,7 @@ class _DotWriter:
         lines = [op.name if op.name == op.type else f"{op.name}\n{op.type}", f"→ {outputs}"]
         for index, tensor in enumerate(op.inputs):
             if tensor.op in folded:
-                lines.append(f"{op.op_def.input_name(index)} = {_constant_text(tensor.op.attrs['value'])}")
+                lines.append(f"{_input_label(op, index)} = {_constant_text(tensor.op.attrs['value'])}")
         if op.type == "Const":
             lines.append(_constant_text(op.attrs["value"]))
         style = {"Placeholder": "shape=ellipse, style=filled, fillcolor=lightblue",
@@ -111,6 +111,15 @@ class _DotWriter:
             self.lines.append(f"{indent}{out_id} [label={_quote(f'output {index}')}, shape=plaintext];")
             self.lines.append(f"{indent}{self.node_id(tensor.op)} -> {out_id} "
                               f"[label={_quote(describe(tensor.dtype, tensor.shape))}];")
+
+
+def _input_label(op, index: int) -> str:
+    """The input's argument name; for If/While inputs past the named ones, the subgraph's placeholder name."""
+    named = len(op.op_def.inputs)
+    subgraphs = [graph for _, graph in _subgraph_items(op)]
+    if index >= named and subgraphs and index - named < len(subgraphs[0].inputs):
+        return subgraphs[0].inputs[index - named].op.name
+    return op.op_def.input_name(index)
 
 
 def _subgraph_items(op):

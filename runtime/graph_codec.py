@@ -89,8 +89,8 @@ def encode_value(value: Any, arrays: Arrays, variable_index: Callable[[Any], int
 
 
 def _is_variable(value: Any) -> bool:
-    from runtime.tensor import Tensor
-    return isinstance(value, Tensor) and type(value).__name__ == "Variable"
+    from runtime.state import Variable  # state imports the ops; keep this module importable alone
+    return isinstance(value, Variable)
 
 
 def _ref(tensor) -> str:
