@@ -55,7 +55,8 @@ def plan_buffer_reuse(graph: FuncGraph, needed: Set[int]) -> Dict[int, int]:
 def _fresh_ufunc_result(op: Operation) -> bool:
     """True if ``op`` is one numpy ufunc call returning a new array of its static dtype and shape."""
     kernel = op.op_def.kernel
-    if not isinstance(kernel, np.ufunc) or op.attrs or kernel.nout != 1 or kernel.nin != len(op.inputs):
+    if (not isinstance(kernel, np.ufunc) or kernel.signature is not None  # a gufunc (matmul): not elementwise
+            or op.attrs or kernel.nout != 1 or kernel.nin != len(op.inputs)):
         return False
     (result,) = op.outputs
     if result.shape is None or None in result.shape or math.prod(result.shape) < MIN_BUFFER_ELEMENTS:
