@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from runtime import nest
 from runtime.graph import FuncGraph, Operation
 from runtime.tensor import SymbolicTensor
 
@@ -84,7 +85,8 @@ def _rebuild(source: FuncGraph, make_visitor: VisitorFactory, outer: Optional[Gr
     for op in source.operations:
         if op.type == "Placeholder" and id(op.outputs[0]) in builder.mapping:
             continue
-        inputs = [builder.new(t) for t in op.inputs]
+        # None for an input whose producer was dropped (only prune drops ops, and only unread ones).
+        inputs = [builder.mapping.get(id(t)) for t in op.inputs]
         replacement = visit(op, inputs, builder)
         if replacement is None:
             replacement = builder.copy_op(op, inputs, rebuilt_attrs(op, builder))
@@ -103,7 +105,8 @@ def rebuilt_attrs(op: Operation, builder: GraphBuilder) -> Dict[str, Any]:
 def _carry_over(source: FuncGraph, builder: GraphBuilder) -> None:
     target, mapping = builder.target, builder.mapping
     target.outputs = [mapping[id(t)] for t in source.outputs]
-    target.structured_outputs = map_tensors(source.structured_outputs, lambda t: mapping.get(id(t), t))
+    target.structured_outputs = nest.map_structure(
+        lambda v: mapping.get(id(v), v) if isinstance(v, SymbolicTensor) else v, source.structured_outputs)
     outer_mapping = builder.outer.mapping if builder.outer else {}
     for key, (outer, inner) in source.captures.items():
         target.captures[key] = (outer_mapping.get(id(outer), outer), mapping[id(inner)])
@@ -111,28 +114,6 @@ def _carry_over(source: FuncGraph, builder: GraphBuilder) -> None:
     for key, value in vars(source).items():  # e.g. signature info attached by Function
         if key not in _MANAGED and not hasattr(target, key):
             setattr(target, key, value)
-
-
-def map_tensors(structure: Any, fn: Callable[[SymbolicTensor], Any]) -> Any:
-    """Apply ``fn`` to every SymbolicTensor in a nest of lists/tuples/namedtuples/dicts."""
-    if isinstance(structure, SymbolicTensor):
-        return fn(structure)
-    if isinstance(structure, dict):
-        return type(structure)((k, map_tensors(v, fn)) for k, v in structure.items())
-    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
-        return type(structure)(*(map_tensors(v, fn) for v in structure))
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(map_tensors(v, fn) for v in structure)
-    return structure
-
-
-def consumers(graph: FuncGraph) -> Dict[int, List[Operation]]:
-    """id(tensor) -> ops of ``graph`` reading it (in program order)."""
-    readers: Dict[int, List[Operation]] = {}
-    for op in graph.operations:
-        for t in op.inputs:
-            readers.setdefault(id(t), []).append(op)
-    return readers
 
 
 def inline(builder: GraphBuilder, subgraph: FuncGraph, inputs: Sequence[SymbolicTensor]) -> List[SymbolicTensor]:
