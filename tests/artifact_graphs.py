@@ -84,3 +84,16 @@ def run(graph: FuncGraph, *arrays):
     """Run a graph with the reference interpreter on numpy inputs."""
     from runtime.interpreter import run_graph
     return run_graph(graph, [np.asarray(a, dtype=t.dtype) for a, t in zip(arrays, graph.inputs)])
+
+
+def trace(python_function, *specs, name=None) -> FuncGraph:
+    """Trace ``python_function`` on placeholders for ``specs`` (TensorSpecs) into a FuncGraph by hand."""
+    graph = FuncGraph(name or python_function.__name__)
+    with graph_scope(graph):
+        placeholders = [graph.add_placeholder(s.dtype, s.shape, name=f"arg{i}") for i, s in enumerate(specs)]
+        result = python_function(*placeholders)
+        results = list(result) if isinstance(result, (tuple, list)) else [result]
+        graph.outputs = [rt.identity(r) if r.op.graph is not graph or r.op.type == "Placeholder" else r
+                         for r in results]
+        graph.structured_outputs = result
+    return graph

@@ -147,6 +147,166 @@ def _rank(b, op, inputs):
     return [b.one("Cast", [rank], op.name, to=b.onnx.TensorProto.INT32)]
 
 
+# --- reductions ------------------------------------------------------------------------------------
+def _axes(b, op) -> List[str]:
+    """ONNX reductions take axes as an optional int64 input; none means every axis."""
+    axis = op.attrs["axis"]
+    return [] if axis is None else [b.constant(np.array(axis, dtype=np.int64), op.name + "/axes")]
+
+
+def _reduction(onnx_type: str) -> Converter:
+    def convert(b, op, inputs):
+        return [b.one(onnx_type, inputs + _axes(b, op), op.name, keepdims=int(op.attrs["keepdims"]))]
+    return convert
+
+
+for _ours, _theirs in {"Sum": "ReduceSum", "Prod": "ReduceProd", "Max": "ReduceMax", "Min": "ReduceMin"}.items():
+    CONVERTERS[_ours] = _reduction(_theirs)
+
+
+@_converts("Mean")
+def _mean(b, op, inputs):
+    if op.outputs[0].dtype.kind == "f":
+        return _reduction("ReduceMean")(b, op, inputs)
+    # integer mean truncates toward zero: int64 sum, then ONNX integer Div (which truncates)
+    wide = _int64(b, inputs[0], op.name + "/wide")
+    total = b.one("ReduceSum", [wide] + _axes(b, op), op.name + "/sum", keepdims=int(op.attrs["keepdims"]))
+    count = b.one("Div", [b.one("Size", [wide], op.name + "/size"), b.one("Size", [total], op.name + "/groups")],
+                  op.name + "/count")
+    mean = b.one("Div", [total, count], op.name + "/mean")
+    return [b.one("Cast", [mean], op.name, to=_onnx_type(b, op.outputs[0].dtype))]
+
+
+def _boolean_reduction(onnx_type: str) -> Converter:
+    def convert(b, op, inputs):
+        as_int = b.one("Cast", inputs, op.name + "/int", to=b.onnx.TensorProto.INT32)
+        reduced = b.one(onnx_type, [as_int] + _axes(b, op), op.name + "/reduce", keepdims=int(op.attrs["keepdims"]))
+        return [b.one("Cast", [reduced], op.name, to=b.onnx.TensorProto.BOOL)]
+    return convert
+
+
+CONVERTERS["Any"] = _boolean_reduction("ReduceMax")
+CONVERTERS["All"] = _boolean_reduction("ReduceMin")
+
+
+def _arg(onnx_type: str) -> Converter:
+    def convert(b, op, inputs):
+        index = b.one(onnx_type, inputs, op.name + "/int64", axis=op.attrs["axis"], keepdims=0)
+        return [b.one("Cast", [index], op.name, to=_onnx_type(b, op.attrs["output_type"]))]
+    return convert
+
+
+CONVERTERS["ArgMax"] = _arg("ArgMax")
+CONVERTERS["ArgMin"] = _arg("ArgMin")
+
+
+@_converts("Cumsum")
+def _cumsum(b, op, inputs):
+    axis = b.constant(np.array(op.attrs["axis"], dtype=np.int64), op.name + "/axis")
+    return [b.one("CumSum", [inputs[0], axis], op.name, exclusive=int(op.attrs["exclusive"]),
+                  reverse=int(op.attrs["reverse"]))]
+
+
+# --- combining, creating, indexing -----------------------------------------------------------------
+@_converts("ConcatV2")
+def _concat(b, op, inputs):
+    return [b.one("Concat", inputs, op.name, axis=op.attrs["axis"])]
+
+
+@_converts("Pack")
+def _pack(b, op, inputs):
+    axes = b.constant(np.array([op.attrs["axis"]], dtype=np.int64), op.name + "/axes")
+    expanded = [b.one("Unsqueeze", [name, axes], op.name + "/expand") for name in inputs]
+    return [b.one("Concat", expanded, op.name, axis=op.attrs["axis"])]
+
+
+@_converts("SelectV2")
+def _select(b, op, inputs):
+    return [b.one("Where", inputs, op.name)]
+
+
+@_converts("Where")
+def _where(b, op, inputs):
+    return [b.one("Transpose", [b.one("NonZero", inputs, op.name + "/nonzero")], op.name, perm=[1, 0])]
+
+
+@_converts("GatherV2")
+def _gather(b, op, inputs):
+    return [b.one("Gather", inputs, op.name, axis=op.attrs["axis"])]
+
+
+@_converts("Fill")
+def _fill(b, op, inputs):
+    return [b.one("Expand", [inputs[1], _int64(b, inputs[0], op.name + "/dims")], op.name)]
+
+
+def _like(value: int) -> Converter:
+    def convert(b, op, inputs):
+        scalar = b.constant(np.array(value, dtype=op.outputs[0].dtype), op.name + "/value")
+        return [b.one("Expand", [scalar, b.one("Shape", inputs, op.name + "/shape")], op.name)]
+    return convert
+
+
+CONVERTERS["ZerosLike"] = _like(0)
+CONVERTERS["OnesLike"] = _like(1)
+
+
+@_converts("Range")
+def _range(b, op, inputs):
+    return [b.one("Range", inputs, op.name)]
+
+
+_INT64_MAX, _INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+
+
+@_converts("StridedSlice")
+def _strided_slice(b, op, inputs):
+    """``x[key]`` item by item: slices → Slice, indices → Gather (drops the axis), None → Unsqueeze."""
+    value, dynamic = inputs[0], inputs[1:]
+    key = op.attrs["key"]
+    rank = op.inputs[0].ndim
+    consumed = sum(1 for item in key if item[0] in ("index", "slice"))
+    position = 0
+
+    def number(component, default, hint):
+        if component is None:
+            return b.constant(np.array([default], dtype=np.int64), hint)
+        if type(component) is tuple:
+            wide = _int64(b, dynamic[component[1]], hint + "/int64")
+            return b.one("Reshape", [wide, b.constant(np.array([1], np.int64), hint + "/one")], hint)
+        return b.constant(np.array([component], dtype=np.int64), hint)
+
+    def axis():
+        return b.constant(np.array([position], dtype=np.int64), op.name + "/axis")
+
+    for item in key:
+        kind = item[0]
+        if kind == "index":
+            index = item[1]
+            index = (b.one("Reshape", [dynamic[index[1]], b.constant(np.array([], np.int64), op.name + "/scalar")],
+                           op.name + "/index") if type(index) is tuple
+                     else b.constant(np.array(index, dtype=np.int64), op.name + "/index"))
+            value = b.one("Gather", [value, index], op.name + "/gather", axis=position)
+        elif kind == "slice":
+            start, stop, step = item[1:]
+            if type(step) is tuple and (start is None or stop is None):
+                raise ExportError(f"{op.name}: a slice with a run-time step and an open end cannot be exported")
+            backwards = step is not None and type(step) is not tuple and step < 0
+            starts = number(start, _INT64_MAX if backwards else 0, op.name + "/start")
+            ends = number(stop, _INT64_MIN if backwards else _INT64_MAX, op.name + "/stop")
+            steps = number(step, 1, op.name + "/step")
+            value = b.one("Slice", [value, starts, ends, axis(), steps], op.name + "/slice")
+            position += 1
+        elif kind == "newaxis":
+            value = b.one("Unsqueeze", [value, axis()], op.name + "/newaxis")
+            position += 1
+        else:  # ellipsis: skip the dims no other item consumes
+            if rank is None:
+                raise ExportError(f"{op.name}: '...' in a subscript of a tensor of unknown rank cannot be exported")
+            position += rank - consumed
+    return [b.one("Identity", [value], op.name)]
+
+
 # --- control flow ----------------------------------------------------------------------------------
 @_converts("If")
 def _if(b, op, inputs):
