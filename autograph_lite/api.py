@@ -1,0 +1,135 @@
+"""Public API: to_graph / convert, to_code, do_not_convert, function.
+
+>>> def simple_relu(x):
+...     if x > 0:
+...         return x
+...     return 0
+>>> to_graph(simple_relu)(-3)
+0
+"""
+import functools
+import types
+import weakref
+from typing import Any, Callable, Optional, Sequence
+
+from autograph_lite import conversion, error_locations
+from autograph_lite.errors import ConversionError
+from autograph_lite.operators.call_trees import DO_NOT_CONVERT
+
+_WRAPPED_FROM = '__ag_converted_from__'
+_graph_cache: 'weakref.WeakKeyDictionary[Callable, Callable]' = weakref.WeakKeyDictionary()
+
+
+def _plain_function(entity: Any, caller: str) -> types.FunctionType:
+    entity = getattr(entity, _WRAPPED_FROM, entity)
+    if isinstance(entity, types.MethodType):
+        entity = entity.__func__
+    python_function = getattr(entity, 'python_function', None)   # an ag.function / rt.Function
+    if python_function is not None:
+        entity = python_function
+    if not isinstance(entity, types.FunctionType):
+        raise ConversionError(f'{caller} expects a Python function, method or lambda, '
+                              f'got {type(entity).__name__}: {entity!r}')
+    return entity
+
+
+def to_graph(entity: Callable) -> Callable:
+    """Convert a function (or method, or lambda) so its control flow can be staged.
+
+    On Python values the result behaves exactly like ``entity``; with symbolic tensors, ``if``,
+    ``while`` and ``for`` on tensors become graph control flow. Converting again returns the same
+    object. Exceptions raised inside it name the user's file and line ("in user code:").
+
+    >>> to_graph(lambda x: x if x > 0 else -x)(-2)
+    2
+    """
+    if getattr(entity, _WRAPPED_FROM, None) is not None:
+        return entity
+    if isinstance(entity, types.MethodType):
+        return types.MethodType(to_graph(entity.__func__), entity.__self__)
+    function = _plain_function(entity, 'to_graph')
+    if getattr(function, DO_NOT_CONVERT, False):
+        return function
+    wrapper = _graph_cache.get(function)
+    if wrapper is None:
+        wrapper = _with_user_locations(conversion.instantiate(function), function)
+        _graph_cache[function] = wrapper
+    return wrapper
+
+
+convert = to_graph
+
+
+def _with_user_locations(converted: types.FunctionType, original: types.FunctionType) -> Callable:
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        try:
+            return converted(*args, **kwargs)
+        except Exception as exc:
+            error_locations.attach_user_location(exc)
+            raise
+    setattr(wrapper, _WRAPPED_FROM, original)
+    wrapper.__ag_converted__ = converted
+    return wrapper
+
+
+def to_code(entity: Callable) -> str:
+    """The converted source of ``entity`` - valid, readable Python.
+
+    >>> def f(x):
+    ...     return x and 1
+    >>> print(to_code(f), end='')
+    def f(x):
+        return ag__.and_(lambda: x, lambda: 1)
+    """
+    return conversion.converted_source(_plain_function(entity, 'to_code'))
+
+
+def do_not_convert(func: Callable) -> Callable:
+    """Mark ``func`` so converted code calls it as it is (it is never converted).
+
+    >>> @do_not_convert
+    ... def legacy(x):
+    ...     return x
+    """
+    try:
+        setattr(func, DO_NOT_CONVERT, True)
+        return func
+    except (AttributeError, TypeError):
+        @functools.wraps(func)
+        def unconverted(*args, **kwargs):
+            return func(*args, **kwargs)
+        setattr(unconverted, DO_NOT_CONVERT, True)
+        return unconverted
+
+
+def function(func: Optional[Callable] = None, *, input_signature: Optional[Sequence] = None,
+             autograph: bool = True, reduce_retracing: bool = False):
+    """Turn a Python function into a graph-building, signature-caching ``rt.Function``.
+
+    Usable as ``ag.function(f)``, ``@ag.function`` or ``@ag.function(input_signature=[...])``.
+
+    >>> @function
+    ... def my_relu(x):
+    ...     return rt.maximum(0., x)
+    """
+    def decorate(python_function: Callable):
+        import runtime as rt
+        return rt.Function(python_function, input_signature, reduce_retracing,
+                           trace_with=to_graph if autograph else None)
+    if func is None:
+        return decorate
+    return decorate(func)
+
+
+def run_functions_eagerly(flag: bool) -> None:
+    """Make every ag.function call run its original Python function op by op (for debugging)."""
+    import runtime as rt
+    rt.run_functions_eagerly(flag)
+
+
+def functions_run_eagerly() -> bool:
+    """True while run_functions_eagerly(True) is in effect."""
+    import runtime as rt
+    return rt.functions_run_eagerly()
+

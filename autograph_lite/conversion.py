@@ -1,0 +1,133 @@
+"""The conversion pipeline: user function -> converted source -> a live function over the same
+globals and closure cells. Conversions are cached by code object; functions by identity.
+
+>>> def f(x):
+...     return -x if x < 0 else x
+>>> converted_source(f).splitlines()[1]
+"    return ag__.if_exp(x < 0, lambda: -x, lambda: x, '-x if x < 0 else x')"
+"""
+import importlib
+import itertools
+import linecache
+import os
+import types
+import weakref
+from typing import Callable, List, NamedTuple, Optional
+
+import gast
+
+from autograph_lite.converters import (asserts, break_statements, call_trees, checks,
+                                       conditional_expressions, continue_statements, control_flow,
+                                       logical_expressions, return_statements)
+from autograph_lite.pyct import codegen, origin_info, parser, static_analysis
+from autograph_lite.pyct.origin_info import Origin
+from autograph_lite.pyct.transformer import Context
+
+_FACTORY = 'create_converted_entity'
+_counter = itertools.count(1)
+
+
+class ConvertedCode(NamedTuple):
+    source: str               # the converted function, as to_code shows it
+    code: types.CodeType      # its compiled code object (free variables: ag__ + the original's)
+    filename: str             # the name it was compiled under (registered in linecache)
+
+
+def _convert_tree(node, ctx: Context):
+    checks.check(node)
+    if isinstance(node, gast.Lambda):
+        # Expressions only: statements cannot appear in a lambda.
+        for transformer in (call_trees.CallTreeTransformer, conditional_expressions.ConditionalExpressionTransformer,
+                            logical_expressions.LogicalExpressionTransformer):
+            node.body = transformer(ctx).visit(node.body)
+        return node
+    for transformer in (break_statements.BreakTransformer, continue_statements.ContinueTransformer,
+                        return_statements.ReturnTransformer, asserts.AssertTransformer,
+                        call_trees.CallTreeTransformer):
+        node = transformer(ctx).visit(node)
+    static_analysis.analyze(node, ctx.always_live)   # once, on the lowered code, for the control flow converter
+    for transformer in (control_flow.ControlFlowTransformer,
+                        conditional_expressions.ConditionalExpressionTransformer,
+                        logical_expressions.LogicalExpressionTransformer):
+        node = transformer(ctx).visit(node)
+    return node
+
+
+def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]], name: str,
+             user_file: str) -> ConvertedCode:
+    freevars = [v for v in entity.__code__.co_freevars if v != 'ag__']
+    header = f'def {_FACTORY}({", ".join(["ag__"] + freevars)}):'
+    body = source if name != '<lambda>' else f'return {source}'
+    lines = [header] + ['    ' + line if line else '' for line in body.rstrip('\n').split('\n')]
+    origins = [None] + line_origins[:len(lines) - 1]
+    if name != '<lambda>':
+        lines.append(f'    return {name}')
+        origins.append(None)
+    factory_source = '\n'.join(lines) + '\n'
+    first_line = entity.__code__.co_firstlineno
+    filename = (f'<autograph_lite #{next(_counter)}: converted {entity.__qualname__} '
+                f'from {os.path.basename(user_file)}:{first_line}>')
+    module_code = compile(factory_source, filename, 'exec')
+    linecache.cache[filename] = (len(factory_source), None, factory_source.splitlines(True), filename)
+    origin_info.register(filename, origins)
+    factory_code = next(c for c in module_code.co_consts if getattr(c, 'co_name', None) == _FACTORY)
+    code = next(c for c in factory_code.co_consts if getattr(c, 'co_name', None) == name)
+    return ConvertedCode(source, code, filename)
+
+
+_code_cache: 'weakref.WeakKeyDictionary[types.CodeType, ConvertedCode]' = weakref.WeakKeyDictionary()
+
+
+def convert_code(entity: Callable) -> ConvertedCode:
+    """Convert a plain function or lambda (cached by its code object)."""
+    cached = _code_cache.get(entity.__code__)
+    if cached is not None:
+        return cached
+    node, filename = parser.parse_entity(entity)
+    node = _convert_tree(node, Context(node, filename))
+    if isinstance(node, gast.Lambda):
+        source, line_origins = codegen.unparse_expression(node), [origin_info_of(node)]
+        name = '<lambda>'
+    else:
+        source, line_origins = codegen.unparse(node)
+        name = node.name
+    converted = _compile(entity, source, line_origins, name, filename)
+    _code_cache[entity.__code__] = converted
+    return converted
+
+
+def origin_info_of(node) -> Optional[Origin]:
+    from autograph_lite.pyct import anno
+    return anno.getanno(node, anno.ORIGIN, None)
+
+
+def converted_source(entity: Callable) -> str:
+    """The converted source of a plain function or lambda."""
+    return convert_code(entity).source
+
+
+def operators_module():
+    """The ``ag__`` namespace given to converted code."""
+    return importlib.import_module('autograph_lite.operators')
+
+
+def instantiate(entity: types.FunctionType) -> types.FunctionType:
+    """A converted copy of ``entity`` over the same globals, closure cells and defaults."""
+    converted = convert_code(entity)
+    cells = dict(zip(entity.__code__.co_freevars, entity.__closure__ or ()))
+    cells['ag__'] = types.CellType(operators_module())
+    closure = tuple(cells.get(name) or types.CellType() for name in converted.code.co_freevars)
+    function = types.FunctionType(converted.code, entity.__globals__, entity.__name__,
+                                  entity.__defaults__, closure)
+    function.__kwdefaults__ = dict(entity.__kwdefaults__) if entity.__kwdefaults__ else None
+    function.__qualname__ = entity.__qualname__
+    function.__module__ = entity.__module__
+    function.__doc__ = entity.__doc__
+    function.__annotations__ = dict(getattr(entity, '__annotations__', {}))
+    return function
+
+
+def is_converted(entity: Callable) -> bool:
+    """True for functions compiled from converted code (including functions nested in it)."""
+    code = getattr(entity, '__code__', None)
+    return code is not None and origin_info.is_generated(code.co_filename)

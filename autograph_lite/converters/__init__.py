@@ -1,0 +1,1 @@
+"""Converters: one module per construct, each a single visitor that rewrites it through templates."""

@@ -1,0 +1,82 @@
+"""Rejects what cannot be converted, with the construct, the user's line and the fix.
+
+Runs first. Nested generator/async functions and classes are marked to be left exactly as written
+(they are not converted, and calls to them run them as they are).
+"""
+import gast
+
+from autograph_lite.errors import ConversionError
+from autograph_lite.pyct import anno
+from autograph_lite.pyct.transformer import SKIP, contains
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_LOOPS = (gast.While, gast.For)
+
+
+def _location(node) -> str:
+    origin = anno.getanno(node, anno.ORIGIN, None)
+    return origin.format() if origin else ''
+
+
+def _fail(node, problem: str, fix: str):
+    raise ConversionError(problem, _location(node), fix)
+
+
+class UnsupportedChecker(gast.NodeVisitor):
+    """Visits the function being converted (the root) and everything converted with it."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def visit_FunctionDef(self, node):
+        generator = contains(node.body, (gast.Yield, gast.YieldFrom), stop_at=_SCOPES)
+        if node is not self.root and generator:
+            anno.setanno(node, SKIP, True)
+            return
+        if generator:
+            statement = next(n for n in gast.walk(node) if isinstance(n, (gast.Yield, gast.YieldFrom)))
+            _fail(statement, f'generator function {node.name!r} cannot be converted: it uses '
+                  f'{"yield from" if isinstance(statement, gast.YieldFrom) else "yield"}',
+                  'Call the generator from a converted function (it then runs as plain Python), '
+                  'or mark it with @ag.do_not_convert.')
+        self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node):
+        anno.setanno(node, SKIP, True)
+
+    def visit_ClassDef(self, node):
+        anno.setanno(node, SKIP, True)
+
+    def visit_Await(self, node):
+        _fail(node, 'await cannot be converted', 'Convert a regular (non-async) function instead.')
+
+    def visit_Try(self, node):
+        for statement in node.finalbody:
+            for kind, name in ((gast.Return, 'return'), (gast.Break, 'break'), (gast.Continue, 'continue')):
+                stop = _SCOPES if kind is gast.Return else _SCOPES + _LOOPS
+                jump = _find(statement, kind, stop)
+                if jump is not None:
+                    _fail(jump, f"'{name}' inside a 'finally' block cannot be converted: it would "
+                          f"silently discard an exception in flight",
+                          f"Move the '{name}' after the try statement.")
+        self.generic_visit(node)
+
+    def visit_Match(self, node):
+        _fail(node, "the 'match' statement cannot be converted yet", 'Rewrite it with if/elif/else.')
+
+
+def _find(node, kind, stop_at):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kind):
+            return current
+        if isinstance(current, stop_at):
+            continue
+        stack.extend(gast.iter_child_nodes(current))
+    return None
+
+
+def check(node) -> None:
+    """Raise ConversionError for unsupported constructs in ``node``; mark nested parts to skip."""
+    UnsupportedChecker(node).visit(node)

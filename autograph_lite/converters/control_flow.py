@@ -1,0 +1,181 @@
+"""if / while / for -> ``ag__.if_stmt`` / ``while_stmt`` / ``for_stmt`` over nested body functions.
+
+    if x > 0:                 def get_state():
+        y = x                     return (y,)
+    else:             ->      def set_state(vars_):
+        y = -x                    nonlocal y
+                                  (y,) = vars_
+                              def if_body():
+                                  nonlocal y
+                                  y = x
+                              def else_body():
+                                  nonlocal y
+                                  y = -x
+                              ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('y',), 1)
+
+State = symbols the construct modifies that are live after it (loops: also read by the test or by
+the body before being written), from the static analysis. Names the body assigns and that are
+state, or read before written, are declared ``nonlocal`` (``global`` for globals) in the body
+functions; a name that no definition can reach yet is first set to ``ag__.Undefined('name')``.
+"""
+from typing import List, Set
+
+import gast
+
+from autograph_lite.pyct import anno, qual_names, templates
+from autograph_lite.pyct.transformer import Transformer
+
+
+class ControlFlowTransformer(Transformer):
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.scope = None            # activity.FunctionScope of the user function being converted
+        self.initialized: Set[str] = set()  # names bound by an enclosing Undefined(...) and visible here
+        self.vars_ = None            # parameter name of every set_state
+
+    def visit_FunctionDef(self, node):
+        saved = self.scope, self.initialized
+        self.scope, self.initialized = anno.getanno(node, anno.SCOPE), set()
+        node = self.generic_visit(node)
+        self.scope, self.initialized = saved
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    # --- what a construct carries --------------------------------------------------------------
+
+    def _state(self, node, live: Set[str]) -> List[qual_names.QN]:
+        modified = anno.getanno(node, anno.ACTIVITY).modified
+        simple = {qn.text for qn in modified if qn.is_simple}
+        state = [qn for qn in modified if qn.is_simple and qn.text in live]
+        # a.b / a[0]: carried when the object is used afterwards and not itself reassigned.
+        state += [qn for qn in modified if not qn.is_simple and qn.root in live and qn.root not in simple
+                  and not any(p in modified for p in _parents(qn))]
+        return sorted(state)
+
+    def _declared(self, node, state) -> List[str]:
+        """Plain names the body functions must declare nonlocal/global."""
+        modified = {qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified if qn.is_simple}
+        read_first = anno.getanno(node, anno.GEN) & modified
+        return sorted({qn.text for qn in state if qn.is_simple} | read_first)
+
+    def _declarations(self, names) -> List[gast.stmt]:
+        globals_ = [n for n in names if n in self.scope.globals]
+        nonlocals = [n for n in names if n not in self.scope.globals]
+        out = templates.replace('nonlocal names', names=nonlocals) if nonlocals else []
+        return out + (templates.replace('global names', names=globals_) if globals_ else [])
+
+    def _undefined_inits(self, node, names) -> List[gast.stmt]:
+        defined = anno.getanno(node, anno.DEFINED_IN)
+        missing = [n for n in names if n not in defined and n not in self.initialized
+                   and n not in self.scope.globals and n not in self.scope.nonlocals]
+        self.initialized |= set(missing)
+        out = []
+        for name in missing:
+            out += templates.replace('name = ag__.Undefined(symbol)', name=name, symbol=templates.literal(name))
+        return out
+
+    def _names(self, *bases: str) -> List[str]:
+        # Chosen before nested constructs are converted, so outer constructs get the plain names.
+        return [self.ctx.new_name(base) for base in bases]
+
+    def _state_functions(self, state, declarations, get_state, set_state):
+        if self.vars_ is None:
+            self.vars_ = self.ctx.new_name('vars_')
+        vars_ = self.vars_
+        names = [qn.text for qn in state]
+        if state:
+            targets = [templates.replace_as_expression(n) for n in names]
+            code = templates.replace(
+                'def get_state():\n    return (values,)\n'
+                'def set_state(vars_):\n    declarations\n    (targets,) = vars_',
+                get_state=get_state, set_state=set_state, vars_=vars_, declarations=declarations,
+                values=[templates.replace_as_expression(n) for n in names], targets=targets)
+        else:
+            code = templates.replace('def get_state():\n    return ()\ndef set_state(vars_):\n    pass',
+                                     get_state=get_state, set_state=set_state, vars_=vars_)
+        return code, templates.literal(tuple(names))
+
+    @staticmethod
+    def _body_function(name: str, declarations, body, args=()) -> List[gast.stmt]:
+        body = declarations + body if body else templates.replace('pass')
+        return templates.replace('def name(args):\n    body', name=name, args=list(args), body=body)
+
+    def _convert_blocks(self, node, declared: List[str], inits, *blocks):
+        """Convert nested constructs of the body blocks, seeing the names initialized here."""
+        saved = self.initialized
+        self.initialized = (saved | set(_assigned_names(inits))) & set(declared)
+        converted = [self.visit_block(block) for block in blocks]
+        self.initialized = saved
+        return converted
+
+    # --- the constructs ------------------------------------------------------------------------
+
+    def visit_If(self, node):
+        state = self._state(node, anno.getanno(node, anno.LIVE_OUT))
+        declared = self._declared(node, state)
+        inits = self._undefined_inits(node, declared)
+        get_state, set_state, if_body, else_body = self._names('get_state', 'set_state', 'if_body', 'else_body')
+        body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
+        node.test = self.visit(node.test)
+        state_code, symbols = self._state_functions(state, self._declarations(declared), get_state, set_state)
+        if_code = self._body_function(if_body, self._declarations(declared), body)
+        else_code = self._body_function(else_body, self._declarations(declared), orelse)
+        call = templates.replace(
+            'ag__.if_stmt(test, if_body, else_body, get_state, set_state, symbols, nouts)',
+            test=node.test, if_body=if_body, else_body=else_body, get_state=get_state,
+            set_state=set_state, symbols=symbols, nouts=templates.literal(len(state)))
+        return inits + state_code + if_code + else_code + call
+
+    def visit_While(self, node):
+        state = self._state(node, anno.getanno(node, anno.LOOP_HEAD_LIVE))
+        declared = self._declared(node, state)
+        inits = self._undefined_inits(node, declared)
+        get_state, set_state, loop_test, loop_body = self._names('get_state', 'set_state', 'loop_test', 'loop_body')
+        body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
+        node.test = self.visit(node.test)
+        state_code, symbols = self._state_functions(state, self._declarations(declared), get_state, set_state)
+        test_code = templates.replace('def loop_test():\n    return test', loop_test=loop_test, test=node.test)
+        body_code = self._body_function(loop_body, self._declarations(declared), body)
+        call = templates.replace(
+            'ag__.while_stmt(loop_test, loop_body, get_state, set_state, symbols)',
+            loop_test=loop_test, loop_body=loop_body, get_state=get_state, set_state=set_state,
+            symbols=symbols)
+        return inits + state_code + test_code + body_code + call + orelse
+
+    def visit_For(self, node):
+        state = self._state(node, anno.getanno(node, anno.LOOP_HEAD_LIVE))
+        declared = self._declared(node, state)
+        inits = self._undefined_inits(node, declared)
+        get_state, set_state, loop_body = self._names('get_state', 'set_state', 'loop_body')
+        body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
+        node.iter = self.visit(node.iter)
+        state_code, symbols = self._state_functions(state, self._declarations(declared), get_state, set_state)
+        if isinstance(node.target, gast.Name) and node.target.id not in declared:
+            params, assign = [node.target.id], []     # the element arrives as the parameter itself
+        else:
+            item = self.ctx.new_name('itr')
+            params, assign = [item], templates.replace('target = item', target=node.target, item=item)
+        body_code = self._body_function(loop_body, self._declarations(declared), assign + body, params)
+        extra = anno.getanno(node, anno.EXTRA_LOOP_TEST, None)
+        extra = templates.literal(None) if extra is None else templates.replace_as_expression(
+            'lambda: test', test=extra)
+        call = templates.replace(
+            'ag__.for_stmt(iterable, extra_test, loop_body, get_state, set_state, symbols)',
+            iterable=node.iter, extra_test=extra, loop_body=loop_body, get_state=get_state,
+            set_state=set_state, symbols=symbols)
+        return inits + state_code + body_code + call + orelse
+
+
+def _parents(qn):
+    parent = qn.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def _assigned_names(statements):
+    return [n.id for s in statements for n in gast.walk(s) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Store)]

@@ -1,0 +1,115 @@
+"""return -> a single exit: ``do_return``/``retval_`` flags, the rest guarded, loops stopped.
+
+    def f(x):                    def f(x):
+        if x > 0:                    do_return = False
+            return x       ->        retval_ = ag__.UndefinedReturnValue()
+        return 0                     if x > 0:
+                                         do_return = True
+                                         retval_ = x
+                                     if not do_return:
+                                         do_return = True
+                                         retval_ = 0
+                                     return retval_
+
+A function whose only ``return`` is its last statement is left as it is. Inside ``try``/``with``
+the value is computed before the flag is set, so an exception in it leaves the flag unset.
+"""
+import gast
+
+from autograph_lite.converters.guards import guard_rest
+from autograph_lite.pyct import anno, templates
+from autograph_lite.pyct.transformer import Transformer, contains
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+def _may_return(node) -> bool:
+    return contains(node, gast.Return, stop_at=_SCOPES)
+
+
+def _always_returns(statements) -> bool:
+    """True if every path through ``statements`` ends in a ``return``."""
+    for node in statements:
+        if isinstance(node, gast.Return):
+            return True
+        if isinstance(node, gast.If) and _always_returns(node.body) and _always_returns(node.orelse):
+            return True
+        if isinstance(node, gast.Try) and (_always_returns(node.finalbody) or (
+                _always_returns(node.body + node.orelse) and all(_always_returns(h.body) for h in node.handlers))):
+            return True
+    return False
+
+
+class ReturnTransformer(Transformer):
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.flags = None        # (do_return, retval_) names of the function being converted
+        self.protected = 0       # depth of try/with around the current statement
+
+    def visit_FunctionDef(self, node):
+        saved = self.flags, self.protected
+        returns = [s for s in node.body if _may_return(s)]
+        tail_only = returns == node.body[-1:] and isinstance(node.body[-1], gast.Return)
+        if not returns or tail_only:
+            self.flags, self.protected = None, 0
+            node = self.generic_visit(node)
+        else:
+            self.flags, self.protected = (self.ctx.new_name('do_return'), self.ctx.new_name('retval_')), 0
+            do_return, retval = self.flags
+            always_returns = _always_returns(node.body)
+            self.ctx.always_live.add(do_return)   # the contract shows it as state of every construct
+            body = self.visit_block(node.body)
+            # When a path may reach the end without `return`, return_value turns the placeholder
+            # into None (or reports a tensor-dependent return missing on some paths).
+            final = 'return retval_' if always_returns else 'return ag__.return_value(retval_)'
+            node.body = (templates.replace('do_return = False\nretval_ = ag__.UndefinedReturnValue()',
+                                           do_return=do_return, retval_=retval)
+                         + body + templates.replace(final, retval_=retval))
+        self.flags, self.protected = saved
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_Return(self, node):
+        if self.flags is None:
+            return node
+        do_return, retval = self.flags
+        value = node.value if node.value is not None else templates.literal(None)
+        template = ('retval_ = value\ndo_return = True' if self.protected
+                    else 'do_return = True\nretval_ = value')
+        return templates.replace(template, do_return=do_return, retval_=retval, value=value)
+
+    def _protected(self, node):
+        self.protected += 1
+        node = self.generic_visit(node)
+        self.protected -= 1
+        return node
+
+    visit_Try = _protected
+    visit_With = _protected
+
+    def _loop(self, node):
+        returns = self.flags is not None and _may_return(node)
+        node = self.generic_visit(node)
+        if not returns:
+            return node
+        do_return = self.flags[0]
+        if isinstance(node, gast.While):
+            node.test = templates.replace_as_expression('not do_return and test', do_return=do_return,
+                                                        test=node.test)
+        else:
+            extra = anno.getanno(node, anno.EXTRA_LOOP_TEST, None)
+            test = ('not do_return' if extra is None else 'not do_return and extra')
+            anno.setanno(node, anno.EXTRA_LOOP_TEST,
+                         templates.replace_as_expression(test, do_return=do_return, extra=extra))
+        return node
+
+    visit_While = _loop
+    visit_For = _loop
+
+    def visit_block(self, statements):
+        if self.flags is None:
+            return super().visit_block(statements)
+        return guard_rest(self, statements, _may_return, self.flags[0])

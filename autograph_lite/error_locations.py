@@ -1,0 +1,37 @@
+"""Point exceptions raised inside converted code at the user's own file and line.
+
+The frames of generated code in the traceback are mapped through the origin map; the result is
+attached once per exception (and refreshed as it propagates out through more converted frames):
+as a note on Python 3.11+ (shown by tracebacks), else appended to a single-string message.
+"""
+import sys
+
+from autograph_lite.pyct import origin_info
+
+_ATTACHED = '_ag_user_code'
+
+
+def attach_user_location(exc: BaseException) -> None:
+    """Add the 'in user code:' section for the converted frames in ``exc``'s traceback."""
+    frames = origin_info.user_frames(exc.__traceback__)
+    if not frames:
+        return
+    text = origin_info.format_user_frames(frames)
+    previous = getattr(exc, _ATTACHED, None)
+    if previous == text:
+        return
+    try:
+        setattr(exc, _ATTACHED, text)
+    except AttributeError:
+        return
+    if sys.version_info >= (3, 11):
+        notes = getattr(exc, '__notes__', None)
+        if previous is not None and notes and previous.lstrip('\n') in notes:
+            notes[notes.index(previous.lstrip('\n'))] = text.lstrip('\n')
+        else:
+            exc.add_note(text.lstrip('\n'))
+    elif len(exc.args) == 1 and isinstance(exc.args[0], str) and not isinstance(exc, KeyError):
+        message = exc.args[0]
+        if previous is not None and message.endswith(previous):
+            message = message[:-len(previous)]
+        exc.args = (message + text,)

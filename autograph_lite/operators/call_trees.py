@@ -1,0 +1,104 @@
+"""``converted_call``: what every call in converted code goes through.
+
+User functions, methods, nested functions and lambdas are converted on first call (then cached);
+builtins that must understand tensors go to ``py_builtins``; everything else - other builtins,
+the standard library, numpy, ``runtime``, ``autograph_lite``, ``do_not_convert`` functions,
+``rt.Function`` objects, code without source - is called as it is.
+
+>>> converted_call(len, ([1, 2],), None)
+2
+"""
+import functools
+import inspect
+import logging
+import os
+import sys
+import sysconfig
+import types
+import warnings
+import weakref
+from typing import Any, Callable, Optional
+
+from autograph_lite import conversion
+from autograph_lite.errors import ConversionError, SourceUnavailableError
+
+logger = logging.getLogger('autograph_lite')
+
+DO_NOT_CONVERT = '__ag_do_not_convert__'
+_LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'astunparse', '_pytest',
+                  'pytest', 'hypothesis'}
+_STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
+_targets: 'weakref.WeakKeyDictionary[Callable, Callable]' = weakref.WeakKeyDictionary()
+
+
+@functools.lru_cache(maxsize=None)
+def _is_library_module(module: str, filename: str) -> bool:
+    root = module.split('.')[0]
+    if root in _LIBRARY_ROOTS or root in getattr(sys, 'stdlib_module_names', ()):
+        return True
+    path = os.path.normcase(filename)
+    return 'site-packages' in path or 'dist-packages' in path or (
+        path.startswith(_STDLIB) and not path.startswith(os.path.join(_STDLIB, 'site-packages')))
+
+
+def _builtin_overrides():
+    from autograph_lite import operators
+    return getattr(operators, 'BUILTIN_OVERRIDES', {})
+
+
+def _why_not_convert(function: types.FunctionType) -> Optional[str]:
+    if getattr(function, DO_NOT_CONVERT, False):
+        return 'marked do_not_convert'
+    if conversion.is_converted(function):
+        return 'already converted'
+    if _is_library_module(function.__module__ or '', function.__code__.co_filename):
+        return f'library code ({function.__module__})'
+    if inspect.isgeneratorfunction(function) or inspect.iscoroutinefunction(function) \
+            or inspect.isasyncgenfunction(function):
+        return 'generator or coroutine function'
+    return None
+
+
+def _target_for(function: types.FunctionType) -> Callable:
+    """The function to call in place of ``function`` (its converted copy, or itself)."""
+    target = _targets.get(function)
+    if target is not None:
+        return target
+    reason = _why_not_convert(function)
+    target = function
+    if reason is None:
+        try:
+            target = conversion.instantiate(function)
+        except SourceUnavailableError as exc:
+            reason = f'no source: {exc.problem}'
+        except ConversionError as exc:
+            reason = str(exc)
+            warnings.warn(f'{function.__qualname__} is called unconverted: {exc}', stacklevel=3)
+    if reason is not None:
+        logger.debug('not converting %s: %s', getattr(function, '__qualname__', function), reason)
+    _targets[function] = target
+    return target
+
+
+def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
+    """Call ``f(*args, **kwargs)``, converting ``f`` first when it is user code."""
+    if kwargs is None:
+        kwargs = {}
+    if type(f) is types.FunctionType:
+        return _target_for(f)(*args, **kwargs)
+    if type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
+        return _target_for(f.__func__)(f.__self__, *args, **kwargs)
+    try:
+        override = _builtin_overrides().get(f)
+    except TypeError:   # unhashable callable object
+        override = None
+    if override is not None:
+        return override(*args, **kwargs)
+    if isinstance(f, functools.partial):
+        return converted_call(f.func, f.args + tuple(args), {**f.keywords, **kwargs})
+    call = getattr(type(f), '__call__', None)
+    if (not isinstance(f, type) and type(call) is types.FunctionType
+            and not getattr(f, DO_NOT_CONVERT, False)):
+        # A callable object of a user class: convert its __call__ (rt.Function is library code).
+        return _target_for(call)(f, *args, **kwargs)
+    return f(*args, **kwargs)

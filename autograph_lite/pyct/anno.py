@@ -1,0 +1,55 @@
+"""Annotations: analysis results and bookkeeping attached to AST nodes.
+
+>>> node = gast.parse('x = 1').body[0]
+>>> setanno(node, 'origin', 'user.py:3'); getanno(node, 'origin')
+'user.py:3'
+"""
+from typing import Any
+
+_FIELD = '__ag_anno'
+_MISSING = object()
+
+
+def _annos(node) -> dict:
+    annos = getattr(node, _FIELD, None)
+    if annos is None:
+        annos = {}
+        setattr(node, _FIELD, annos)
+    return annos
+
+
+def setanno(node, key: str, value: Any) -> None:
+    """Attach ``value`` to ``node`` under ``key``."""
+    _annos(node)[key] = value
+
+
+def getanno(node, key: str, default: Any = _MISSING) -> Any:
+    """Read an annotation; ``default`` if given and absent, else KeyError."""
+    annos = getattr(node, _FIELD, None) or {}
+    if key in annos:
+        return annos[key]
+    if default is _MISSING:
+        raise KeyError(f'{type(node).__name__} node has no {key!r} annotation')
+    return default
+
+
+def hasanno(node, key: str) -> bool:
+    """True if ``node`` carries an annotation ``key``."""
+    return key in (getattr(node, _FIELD, None) or {})
+
+
+def copyanno(src, dst, key: str) -> None:
+    """Copy annotation ``key`` from ``src`` to ``dst`` when ``src`` has it."""
+    if hasanno(src, key):
+        setanno(dst, key, getanno(src, key))
+
+
+# Keys used across modules, named once here.
+ORIGIN = 'origin'            # origin_info.Origin of a node that came from user code
+EXTRA_LOOP_TEST = 'extra_loop_test'  # expression: a loop may only start another iteration if true
+ACTIVITY = 'activity'        # static_analysis.activity.Activity of a statement
+LIVE_OUT = 'live_out'        # frozenset of names live after a statement
+LOOP_HEAD_LIVE = 'loop_head_live'  # loops: names live where the test is evaluated
+GEN = 'gen'                  # names a statement may read before assigning them
+DEFINED_IN = 'defined_in'    # frozenset of names that may be defined before a statement
+SCOPE = 'scope'              # static_analysis.activity.FunctionScope of a function node

@@ -1,0 +1,85 @@
+"""Source map: from lines of generated code back to the user's file, line and function.
+
+Every node parsed from user code is annotated with its ``Origin``; the unparser records, for each
+generated line, the origin of the statement that produced it, and ``register`` keeps that table per
+generated filename so that tracebacks through generated code can be mapped back.
+
+>>> Origin('/u.py', 12, 'simple_relu', 'if x > 0:').format()
+'File "/u.py", line 12, in simple_relu\\n  if x > 0:'
+"""
+import types
+from typing import Dict, List, NamedTuple, Optional, Sequence
+
+import gast
+
+from autograph_lite.pyct import anno
+
+
+class Origin(NamedTuple):
+    filename: str
+    lineno: int
+    function_name: str
+    source_line: str
+
+    def format(self) -> str:
+        return f'File "{self.filename}", line {self.lineno}, in {self.function_name}\n  {self.source_line}'
+
+
+def resolve(tree, source_lines: Sequence[str], filename: str, first_line: int) -> None:
+    """Annotate every node of ``tree`` (parsed from ``source_lines``) with its Origin.
+
+    ``first_line`` is the line number, in ``filename``, of ``source_lines[0]``.
+    """
+    def visit(node, function_name):
+        lineno = getattr(node, 'lineno', None)
+        if lineno is not None and 0 < lineno <= len(source_lines):
+            text = source_lines[lineno - 1].strip()
+            anno.setanno(node, anno.ORIGIN, Origin(filename, lineno + first_line - 1, function_name, text))
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            function_name = node.name
+        elif isinstance(node, gast.Lambda):
+            function_name = '<lambda>'
+        for child in gast.iter_child_nodes(node):
+            visit(child, function_name)
+
+    visit(tree, getattr(tree, 'name', '<lambda>'))
+
+
+# generated filename -> per-line origins (index 0 is line 1)
+_GENERATED: Dict[str, List[Optional[Origin]]] = {}
+
+
+def register(filename: str, line_origins: List[Optional[Origin]]) -> None:
+    """Remember the source map of the generated code compiled under ``filename``."""
+    _GENERATED[filename] = line_origins
+
+
+def is_generated(filename: str) -> bool:
+    """True if ``filename`` names code produced by the converter."""
+    return filename in _GENERATED
+
+
+def lookup(filename: str, lineno: int) -> Optional[Origin]:
+    """The user origin of line ``lineno`` of generated file ``filename``, if known."""
+    lines = _GENERATED.get(filename)
+    if lines is None or not 0 < lineno <= len(lines):
+        return None
+    return lines[lineno - 1]
+
+
+def user_frames(tb: Optional[types.TracebackType]) -> List[Origin]:
+    """Origins of the traceback's frames that ran generated code, outermost first, deduplicated."""
+    frames: List[Origin] = []
+    while tb is not None:
+        origin = lookup(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        if origin is not None and (not frames or frames[-1] != origin):
+            frames.append(origin)
+        tb = tb.tb_next
+    return frames
+
+
+def format_user_frames(frames: Sequence[Origin]) -> str:
+    """The 'in user code' text appended to exceptions raised inside converted code."""
+    body = ''.join(f'\n    File "{o.filename}", line {o.lineno}, in {o.function_name}\n      {o.source_line}'
+                   for o in frames)
+    return f'\n  in user code:{body}'

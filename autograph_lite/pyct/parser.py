@@ -1,0 +1,111 @@
+"""Parsing live functions and lambdas back into gast trees.
+
+>>> def f(x):
+...     return x
+>>> node, _ = parse_entity(f)
+>>> node.name
+'f'
+"""
+import inspect
+import linecache
+import textwrap
+from typing import Callable, List, Tuple
+
+import gast
+
+from autograph_lite.errors import ConversionError, SourceUnavailableError
+from autograph_lite.pyct import origin_info
+
+
+def parse_str(code: str) -> gast.Module:
+    """Parse a code string (dedented first) into a gast Module."""
+    return gast.parse(textwrap.dedent(code))
+
+
+def _source_of(entity: Callable) -> Tuple[List[str], int, str]:
+    try:
+        lines, first_line = inspect.getsourcelines(entity)
+        filename = inspect.getsourcefile(entity) or inspect.getfile(entity)
+    except (OSError, TypeError) as exc:
+        raise SourceUnavailableError(
+            f'cannot convert {getattr(entity, "__qualname__", entity)!r}: its source code is not '
+            f'available ({exc})',
+            fix='Define the function in a .py file (not exec, eval or an interactive prompt), '
+                'or mark it with @ag.do_not_convert.') from None
+    return lines, max(first_line, 1), filename
+
+
+def _parse_block(lines: List[str]) -> Tuple[gast.Module, List[str], int]:
+    """Parse source lines that may be indented; returns (module, parsed lines, lines prepended)."""
+    source = ''.join(lines)
+    try:
+        return gast.parse(textwrap.dedent(source)), source.splitlines(), 0
+    except SyntaxError:
+        # A multi-line string with less indentation defeats dedent; parse inside a block instead.
+        wrapped = 'if True:\n' + source
+        module = gast.parse(wrapped)
+        module.body = module.body[0].body
+        return module, wrapped.splitlines(), 1
+
+
+def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
+    """Parse a function or lambda; returns (FunctionDef or Lambda node, source filename).
+
+    Every node is annotated with its origin in the user's file. Decorators are dropped.
+    """
+    if entity.__name__ == '<lambda>':
+        return _parse_lambda(entity)
+    lines, first_line, filename = _source_of(entity)
+    module, parsed_lines, shift = _parse_block(lines)
+    node = module.body[0]
+    if isinstance(node, gast.AsyncFunctionDef):
+        origin = f'File "{filename}", line {first_line}, in {node.name}'
+        raise ConversionError(f'async function {node.name!r} cannot be converted', origin,
+                              'Convert a regular (non-async) function instead.')
+    if not isinstance(node, gast.FunctionDef):
+        raise SourceUnavailableError(f'cannot convert {entity!r}: its source is not a function definition')
+    node.decorator_list = []
+    origin_info.resolve(node, parsed_lines, filename, first_line - shift)
+    return node, filename
+
+
+def _parse_lambda(entity: Callable) -> Tuple[gast.Lambda, str]:
+    _, _, filename = _source_of(entity)
+    file_lines = linecache.getlines(filename)
+    code = entity.__code__
+    try:
+        module = gast.parse(''.join(file_lines))
+    except SyntaxError:
+        raise SourceUnavailableError(f'cannot parse the file {filename} that defines {entity!r}') from None
+    arg_names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    candidates = [node for node in gast.walk(module)
+                  if isinstance(node, gast.Lambda) and node.lineno == code.co_firstlineno
+                  and [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs] == arg_names]
+    if len(candidates) > 1:
+        candidates = [node for node in candidates if _same_code(node, code)] or candidates
+        bodies = {gast.dump(node) for node in candidates}
+        if len(bodies) > 1:
+            raise ConversionError(
+                f'cannot tell apart the {len(candidates)} lambdas with arguments {arg_names} '
+                f'on one line', f'File "{filename}", line {code.co_firstlineno}',
+                'Put each lambda on its own line, or use a def.')
+    if not candidates:
+        raise SourceUnavailableError(f'cannot find the source of {entity!r} in {filename}')
+    node = candidates[0]
+    origin_info.resolve(node, [line.rstrip('\n') for line in file_lines], filename, 1)
+    return node, filename
+
+
+def _same_code(node: gast.Lambda, code) -> bool:
+    """True if ``node`` compiles to the same bytecode as the live lambda's ``code``."""
+    import ast
+    expression = ast.Expression(body=gast.gast_to_ast(node))
+    ast.fix_missing_locations(expression)
+    try:
+        compiled = compile(expression, '<lambda>', 'eval')
+    except SyntaxError:
+        return False
+    for const in compiled.co_consts:
+        if hasattr(const, 'co_code'):
+            return const.co_code == code.co_code and const.co_names == code.co_names
+    return False

@@ -1,0 +1,215 @@
+"""Activity analysis: which symbols each statement reads and modifies, and each function's scope.
+
+Nested functions and lambdas are separate scopes: at the point where they are defined they count as
+reading their free variables. Every statement gets an ``Activity`` annotation (compound statements
+aggregate their children) and every function/lambda a ``FunctionScope``.
+
+>>> node = parse_str('def f(a):\\n    b = a + c\\n').body[0]
+>>> scope = analyze_function(node)
+>>> sorted(scope.locals), sorted(scope.free_reads)
+(['a', 'b'], ['c'])
+"""
+from typing import FrozenSet, List, NamedTuple, Set
+
+import gast
+
+from autograph_lite.pyct import anno, qual_names
+from autograph_lite.pyct.qual_names import QN
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+class Activity(NamedTuple):
+    reads: FrozenSet[str]        # plain names read (the root of `a.b` counts as read)
+    modified: FrozenSet[QN]      # names and composite symbols (a.b, a[0]) assigned or deleted
+    header_reads: FrozenSet[str]  # compound statements: names read by the test / iterable / items
+
+
+class FunctionScope:
+    """Names of one function scope."""
+
+    def __init__(self, node):
+        self.node = node
+        self.params: Set[str] = set()
+        self.assigned: Set[str] = set()
+        self.globals: Set[str] = set()
+        self.nonlocals: Set[str] = set()
+        self.reads: Set[str] = set()
+        self.nested_free: Set[str] = set()   # free names of nested scopes
+        self.nested_functions: List = []     # directly nested FunctionDef nodes
+
+    @property
+    def locals(self) -> Set[str]:
+        return (self.params | self.assigned) - self.globals - self.nonlocals
+
+    @property
+    def free_reads(self) -> Set[str]:
+        """Names this scope (or a nested one) uses from outside, incl. nonlocal writes."""
+        return ((self.reads | self.nested_free) - self.locals) | self.nonlocals
+
+    @property
+    def captured(self) -> Set[str]:
+        """Locals that nested scopes read or rebind: a closure may observe them at any time."""
+        return self.nested_free & self.locals
+
+    @property
+    def always_live(self) -> Set[str]:
+        """Names whose values may be observed outside the normal flow of this function."""
+        return self.captured | self.globals | self.nonlocals
+
+
+def _target_names(target) -> Set[str]:
+    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+
+
+class _Scanner(gast.NodeVisitor):
+    """Collects reads and modifications of an expression or simple statement (not nested scopes)."""
+
+    def __init__(self, scope: FunctionScope):
+        self.scope = scope
+        self.reads: Set[str] = set()
+        self.modified: Set[QN] = set()
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load):
+            self.reads.add(node.id)
+        elif isinstance(node.ctx, (gast.Store, gast.Del)):
+            self.modified.add(qual_names.simple(node.id))
+            if isinstance(node.ctx, gast.Del):
+                self.reads.add(node.id)
+
+    def _composite(self, node):
+        qn = qual_names.qn_of(node)
+        if qn is not None and not isinstance(node.ctx, gast.Load):
+            self.modified.add(qn)
+        # The base object (and any index) is read either way.
+        self.visit(node.value)
+        if isinstance(node, gast.Subscript):
+            self.visit(node.slice)
+
+    visit_Attribute = _composite
+    visit_Subscript = _composite
+
+    def _nested(self, node):
+        nested = analyze_function(node)
+        self.reads |= nested.free_reads
+        self.scope.nested_free |= nested.free_reads
+
+    def visit_Lambda(self, node):
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            self.visit(default)
+        self._nested(node)
+
+    def _comprehension(self, node):
+        inner = _Scanner(self.scope)
+        targets: Set[str] = set()
+        for i, generator in enumerate(node.generators):
+            (self if i == 0 else inner).visit(generator.iter)
+            targets |= _target_names(generator.target)
+            for condition in generator.ifs:
+                inner.visit(condition)
+        for field in ('elt', 'key', 'value'):
+            if hasattr(node, field):
+                inner.visit(getattr(node, field))
+        self.reads |= inner.reads - targets
+        self.modified |= {qn for qn in inner.modified if qn.root not in targets}
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+
+class _Analyzer:
+
+    def __init__(self, scope: FunctionScope):
+        self.scope = scope
+
+    def scan(self, *nodes):
+        scanner = _Scanner(self.scope)
+        for node in nodes:
+            if node is not None:
+                scanner.visit(node)
+        return scanner
+
+    def block(self, statements) -> Activity:
+        reads: Set[str] = set()
+        modified: Set[QN] = set()
+        for statement in statements:
+            activity = self.statement(statement)
+            reads |= activity.reads
+            modified |= activity.modified
+        return Activity(frozenset(reads), frozenset(modified), frozenset())
+
+    def statement(self, node) -> Activity:
+        header = self.scan(*self._header(node))
+        reads, modified = set(header.reads), set(header.modified)
+        for body in self._bodies(node):
+            activity = self.block(body)
+            reads |= activity.reads
+            modified |= activity.modified
+        if isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+            if isinstance(node, gast.FunctionDef):
+                self.scope.nested_functions.append(node)
+                nested = analyze_function(node)
+                reads |= nested.free_reads
+                self.scope.nested_free |= nested.free_reads
+            modified.add(qual_names.simple(node.name))
+        elif isinstance(node, (gast.Import, gast.ImportFrom)):
+            modified |= {qual_names.simple((a.asname or a.name).split('.')[0]) for a in node.names}
+        elif isinstance(node, gast.Global):
+            self.scope.globals |= set(node.names)
+        elif isinstance(node, gast.Nonlocal):
+            self.scope.nonlocals |= set(node.names)
+        elif isinstance(node, gast.Try):
+            modified |= {qual_names.simple(h.name.id) for h in node.handlers if h.name is not None}
+        elif isinstance(node, gast.AugAssign):
+            qn = qual_names.qn_of(node.target)
+            if qn is not None:
+                reads.add(qn.root)
+        self.scope.reads |= reads
+        self.scope.assigned |= {qn.text for qn in modified if qn.is_simple}
+        activity = Activity(frozenset(reads), frozenset(modified), frozenset(header.reads))
+        anno.setanno(node, anno.ACTIVITY, activity)
+        return activity
+
+    @staticmethod
+    def _header(node):
+        """Expressions a statement evaluates itself (not in its nested blocks)."""
+        if isinstance(node, (gast.If, gast.While)):
+            return [node.test, anno.getanno(node, anno.EXTRA_LOOP_TEST, None)]
+        if isinstance(node, gast.For):
+            return [node.iter, node.target, anno.getanno(node, anno.EXTRA_LOOP_TEST, None)]
+        if isinstance(node, gast.With):
+            return [part for item in node.items for part in (item.context_expr, item.optional_vars)]
+        if isinstance(node, gast.Try):
+            return [h.type for h in node.handlers]
+        if isinstance(node, gast.FunctionDef):
+            args = node.args
+            return node.decorator_list + args.defaults + [d for d in args.kw_defaults if d is not None]
+        if isinstance(node, gast.ClassDef):
+            return node.decorator_list + node.bases + [k.value for k in node.keywords]
+        return [node]
+
+    @staticmethod
+    def _bodies(node):
+        if isinstance(node, (gast.If, gast.While, gast.For)):
+            return [node.body, node.orelse]
+        if isinstance(node, gast.With):
+            return [node.body]
+        if isinstance(node, gast.Try):
+            return [node.body, node.orelse, node.finalbody] + [h.body for h in node.handlers]
+        return []
+
+
+def analyze_function(node) -> FunctionScope:
+    """Annotate every statement of function/lambda ``node`` with its Activity; returns its scope."""
+    scope = FunctionScope(node)
+    args = node.args
+    every_arg = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+    scope.params = {arg.id for arg in every_arg}
+    analyzer = _Analyzer(scope)
+    if isinstance(node, gast.Lambda):
+        scope.reads |= analyzer.scan(node.body).reads
+    else:
+        analyzer.block(node.body)
+    anno.setanno(node, anno.SCOPE, scope)
+    return scope

@@ -1,0 +1,54 @@
+"""Reaching definitions: which plain names may have been assigned before each statement.
+
+A name that no definition can reach at a statement is certainly undefined there; the control flow
+converter initializes such state variables with ``ag__.Undefined``. Loops feed their body's
+definitions back to their start. Requires activity annotations.
+
+>>> node = parse_str('def f(a):\\n    if a:\\n        b = 1\\n    c = b').body[0]
+>>> analyze(node); sorted(anno.getanno(node.body[1], anno.DEFINED_IN))
+['a', 'b']
+"""
+from typing import FrozenSet
+
+import gast
+
+from autograph_lite.pyct import anno
+
+
+def _assigned(node) -> FrozenSet[str]:
+    return frozenset(qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified if qn.is_simple)
+
+
+def _block(statements, defined: FrozenSet[str]) -> FrozenSet[str]:
+    for statement in statements:
+        anno.setanno(statement, anno.DEFINED_IN, defined)
+        defined = _statement(statement, defined)
+    return defined
+
+
+def _statement(node, defined: FrozenSet[str]) -> FrozenSet[str]:
+    after = defined | _assigned(node)
+    if isinstance(node, gast.If):
+        _block(node.body, defined)
+        _block(node.orelse, defined)
+    elif isinstance(node, (gast.While, gast.For)):
+        # A later iteration sees everything the body assigned in an earlier one.
+        _block(node.body, after)
+        _block(node.orelse, after)
+    elif isinstance(node, gast.Try):
+        _block(node.body, defined)
+        for handler in node.handlers:
+            _block(handler.body, after)
+        _block(node.orelse, after)
+        _block(node.finalbody, after)
+    elif isinstance(node, gast.With):
+        _block(node.body, after)
+    return after
+
+
+def analyze(function_node) -> None:
+    """Annotate each statement of the function (and nested functions) with DEFINED_IN."""
+    scope = anno.getanno(function_node, anno.SCOPE)
+    _block(function_node.body, frozenset(scope.params))
+    for nested in scope.nested_functions:
+        analyze(nested)

@@ -1,0 +1,101 @@
+"""Base class of the converters: a gast transformer that keeps origins and names unique.
+
+Statement lists go through ``visit_block`` (which flattens statements replaced by several), new
+nodes inherit the origin of the node they replace, and functions marked ``SKIP`` (nested generators,
+classes) are left exactly as written.
+"""
+from typing import List, Set
+
+import gast
+
+from autograph_lite.pyct import anno
+
+SKIP = 'skip_conversion'
+_BLOCK_FIELDS = ('body', 'orelse', 'finalbody')
+
+
+class Context:
+    """What all converters of one conversion share: the entity's names and a name generator."""
+
+    def __init__(self, node, filename: str):
+        self.filename = filename
+        self.always_live: Set[str] = set()  # generated names to treat as read at any time
+        self.used_names: Set[str] = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        self.used_names |= {n.name for n in gast.walk(node) if isinstance(n, gast.FunctionDef)}
+
+    def new_name(self, base: str) -> str:
+        """``base`` if unused, else ``base_1``, ``base_2``... (``break_1`` for ``break_``)."""
+        name, n = base, 0
+        while name in self.used_names:
+            n += 1
+            name = f'{base}{n}' if base.endswith('_') else f'{base}_{n}'
+        self.used_names.add(name)
+        return name
+
+
+def _propagate_origin(new, origin) -> None:
+    stack = list(new) if isinstance(new, list) else [new]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, gast.AST) or anno.hasanno(node, anno.ORIGIN):
+            continue
+        anno.setanno(node, anno.ORIGIN, origin)
+        stack.extend(gast.iter_child_nodes(node))
+
+
+def contains(nodes, kinds, stop_at=()) -> bool:
+    """True if a node of type ``kinds`` occurs in ``nodes``, not looking inside ``stop_at`` nodes."""
+    stack = list(nodes) if isinstance(nodes, list) else [nodes]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kinds):
+            return True
+        if isinstance(node, stop_at) or anno.hasanno(node, SKIP):
+            continue
+        stack.extend(gast.iter_child_nodes(node))
+    return False
+
+
+class Transformer(gast.NodeTransformer):
+    """Converter base: ``visit_block`` for statement lists, origin propagation, skipped nodes."""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def visit(self, node):
+        if anno.hasanno(node, SKIP):
+            return node
+        result = super().visit(node)
+        if result is not node and result is not None and anno.hasanno(node, anno.ORIGIN):
+            _propagate_origin(result, anno.getanno(node, anno.ORIGIN))
+        return result
+
+    def visit_block(self, statements: List[gast.stmt]) -> List[gast.stmt]:
+        out: List[gast.stmt] = []
+        for statement in statements:
+            result = self.visit(statement)
+            if result is None:
+                continue
+            out.extend(result if isinstance(result, list) else [result])
+        return out
+
+    def generic_visit(self, node):
+        for field in _BLOCK_FIELDS:
+            if isinstance(getattr(node, field, None), list):
+                setattr(node, field, self.visit_block(getattr(node, field)))
+        for field, value in gast.iter_fields(node):
+            if field in _BLOCK_FIELDS and isinstance(value, list):
+                continue
+            if isinstance(value, list):
+                new_values = []
+                for item in value:
+                    if not isinstance(item, gast.AST):
+                        new_values.append(item)  # e.g. the None key of `{**d}`
+                        continue
+                    result = self.visit(item)
+                    if result is not None:
+                        new_values.extend(result if isinstance(result, list) else [result])
+                value[:] = new_values
+            elif isinstance(value, gast.AST):
+                setattr(node, field, self.visit(value))
+        return node
