@@ -25,7 +25,7 @@ StaticDims = Optional[Tuple[Optional[int], ...]]  # None = not even the length i
 
 def _shape_infer(specs, attrs):
     shape = specs[0][1]
-    return [(attrs["out_type"], None if shape is None else (len(shape),))]
+    return [(attrs["out_type"], (None if shape is None else len(shape),))]
 
 
 SHAPE = register_op("Shape", ("input",), _shape_infer,
@@ -148,7 +148,7 @@ def shape_argument(value: Any, op_name: str, arg: str) -> Tuple[Tensor, StaticDi
     else:
         try:
             tensor = convert_to_tensor(value, dtypes.int32)
-        except TypeError:
+        except (TypeError, ValueError):
             raise TypeError(f"{op_name}: {arg} must be a list of ints or a 1-D int tensor, got {value!r}") from None
     _check_int_tensor(tensor, op_name, arg, 1)
     return tensor, (static_dims(tensor) if context.in_graph_mode() else None)
