@@ -221,6 +221,13 @@ def test_neutral_operations_disappear(expression):
     run_both(graph, np.array([[-0.0, np.nan, 2.5]], np.float32))
 
 
+def test_simplify_arithmetic_alone_forwards_operands_and_leaves_dead_ops_to_prune():
+    graph = trace(lambda x: rt.multiply(rt.identity(x), 1), (rt.int32, (2,)))
+    simplified = simplify_arithmetic(graph)
+    assert simplified.outputs[0] is simplified.inputs[0]
+    assert types(prune(simplified)) == ["Placeholder"]
+
+
 def test_integer_plus_zero_disappears_float_plus_zero_stays():
     assert types(optimize_graph(trace(lambda x: rt.add(x, 0), (rt.int32, (2,))))) == ["Placeholder"]
     graph = trace(lambda x: rt.add(x, 0.0), (rt.float32, (2,)))
