@@ -14,3 +14,4 @@ from runtime.ops import constant, convert_to_tensor
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, is_symbolic, is_tensor
 from runtime.control_flow import cond, while_loop
 from runtime.state import Variable
+from runtime.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
