@@ -123,3 +123,31 @@ def first_index_above_generated(values, limit):
     ag__.if_stmt(ag__.not_(do_return), if_body_2, else_body_2, get_state_2, set_state_2,
                  ('do_return', 'retval_'), 2)
     return ag__.return_value(retval_)
+
+
+def trace_and_run(fn, *args, unknown_dims=False):
+    """Trace ``fn`` on placeholders for its tensor arguments (Python args stay Python), then run the
+    graph on the arguments' values with both the reference interpreter and the compiled executor.
+
+    ``unknown_dims=True`` traces tensor arguments with every dim unknown (like TensorSpec([None]*rank)).
+    Returns (interpreter results, executor results, graph) as numpy values. Kept independent of
+    rt.Function so the operators can be tested on their own.
+    """
+    import numpy as np
+
+    import runtime as rt
+    from runtime import context, executor, interpreter, nest
+
+    graph = rt.FuncGraph("test_fn")
+    with context.graph_scope(graph):
+        traced_args = [graph.add_placeholder(a.dtype, (None,) * len(a.shape) if unknown_dims else a.shape,
+                                             name=f"arg{i}") if isinstance(a, rt.Tensor) else a
+                       for i, a in enumerate(args)]
+        result = fn(*traced_args)
+        flat = [rt.convert_to_tensor(v) for v in nest.flatten(result)]
+        graph.outputs = [graph._as_graph_tensor(t, "output", "value") if not isinstance(t, rt.SymbolicTensor)
+                         else t for t in flat]
+    arrays = [np.asarray(a) for a in args if isinstance(a, rt.Tensor)]
+    interpreted = interpreter.run_graph(graph, arrays)
+    compiled = executor.make_callable(graph)(*arrays)
+    return ([np.asarray(v) for v in interpreted], [np.asarray(v) for v in compiled], graph)

@@ -129,14 +129,14 @@ class _BranchTracer:
                     outputs.append(placeholder_like(first_value))
             elif first_kind == NO_RETURN:
                 raise _NeedsReturnPlaceholder(index, value)
-            elif first_kind == PASSTHROUGH or not is_stageable(value):
+            elif first_kind == PASSTHROUGH or not is_stageable(_unwrap(value)):
                 if value is not first_value:
                     raise _mismatch(name, which, value, first_value)
                 kinds.append(PASSTHROUGH)
             else:
                 is_partial = isinstance(value, PartialReturnValue) and not self._has_returned(which, raw)
-                value = value.value if isinstance(value, PartialReturnValue) else value
-                _check_same_dtype(name, which, value, first_value)
+                value = _unwrap(value)
+                _check_same_dtype(name, which, value, _unwrap(first_value))
                 kinds.append(PARTIAL if is_partial else first_kind)
                 outputs.append(value)
         self.kinds[which] = kinds
@@ -160,6 +160,10 @@ class _BranchTracer:
             else:
                 merged.append(output)
         return tuple(merged) + self.init[self.nouts:]
+
+
+def _unwrap(value: Any) -> Any:
+    return value.value if isinstance(value, PartialReturnValue) else value
 
 
 def _defined_in_one_branch(name: str, defined_in: bool) -> rt.errors.StateError:

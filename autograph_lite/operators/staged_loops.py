@@ -48,9 +48,11 @@ def staged_for(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body
 
 def _run(loop_test, loop_body, get_state, set_state, symbol_names, iterable, extra_test) -> None:
     init = tuple(get_state())
+    length = iterable.length() if iterable is not None else None
     hints: Dict[int, Any] = {}
     while True:  # retraced at most once per placeholder found
-        loop = _Loop(init, hints, loop_test, loop_body, get_state, set_state, symbol_names, iterable, extra_test)
+        loop = _Loop(init, hints, loop_test, loop_body, get_state, set_state, symbol_names, iterable, length,
+                     extra_test)
         try:
             outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(), loop_var_names=loop.loop_var_names)
         except _NeedsPlaceholder as retry:
@@ -62,12 +64,13 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, iterable, ext
 
 
 class _Loop:
-    def __init__(self, init, hints, loop_test, loop_body, get_state, set_state, symbol_names, iterable, extra_test):
+    def __init__(self, init, hints, loop_test, loop_body, get_state, set_state, symbol_names, iterable, length,
+                 extra_test):
         self.init, self.hints, self.names = init, hints, tuple(symbol_names)
         self.loop_test, self.loop_body, self.extra_test = loop_test, loop_body, extra_test
         self.get_state, self.set_state = get_state, set_state
         self.iterable = iterable
-        self.length = iterable.length() if iterable is not None else None
+        self.length = length
         self.offset = 0 if iterable is None else 1  # the hidden counter comes first
         self.loop_indices: List[int] = []
         self.partial = set()  # indices whose value is a PartialReturnValue inside and after the loop
