@@ -15,3 +15,5 @@ from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, is_s
 from runtime.control_flow import cond, while_loop
 from runtime.state import Variable
 from runtime.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
+from runtime import export
+from runtime.serialize import load, save

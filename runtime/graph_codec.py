@@ -12,6 +12,8 @@ tuple / list / dict   ``{"tuple": [...]}`` / ``{"list": [...]}`` / ``{"dict": {.
 numpy array / scalar  ``{"ndarray": "a3"}`` / ``{"scalar": "a4"}`` (key into the .npz arrays)
 FuncGraph (If/While)  ``{"graph": {...}}`` (nested)
 Variable              ``{"variable": 0}`` (index into the saved variables)
+TensorSpec            ``{"tensor_spec": {"dtype": "float32", "shape": [null, 3]}}``
+OutputRef             ``{"output": 2}`` (a function result: that graph output)
 ====================  =================================================
 
 Decoding rebuilds each graph op by op through ``Graph.create_op``, so shape/dtype inference re-checks
@@ -34,7 +36,7 @@ dtype('int32')
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 import numpy as np
 
@@ -42,8 +44,14 @@ from runtime import dtypes
 from runtime.errors import LoadError, SaveError
 from runtime.graph import FuncGraph, Graph
 from runtime.ops.registry import registered_ops
+from runtime.tensor import TensorSpec
 
 Arrays = Dict[str, np.ndarray]
+
+
+class OutputRef(NamedTuple):
+    """Stands for ``graph.outputs[index]`` inside a saved output structure."""
+    index: int
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -57,6 +65,10 @@ def _add_array(arrays: Arrays, value: np.ndarray) -> str:
 def encode_value(value: Any, arrays: Arrays, variable_index: Callable[[Any], int], where: str) -> Any:
     """The JSON form of an attr (or Python argument) value; ``SaveError`` naming ``where`` if unsupported."""
     def encode(v: Any) -> Any:
+        if isinstance(v, OutputRef):  # before tuple: it is a NamedTuple
+            return {"output": v.index}
+        if isinstance(v, TensorSpec):
+            return {"tensor_spec": {"dtype": v.dtype.name, "shape": _shape_json(v.shape)}}
         if isinstance(v, np.generic):  # before float: np.float64 is a float subclass but keeps its dtype
             return {"scalar": _add_array(arrays, np.asarray(v))}
         if v is None or isinstance(v, (bool, int, str)):
@@ -156,6 +168,16 @@ def decode_value(data: Any, arrays: Arrays, variables: List[Any], where: str,
             _expect(isinstance(body, int) and not isinstance(body, bool) and 0 <= body < len(variables),
                     f"{where}: refers to variable {body!r}, but {len(variables)} variable(s) were saved")
             return variables[body]
+        if tag == "output":
+            _expect(isinstance(body, int) and not isinstance(body, bool) and body >= 0, f"{where}: bad output {body!r}")
+            return OutputRef(body)
+        if tag == "tensor_spec":
+            _expect(isinstance(body, dict) and set(body) == {"dtype", "shape"}, f"{where}: bad tensor_spec {body!r}")
+            shape = body["shape"]
+            _expect(shape is None or isinstance(shape, list) and all(
+                d is None or isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape),
+                f"{where}: bad shape {shape!r}")
+            return TensorSpec(shape, dtypes.as_dtype(body["dtype"]))
         if tag == "graph":
             return decode_graph(body, arrays, variables, outer_graph=outer_graph)
         raise LoadError(f"{where}: unknown value tag {tag!r}")
