@@ -21,9 +21,24 @@ def newton_sqrt(a, tolerance=1e-6, max_steps=50):
     return x, steps
 
 
+def describe_graph(graph, indent=""):
+    """One line per op: ``name = Type(inputs) -> dtype[shape]``; If/While subgraphs indented below."""
+    lines = []
+    for op in graph.operations:
+        inputs = ", ".join(t.op.name for t in op.inputs)
+        outputs = ", ".join(f"{t.dtype.name}{list(t.shape) if t.shape is not None else '[...]'}"
+                            for t in op.outputs)
+        lines.append(f"{indent}{op.name} = {op.type}({inputs}) -> {outputs}")
+        for attr, value in op.attrs.items():
+            if isinstance(value, rt.Graph):
+                lines.append(f"{indent}  {attr}:")
+                lines.append(describe_graph(value, indent + "    "))
+    return "\n".join(lines)
+
+
 def main():
     graph_sqrt = ag.function(newton_sqrt)
-    a = rt.constant([0.0, 2.0, 9.0, 1e4])
+    a = rt.constant([2.0, 9.0, 0.25, 1e4])
 
     print("# Generated code (ag.to_code):")
     print(ag.to_code(newton_sqrt))
@@ -34,9 +49,9 @@ def main():
     print("numpy sqrt  ", np.sqrt(a.numpy()))
     print()
 
-    print("# Graph:")
     concrete = graph_sqrt.get_concrete_function(a)
-    print(concrete.graph.as_graph_def())
+    print("# Graph (the full GraphDef text: concrete.graph.as_graph_def(); a drawing: .to_dot()):")
+    print(describe_graph(concrete.graph))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ def main():
         rt.save(accumulate, directory)
         restored = rt.load(directory)
     print("restored call:", restored(rt.constant([7.0, 8.0])).numpy())
-    print("restored variables:", [v.numpy() for v in restored.variables])
+    print("restored variables:", [v.numpy().item() for v in restored.variables])
     print("original variables untouched:", total.numpy(), calls.numpy())
 
 
