@@ -1,0 +1,230 @@
+"""Public API: to_graph/convert, to_code, do_not_convert, function; caching; closures; errors."""
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+from autograph_lite import conversion
+from autograph_lite.pyct import parser
+
+COUNTER = 0
+
+
+def test_exports_exactly_the_design_names():
+    assert sorted(ag.__all__) == sorted(['function', 'to_code', 'to_graph', 'convert', 'do_not_convert',
+                                        'run_functions_eagerly', 'functions_run_eagerly',
+                                        'ConversionError'])
+    assert ag.convert is ag.to_graph
+
+
+def helper(x):
+    if x > 0:
+        return x * 2
+    return -x
+
+
+def uses_helper(values):
+    return [helper(v) for v in values] + [helper(values[0])]
+
+
+def test_converting_twice_returns_the_same_object():
+    assert ag.to_graph(helper) is ag.to_graph(helper)
+    assert ag.to_graph(ag.to_graph(helper)) is ag.to_graph(helper)
+
+
+def test_helpers_are_converted_once(monkeypatch):
+    def fresh_helper(x):
+        while x > 10:
+            x -= 10
+        return x
+
+    def caller(x):
+        return fresh_helper(x) + fresh_helper(x + 1)
+
+    parsed = []
+    real_parse = parser.parse_entity
+    monkeypatch.setattr(parser, 'parse_entity', lambda f: parsed.append(f.__name__) or real_parse(f))
+    converted = ag.to_graph(caller)
+    assert [converted(v) for v in (5, 25, 37)] == [11, 11, 15]
+    assert parsed == ['caller', 'fresh_helper']
+    assert conversion.is_converted(ag.to_graph(caller).__ag_converted__)
+
+
+def test_nested_function_recreated_each_call_reuses_the_converted_code(monkeypatch):
+    def outer(n):
+        def inner(x):
+            if x > n:
+                return n
+            return x
+        return inner(3)
+
+    parsed = []
+    real_parse = parser.parse_entity
+    monkeypatch.setattr(parser, 'parse_entity', lambda f: parsed.append(f.__name__) or real_parse(f))
+    converted = ag.to_graph(outer)
+    assert [converted(n) for n in (1, 5, 2)] == [1, 3, 2]
+    assert parsed == ['outer']   # inner is converted as part of outer
+
+
+def test_called_lambda_and_user_helper_are_converted(monkeypatch):
+    def apply(f, x):
+        return f(x)
+    double = lambda v: v * 2 if v > 0 else 0  # noqa: E731
+    calls = []
+    real_instantiate = conversion.instantiate
+    monkeypatch.setattr(conversion, 'instantiate', lambda f: calls.append(f.__name__) or real_instantiate(f))
+    assert ag.to_graph(apply)(double, 4) == 8
+    assert calls == ['apply', '<lambda>']
+
+
+def test_closures_stay_live_and_nonlocal_works():
+    scale = 2
+
+    def scaled(x):
+        return x * scale
+
+    converted = ag.to_graph(scaled)
+    assert converted(3) == 6
+    scale = 10
+    assert converted(3) == 30
+
+    total = 0
+
+    def accumulate(x):
+        nonlocal total
+        if x > 0:
+            total += x
+        return total
+
+    converted = ag.to_graph(accumulate)
+    assert [converted(v) for v in (1, -5, 4)] == [1, 1, 5]
+    assert total == 5
+
+
+def bump_counter(x):
+    global COUNTER
+    if x > 0:
+        COUNTER += x
+    return COUNTER
+
+
+def test_globals_are_the_original_module_globals():
+    global COUNTER
+    COUNTER = 0
+    converted = ag.to_graph(bump_counter)
+    assert converted(2) == 2 and converted(-1) == 2 and COUNTER == 2
+    assert 'ag__' not in globals()
+    assert '    global COUNTER\n' in ag.to_code(bump_counter)
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0
+
+    def add(self, x):
+        if x > 0:
+            self.total += x
+        else:
+            self.total -= 1
+        return self.total
+
+    def add_twice(self, x):
+        self.add(x)
+        return self.add(x)
+
+
+def test_methods_bound_and_called_from_converted_code():
+    acc = Accumulator()
+    add = ag.to_graph(acc.add)
+    assert add(3) == 3 and add(-3) == 2
+    assert ag.to_graph(Accumulator.add_twice)(acc, 5) == 12
+    assert 'self.total' in ag.to_code(Accumulator.add)
+
+
+def test_do_not_convert_functions_are_called_as_is(monkeypatch):
+    @ag.do_not_convert
+    def legacy(x):
+        if x:
+            return 1
+        return 0
+
+    def caller(x):
+        return legacy(x)
+
+    calls = []
+    real_instantiate = conversion.instantiate
+    monkeypatch.setattr(conversion, 'instantiate', lambda f: calls.append(f.__name__) or real_instantiate(f))
+    assert ag.to_graph(caller)(5) == 1
+    assert calls == ['caller']
+    assert ag.to_graph(legacy) is legacy
+
+
+def test_library_and_builtin_calls_are_not_converted(monkeypatch):
+    import json
+    import numpy as np
+
+    def caller(x):
+        return json.dumps([int(np.sum(x)), len(x), abs(-2), max(x)])
+
+    calls = []
+    real_instantiate = conversion.instantiate
+    monkeypatch.setattr(conversion, 'instantiate', lambda f: calls.append(f.__name__) or real_instantiate(f))
+    assert ag.to_graph(caller)([1, 2, 3]) == '[6, 3, 2, 3]'
+    assert calls == ['caller']
+
+
+def test_generator_helpers_run_unconverted():
+    def numbers(n):
+        for i in range(n):
+            yield i * i
+
+    def caller(n):
+        return sum(numbers(n))
+
+    assert ag.to_graph(caller)(4) == 14
+
+
+def test_function_decorator_with_and_without_parentheses():
+    @ag.function
+    def plain(x):
+        if x > 0:
+            return x
+        return -x
+
+    @ag.function(input_signature=[rt.TensorSpec([], rt.int32)])
+    def with_signature(x):
+        if x > 0:
+            return x
+        return -x
+
+    assert plain(rt.constant(-4)).numpy() == 4
+    assert with_signature(rt.constant(-5)).numpy() == 5
+    assert plain.python_function.__name__ == 'plain'
+
+
+def test_function_without_autograph_does_not_convert():
+    def python_if(x):
+        if x > 0:
+            return x
+        return -x
+    staged = ag.function(python_if, autograph=False)
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError):
+        staged(rt.constant(3))
+    assert ag.function(python_if)(rt.constant(3)).numpy() == 3
+
+
+def test_run_functions_eagerly_is_reexported():
+    assert ag.functions_run_eagerly() is False
+    ag.run_functions_eagerly(True)
+    try:
+        assert ag.functions_run_eagerly() is True
+    finally:
+        ag.run_functions_eagerly(False)
+
+
+def test_to_graph_rejects_non_functions():
+    with pytest.raises(ag.ConversionError, match='to_graph expects a Python function, method or lambda, got int'):
+        ag.to_graph(3)
+    with pytest.raises(ag.ConversionError, match='to_code expects a Python function, method or lambda, got '
+                                                 'builtin_function_or_method'):
+        ag.to_code(len)
+

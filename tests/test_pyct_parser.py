@@ -1,0 +1,91 @@
+"""Parsing live entities: functions, methods, nested functions, decorated functions, lambdas."""
+import functools
+
+import gast
+import pytest
+
+from autograph_lite import ConversionError
+from autograph_lite.errors import SourceUnavailableError
+from autograph_lite.pyct import anno, parser
+
+
+def decorate(f):
+    @functools.wraps(f)
+    def wrapper(*a):
+        return f(*a)
+    return wrapper
+
+
+class Counter:
+    def step(self, x):
+        if x:
+            return x
+        return -1
+
+
+def test_method_source_is_dedented():
+    node, filename = parser.parse_entity(Counter.step)
+    assert isinstance(node, gast.FunctionDef) and node.name == 'step'
+    assert filename == __file__
+
+
+def test_decorators_are_dropped_and_origins_point_at_the_file():
+    @decorate
+    def decorated(x):
+        return x
+    node, _ = parser.parse_entity(decorated.__wrapped__)
+    assert node.decorator_list == []
+    origin = anno.getanno(node.body[0], anno.ORIGIN)
+    assert origin.filename == __file__
+    assert origin.lineno == decorated.__wrapped__.__code__.co_firstlineno + 2
+    assert origin.source_line == 'return x'
+    assert origin.function_name == 'decorated'
+
+
+def test_nested_function_with_closure():
+    scale = 3
+
+    def inner(x):
+        return x * scale
+    node, _ = parser.parse_entity(inner)
+    assert node.name == 'inner'
+
+
+def test_multiline_string_less_indented_than_the_code():
+    def documented(x):
+        text = """
+no indentation here"""
+        return text, x
+    node, _ = parser.parse_entity(documented)
+    assert node.name == 'documented'
+    assert anno.getanno(node.body[1], anno.ORIGIN).source_line == 'return text, x'
+
+
+def test_lambda_found_among_other_code_on_its_line():
+    pairs = sorted([(1, 'b'), (0, 'a')], key=lambda p: p[0]); other = lambda q, r: q  # noqa: E702,E731
+    node, _ = parser.parse_entity(other)
+    assert isinstance(node, gast.Lambda) and [a.id for a in node.args.args] == ['q', 'r']
+    assert pairs[0] == (0, 'a')
+
+
+def test_lambdas_on_one_line_are_told_apart_by_their_code():
+    first, second = (lambda v: v + 1), (lambda v: v * 2)
+    node, _ = parser.parse_entity(second)
+    assert isinstance(node.body.op, gast.Mult)
+    assert first(1) == 2
+
+
+def test_lambdas_on_one_line_that_cannot_be_told_apart_are_a_clear_error():
+    k = 2
+    first, second = (lambda v: v + k), (lambda v: v * k)
+    with pytest.raises(ConversionError, match=r"cannot tell apart the 2 lambdas with arguments \['v'\] on one line"
+                       r"(.|\n)*Put each lambda on its own line"):
+        parser.parse_entity(first)
+    assert second(2) == 4
+
+
+def test_no_source_is_a_clear_error():
+    namespace = {}
+    exec('def made_by_exec(x):\n    return x\n', namespace)
+    with pytest.raises(SourceUnavailableError, match="'made_by_exec': its source code is not available"):
+        parser.parse_entity(namespace['made_by_exec'])
