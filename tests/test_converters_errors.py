@@ -119,7 +119,7 @@ def test_exception_in_user_code_names_the_user_file_and_line():
                 f'    File "{__file__}", line {line_of(divide, "q = a // b")}, in divide\n      q = a // b')
     assert expected in text
     if sys.version_info >= (3, 11):
-        assert info.value.__notes__ == [expected.lstrip()]
+        assert info.value.__notes__ == [expected]
 
 
 def outer_caller(a):
