@@ -36,7 +36,7 @@ dtype('int32')
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, List, NamedTuple, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
@@ -49,9 +49,22 @@ from runtime.tensor import TensorSpec
 Arrays = Dict[str, np.ndarray]
 
 
-class OutputRef(NamedTuple):
-    """Stands for ``graph.outputs[index]`` inside a saved output structure."""
-    index: int
+class OutputRef:
+    """Stands for ``graph.outputs[index]`` inside a saved output structure (a leaf, not a container)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __eq__(self, other):
+        return isinstance(other, OutputRef) and other.index == self.index
+
+    def __hash__(self):
+        return hash(("OutputRef", self.index))
+
+    def __repr__(self) -> str:
+        return f"OutputRef({self.index})"
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
@@ -65,7 +78,7 @@ def _add_array(arrays: Arrays, value: np.ndarray) -> str:
 def encode_value(value: Any, arrays: Arrays, variable_index: Callable[[Any], int], where: str) -> Any:
     """The JSON form of an attr (or Python argument) value; ``SaveError`` naming ``where`` if unsupported."""
     def encode(v: Any) -> Any:
-        if isinstance(v, OutputRef):  # before tuple: it is a NamedTuple
+        if isinstance(v, OutputRef):
             return {"output": v.index}
         if isinstance(v, TensorSpec):
             return {"tensor_spec": {"dtype": v.dtype.name, "shape": _shape_json(v.shape)}}
