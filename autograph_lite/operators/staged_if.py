@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Sequence
 
 import runtime as rt
 from autograph_lite.operators.logical import negated_operand, truth_value
-from autograph_lite.operators.staged_state import describe, dtype_of, is_stageable, placeholder_like
+from autograph_lite.operators.staged_state import describe, display_name, dtype_of, is_stageable, placeholder_like
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Kinds of a state variable at the end of one branch.
@@ -169,22 +169,22 @@ def _unwrap(value: Any) -> Any:
 def _defined_in_one_branch(name: str, defined_in: bool) -> rt.errors.StateError:
     branch, other = _BRANCH_NAMES[defined_in], _BRANCH_NAMES[not defined_in]
     return rt.errors.StateError(
-        f"'{name}' is defined only in the {branch} branch of a tensor-dependent if and is used after it; "
-        f"initialize it before the if (or assign it in the {other} branch too), so that it has a value "
+        f"{display_name(name)} is defined only in the {branch} branch of a tensor-dependent if and is used "
+        f"after it; initialize it before the if (or assign it in the {other} branch too), so that it has a value "
         "on both paths of the graph")
 
 
 def _mismatch(name: str, which: bool, value: Any, other_value: Any) -> rt.errors.StateError:
     return rt.errors.StateError(
-        f"'{name}' is {describe(value)} in the {_BRANCH_NAMES[which]} branch but {describe(other_value)} "
-        f"in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; both branches must leave it "
-        "a tensor (or number) of the same dtype and structure")
+        f"{display_name(name)} is {describe(value)} in the {_BRANCH_NAMES[which]} branch but "
+        f"{describe(other_value)} in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; both "
+        "branches must leave it a tensor (or number) of the same dtype and structure")
 
 
 def _check_same_dtype(name: str, which: bool, value: Any, other_value: Any) -> None:
     dtype, other_dtype = dtype_of(value), dtype_of(other_value)
     if dtype is not None and other_dtype is not None and dtype != other_dtype:
         raise rt.errors.StateError(
-            f"'{name}' has dtype {dtype.name} in the {_BRANCH_NAMES[which]} branch but dtype "
+            f"{display_name(name)} has dtype {dtype.name} in the {_BRANCH_NAMES[which]} branch but dtype "
             f"{other_dtype.name} in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; "
             "give it the same dtype in both (e.g. with rt.cast)")

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import runtime as rt
 from autograph_lite.operators.logical import truth_value
-from autograph_lite.operators.staged_state import describe, dtype_of, is_stageable, placeholder_like
+from autograph_lite.operators.staged_state import describe, display_name, dtype_of, is_stageable, placeholder_like
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 _COUNTER_NAME = "<loop counter>"
@@ -141,18 +141,18 @@ class _Loop:
                 if part is not None:
                     raise _NeedsPlaceholder(index, part)  # the for loop's target
                 raise rt.errors.StateError(
-                    f"'{name}' is defined inside a tensor-dependent loop but not before it, and is used after "
-                    f"the loop or in the next iteration; initialize it before the loop (the loop may run zero "
-                    f"times, and the graph needs a value of the same dtype and shape to start from)")
+                    f"{display_name(name)} is defined inside a tensor-dependent loop but not before it, and is "
+                    "used after the loop or in the next iteration; initialize it before the loop (the loop may "
+                    "run zero times, and the graph needs a value of the same dtype and shape to start from)")
             if isinstance(before, UndefinedReturnValue):
                 if not isinstance(value, UndefinedReturnValue):
                     raise _NeedsPlaceholder(index, value.value if isinstance(value, PartialReturnValue) else value)
                 continue
             if value is not before:
                 raise rt.errors.StateError(
-                    f"'{name}' is {describe(before)} before a tensor-dependent loop but {describe(value)} after "
-                    f"an iteration; a loop variable must keep its dtype and structure, so initialize it before "
-                    f"the loop with a value of the kind the loop assigns")
+                    f"{display_name(name)} is {describe(before)} before a tensor-dependent loop but "
+                    f"{describe(value)} after an iteration; a loop variable must keep its dtype and structure, "
+                    "so initialize it before the loop with a value of the kind the loop assigns")
 
     def _loop_output(self, index: int, value: Any, loop_var: Any) -> Any:
         name = self.names[index]
@@ -160,13 +160,13 @@ class _Loop:
             value = value.value
         if isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value):
             raise rt.errors.StateError(
-                f"'{name}' is {describe(loop_var)} before a tensor-dependent loop but {describe(value)} after an "
-                "iteration; a loop variable must keep its dtype and structure")
+                f"{display_name(name)} is {describe(loop_var)} before a tensor-dependent loop but "
+                f"{describe(value)} after an iteration; a loop variable must keep its dtype and structure")
         dtype, loop_dtype = dtype_of(value), dtype_of(loop_var)
         if dtype is not None and loop_dtype is not None and dtype != loop_dtype:
             raise rt.errors.StateError(
-                f"'{name}' has dtype {loop_dtype.name} before a tensor-dependent loop but dtype {dtype.name} "
-                f"after an iteration; a loop variable must keep its dtype: initialize it with a "
+                f"{display_name(name)} has dtype {loop_dtype.name} before a tensor-dependent loop but dtype "
+                f"{dtype.name} after an iteration; a loop variable must keep its dtype: initialize it with a "
                 f"{dtype.name} value (e.g. 0.0 instead of 0) or convert with rt.cast")
         return value
 

@@ -68,3 +68,10 @@ def placeholder_like(value: Any) -> Any:
         shape = () if value.shape is None else tuple(0 if dim is None else dim for dim in value.shape)
         return rt.zeros(shape, value.dtype)
     return rt.zeros((), dtype_of(value))
+
+
+def display_name(symbol_name: str) -> str:
+    """How error messages refer to a state variable: quoted, or 'the return value' for ``retval_``."""
+    if symbol_name.startswith("retval_"):
+        return "the return value"
+    return f"'{symbol_name}'"
