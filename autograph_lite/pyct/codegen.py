@@ -23,9 +23,9 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
 
-    def __init__(self, origins: List[Optional[Origin]]):
-        super().__init__()
-        self._origins = origins
+    def __init__(self, origins: Optional[List[Optional[Origin]]] = None, **kwargs):
+        super().__init__(**kwargs)   # the stdlib re-instantiates it (with kwargs) for f-strings
+        self._origins = origins or [None]
         self._current: Optional[Origin] = None
         self._line = 1
         self.line_origins: List[Optional[Origin]] = []
