@@ -78,6 +78,7 @@ class Function:
         self._traced_python_function: Optional[Callable] = None
         self._cache: Dict[Any, ConcreteFunction] = {}  # key -> concrete function able to run it
         self._traces: List[Tuple[Any, ConcreteFunction]] = []  # (trace key, concrete), in trace order
+        self._tracing_count = 0
         self._in_progress: Dict[Any, threading.Event] = {}
         self._lock = threading.RLock()
         self._calls = 0
@@ -177,6 +178,7 @@ class Function:
             with self._lock:
                 self._cache[key] = self._cache[trace_key] = concrete
                 self._traces.append((trace_key, concrete))
+                self._tracing_count += 1
                 self._note_trace(key)
         finally:
             with self._lock:
@@ -203,7 +205,6 @@ class Function:
     def _trace(self, key: Tuple[Any, ...], values: Tuple[Any, ...]) -> ConcreteFunction:
         graph = FuncGraph(self._name)
         names = self._parameter_names()
-        keep_alive: List[Any] = []
         with context.graph_scope(graph):
             inputs = [signature.substitute_placeholders(v, e, graph, n) for v, e, n in zip(values, key, names)]
             args, kwargs = self._call_arguments(inputs)
@@ -214,8 +215,22 @@ class Function:
         builder = signature.KeyBuilder()
         for value in values:
             builder.key(value)
-        keep_alive.extend(builder.variables)
-        return ConcreteFunction(graph, self._name, names, tuple(values), key, keep_alive)
+        keep_alive = list(builder.variables)  # ids in the key must stay unique while the trace lives
+        for obj in builder.by_identity:
+            try:
+                weakref.finalize(obj, _forget_identity, weakref.ref(self), id(obj))
+            except TypeError:  # cannot be weakly referenced: hold it, so its id is never reused
+                keep_alive.append(obj)
+        shown = tuple(signature.display_value(v, e) for v, e in zip(values, key))
+        return ConcreteFunction(graph, self._name, names, shown, key, keep_alive)
+
+    def _forget(self, object_id: int) -> None:
+        """Drop the traces keyed by an unhashable argument object that no longer exists."""
+        entry = (signature.IDENTITY, object_id)
+        with self._lock:
+            for key in [k for k in self._cache if signature.contains(k, entry)]:
+                del self._cache[key]
+            self._traces = [(k, c) for k, c in self._traces if not signature.contains(k, entry)]
 
     def _call_arguments(self, values: List[Any]) -> Tuple[List[Any], Dict[str, Any]]:
         args: List[Any] = []
@@ -277,7 +292,7 @@ class Function:
 
     def experimental_get_tracing_count(self) -> int:
         """How many graphs this function has traced."""
-        return len(self._traces)
+        return self._tracing_count
 
     @property
     def concrete_functions(self) -> List[ConcreteFunction]:
@@ -309,6 +324,12 @@ class Function:
                     self._bound[id(instance)] = bound
                     _forget_when_collected(instance, self._bound)
         return bound
+
+
+def _forget_identity(function_ref: "weakref.ref[Function]", object_id: int) -> None:
+    function = function_ref()
+    if function is not None:
+        function._forget(object_id)
 
 
 def _forget_when_collected(instance: Any, bound: Dict[int, Function]) -> None:

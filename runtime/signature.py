@@ -178,3 +178,37 @@ def spec_structure(value: Any, entry: Any, name: str) -> Any:
     if isinstance(value, dict) and has_tensors(entry):
         return {k: spec_structure(value[k], e, name) for k, e in entry[1]}
     return value
+
+
+class _Shown:
+    """Stands in for an argument held only weakly: shows like it, without keeping it alive."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def display_value(value: Any, entry: Any) -> Any:
+    """``value`` for showing in signatures, with objects keyed by identity replaced by their repr."""
+    if type(entry) is tuple and len(entry) == 2 and entry[0] is IDENTITY:
+        return _Shown(repr(value))
+    if isinstance(value, (list, tuple)) and type(entry) is tuple and len(entry) == 2 and \
+            type(entry[1]) is tuple and len(entry[1]) == len(value):
+        items = [display_value(v, e) for v, e in zip(value, entry[1])]
+        return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
+    if isinstance(value, dict) and type(entry) is tuple and len(entry) == 2 and type(entry[1]) is tuple:
+        return {k: display_value(value[k], e) for k, e in entry[1]}
+    return value
+
+
+def contains(key: Any, entry: Any) -> bool:
+    """True if the marker entry ``entry`` (e.g. ``(IDENTITY, id)``) occurs anywhere inside ``key``."""
+    if type(key) is not tuple:
+        return False
+    if len(key) == 2 and key[0] is entry[0] and key[1] == entry[1]:
+        return True
+    return any(contains(item, entry) for item in key)
