@@ -1,0 +1,271 @@
+"""Every state error of staged control flow, end to end: exact type, the variable, the fix, the dtypes,
+and the user's own file and line (the "in user code" note the api attaches)."""
+import inspect
+
+import numpy as np
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+
+
+def full_message(error):
+    return "\n".join([str(error), *getattr(error, "__notes__", [])])
+
+
+def line_of(function, text):
+    """The file line number of the first line of ``function`` containing ``text``."""
+    lines, first = inspect.getsourcelines(getattr(function, "python_function", function))
+    for offset, line in enumerate(lines):
+        if text in line:
+            return first + offset
+    raise AssertionError(f"{text!r} not in {function}")
+
+
+def raises(error_type, function, args, *fragments, at=None):
+    """Call ``function(*args)``; it must raise ``error_type`` whose message has every fragment and, when
+    ``at`` is given, points at the user's line containing ``at``."""
+    with pytest.raises(error_type) as info:
+        function(*args)
+    message = full_message(info.value)
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in:\n{message}"
+    if at is not None:
+        assert f'File "{__file__}", line {line_of(function, at)}' in message, message
+    return message
+
+
+@ag.function
+def defined_only_in_if(x):
+    if x > 0:
+        y = x * 2
+    return y
+
+
+@ag.function
+def defined_only_in_else(x):
+    if x > 0:
+        pass
+    else:
+        y = -x
+    return y
+
+
+def test_variable_defined_only_in_if_branch():
+    raises(rt.errors.StateError, defined_only_in_if, (rt.constant(1),),
+           "'y' is defined only in the if branch of a tensor-dependent if", "initialize it before the if",
+           at="if x > 0:")
+
+
+def test_variable_defined_only_in_else_branch():
+    raises(rt.errors.StateError, defined_only_in_else, (rt.constant(1),),
+           "'y' is defined only in the else branch", "initialize it before the if", at="if x > 0:")
+
+
+def test_same_code_on_python_values_behaves_like_python():
+    assert ag.to_graph(defined_only_in_if.python_function)(3) == 6
+
+
+@pytest.mark.xfail(strict=True, reason="a converted `return y` hands back Undefined('y') instead of raising: "
+                                       "the api wrapper does not check the returned value yet")
+def test_returning_an_undefined_variable_on_python_values_raises_like_python():
+    with pytest.raises(UnboundLocalError):
+        ag.to_graph(defined_only_in_if.python_function)(-3)
+
+
+@ag.function
+def local_to_branch(x):
+    if x > 0:
+        tmp = x * 2
+        x = tmp + 1
+    return x
+
+
+def test_variable_used_only_inside_its_branch_is_fine():
+    assert local_to_branch(rt.constant(2)).numpy() == 5
+    assert local_to_branch(rt.constant(-2)).numpy() == -2
+
+
+@ag.function
+def branch_dtypes_differ(x):
+    if x > 0:
+        y = 1
+    else:
+        y = 2.5
+    return y
+
+
+def test_branches_disagree_on_dtype():
+    raises(rt.errors.StateError, branch_dtypes_differ, (rt.constant(1),),
+           "'y' has dtype float32 in the else branch but dtype int32 in the if branch", "rt.cast", at="if x > 0:")
+
+
+@ag.function
+def returns_differ(x):
+    if x > 0:
+        return 1
+    else:
+        return 2.5
+
+
+def test_return_values_disagree_on_dtype():
+    raises(rt.errors.StateError, returns_differ, (rt.constant(1),),
+           "the return value has dtype float32 in the else branch but dtype int32 in the if branch")
+
+
+@ag.function
+def returns_on_one_path(x):
+    if x > 0:
+        return x
+
+
+def test_return_in_one_branch_only():
+    raises(rt.errors.StateError, returns_on_one_path, (rt.constant(1),),
+           "a return inside a tensor-dependent if or loop must return a value on every path")
+
+
+@ag.function
+def returns_after_if(x):
+    if x > 0:
+        return x * 10
+    return -x
+
+
+def test_return_in_one_branch_completed_after_the_if_is_fine():
+    assert returns_after_if(rt.constant(2)).numpy() == 20
+    assert returns_after_if(rt.constant(-3)).numpy() == 3
+
+
+@ag.function
+def none_in_one_branch(x):
+    y = None
+    if x > 0:
+        y = x
+    return y
+
+
+def test_none_in_one_branch():
+    raises(rt.errors.StateError, none_in_one_branch, (rt.constant(1),),
+           "'y' is None in the else branch but a tensor of dtype int32 and shape () in the if branch")
+
+
+@ag.function
+def loop_var_undefined_before(n):
+    i = 0
+    while i < n:
+        last = i
+        i += 1
+    return last
+
+
+def test_loop_variable_undefined_before_loop():
+    raises(rt.errors.StateError, loop_var_undefined_before, (rt.constant(3),),
+           "'last' is defined inside a tensor-dependent loop but not before it", "initialize it before the loop",
+           at="while i < n:")
+
+
+@ag.function
+def loop_var_changes_dtype(n):
+    x = 0
+    i = 0
+    while i < n:
+        x = rt.cast(x, rt.float32) + 0.5
+        i += 1
+    return x
+
+
+def test_loop_variable_changes_dtype():
+    message = raises(rt.errors.StateError, loop_var_changes_dtype, (rt.constant(3),), "'x'", "int32", "float32",
+                     at="while i < n:")
+    assert "keep its dtype" in message
+
+
+@ag.function
+def loop_var_changes_shape(n):
+    x = rt.zeros([1])
+    i = 0
+    while i < n:
+        x = rt.concat([x, x], 0)
+        i += 1
+    return x
+
+
+def test_loop_variable_changes_shape():
+    raises(rt.errors.StateError, loop_var_changes_shape, (rt.constant(3),), "'x'", "shape", at="while i < n:")
+
+
+@ag.function
+def loop_var_changes_structure(n):
+    pair = (0, 0)
+    i = 0
+    while i < n:
+        pair = (i, i, i)
+        i += 1
+    return pair
+
+
+def test_loop_variable_changes_structure():
+    raises(rt.errors.StateError, loop_var_changes_structure, (rt.constant(3),), "'pair'", "structure")
+
+
+@ag.function
+def none_loop_var(n):
+    found = None
+    i = 0
+    while i < n:
+        found = i
+        i += 1
+    return found
+
+
+def test_none_loop_variable_becomes_tensor():
+    raises(rt.errors.StateError, none_loop_var, (rt.constant(3),),
+           "'found' is None before a tensor-dependent loop but a tensor of dtype int32",
+           "initialize it before the loop")
+
+
+@ag.function
+def ambiguous_condition(x):
+    if x > 0:
+        x = x + 1
+    return x
+
+
+def test_condition_with_many_elements():
+    raises(ValueError, ambiguous_condition, (rt.constant([1, 2]),), "ambiguous", "rt.reduce_any",
+           at="if x > 0:")
+
+
+@ag.do_not_convert
+def unconverted_relu(x):
+    if x > 0:
+        return x
+    return 0
+
+
+@ag.function
+def calls_unconverted(x):
+    return unconverted_relu(x)
+
+
+def test_symbolic_tensor_in_unconverted_python_control_flow():
+    raises(rt.errors.OperatorNotAllowedInGraphError, calls_unconverted, (rt.constant(1),), "Python bool")
+
+
+@ag.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+def length_of_unknown(x):
+    return len(x)
+
+
+def test_len_of_unknown_dimension():
+    raises(rt.errors.OperatorNotAllowedInGraphError, length_of_unknown, (rt.constant([1.0]),),
+           "first dimension is unknown", "rt.shape(x)[0]", at="return len(x)")
+
+
+def test_supported_constructs_never_use_a_symbolic_tensor_as_python_bool():
+    from test_staged_control_flow import collatz_steps, count_matches, sum_of_odds_below
+
+    for function, args in [(collatz_steps, (rt.constant(7),)), (sum_of_odds_below, (rt.constant(5),)),
+                           (count_matches, (rt.constant([1, 2]), rt.constant(2)))]:
+        result = function(*args)
+        assert isinstance(result, rt.Tensor) and np.asarray(result).shape == ()
