@@ -373,3 +373,35 @@ def test_methods_with_tensor_control_flow():
     counter = Counter(3)
     check(counter.count_to, (rt.constant(10),), 4)
     check(counter.count_to, (rt.constant(0),), 0)
+
+
+@ag.function
+def steps_to_reach(x):
+    total = 0
+    steps = 0
+    while total < 10:  # a Python comparison on the first test, a tensor one once total is a tensor
+        total = total + x
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("x, expected", [(1, 10), (3, 4), (10, 1), (25, 1)])
+def test_while_test_that_becomes_a_tensor_is_staged_from_there(x, expected):
+    check(steps_to_reach, (rt.constant(x),), expected)
+    assert op_types(steps_to_reach, rt.constant(x)).count("While") == 1  # iterations 2.. are one While op
+
+
+@ag.function
+def sum_until_threshold(x):
+    total = x * 0
+    for weight in [1, 2, 3, 4]:
+        if total > 5:
+            break
+        total += x * weight
+    return total
+
+
+@pytest.mark.parametrize("x, expected", [(0, 0), (1, 6), (2, 6), (10, 10)])
+def test_python_list_loop_with_tensor_dependent_break(x, expected):
+    check(sum_until_threshold, (rt.constant(x),), expected)
+    assert "While" not in op_types(sum_until_threshold, rt.constant(x))
