@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import importlib.util
 import inspect
 import re
@@ -60,8 +61,8 @@ def load_function(target: str) -> Callable:
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):
-            defined = sorted(n for n, v in vars(module).items()
-                             if inspect.isfunction(v) and v.__module__ == module_name)
+            defined = sorted(n for n, v in vars(module).items() if not n.startswith("_") and callable(v)
+                             and getattr(v, "__module__", None) == module_name and not inspect.isclass(v))
             raise UsageError(f"{path_text} defines no function {attribute!r}"
                              + (f"; it defines: {', '.join(defined)}" if defined else ""))
         value = getattr(value, part)
@@ -134,24 +135,56 @@ def example_value(spec: Any, dim_size: int, seed: int = 0):
 def run_to_code(args, out: TextIO) -> int:
     import autograph_lite as ag
     function = load_function(args.target)
-    code = ag.to_code(function)
-    if args.annotate:
-        from autograph_lite.cli_annotate import annotate
-        code = annotate(function, code)
+    code = annotated_code(function) if args.annotate else ag.to_code(function)
     out.write(code if code.endswith("\n") else code + "\n")
     return 0
 
 
-def _concrete_function(args):
+def annotated_code(function: Callable) -> str:
+    """The generated code with ``# line N: <original line>`` above each block that came from line N.
+
+    >>> def f(x):
+    ...     return x and 1
+    >>> print(annotated_code(f), end='')  # doctest: +ELLIPSIS
+    # converted from ...; '# line N' comments point into it
+    def f(x):
+        # line 2: return x and 1
+        return ag__.and_(lambda: x, lambda: 1)
+    """
+    from autograph_lite import conversion
+    from autograph_lite.api import _plain_function
+    from autograph_lite.pyct import origin_info
+    converted = conversion.convert_code(_plain_function(function, "to-code --annotate"))
+    source_lines = converted.source.rstrip("\n").split("\n")
+    origins = [origin_info.lookup(converted.filename, number + 2)  # line 1 is the compiled factory's header
+               for number in range(len(source_lines))]
+    # lines the converter adds for the function as a whole point at its 'def': nothing to show there
+    origins = [None if o is None or o.source_line.startswith(("def ", "async def ", "@")) else o for o in origins]
+    known = [o for o in origins if o is not None]
+    lines = [f"# converted from {known[0].filename}; '# line N' comments point into it"] if known else []
+    previous = None
+    for line, origin in zip(source_lines, origins):
+        if line.strip() and origin is not None:
+            if origin != previous:
+                indent = line[:len(line) - len(line.lstrip())]
+                lines.append(f"{indent}# line {origin.lineno}: {origin.source_line}")
+            previous = origin
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _python_function(function: Callable) -> Callable:
+    """The plain Python function, also when FILE.py decorated it with ag.function."""
+    return getattr(function, "python_function", function)
+
+
+def run_graph(args, out: TextIO, err: TextIO) -> int:
     import autograph_lite as ag
-    function = load_function(args.target)
+    function = _python_function(load_function(args.target))
     specs = [parse_spec(s) for s in args.spec]
     _check_arity(function, args.target.rpartition(":")[2], specs)
-    return function, specs, ag.function(function).get_concrete_function(*specs)
-
-
-def run_graph(args, out: TextIO) -> int:
-    _, _, concrete = _concrete_function(args)
+    with contextlib.redirect_stdout(err):  # the function's own prints while tracing must not mix with the graph
+        concrete = ag.function(function).get_concrete_function(*specs)
     graph = concrete.graph
     out.write(graph.to_dot() if args.dot else str(graph.as_graph_def()).rstrip("\n") + "\n")
     return 0
@@ -164,10 +197,12 @@ class ProgressBar:
         self.label, self.total, self.stream, self.width = label, total, stream, width
 
     def update(self, done: int) -> None:
+        interactive = getattr(self.stream, "isatty", lambda: False)()
+        if not interactive and done != self.total:
+            return  # a log file gets the finished bar only, not every redraw
         filled = self.width * done // self.total
-        self.stream.write(f"\r{self.label:<6} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total}")
-        if done == self.total:
-            self.stream.write("\n")
+        bar = f"{self.label:<6} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total}"
+        self.stream.write(("\r" if interactive else "") + bar + ("\n" if done == self.total else ""))
         self.stream.flush()
 
 
@@ -186,7 +221,7 @@ def _time_calls(label: str, call: Callable[[], Any], number: int, stream: TextIO
 
 def run_bench(args, out: TextIO, err: TextIO) -> int:
     import autograph_lite as ag
-    function = load_function(args.target)
+    function = _python_function(load_function(args.target))
     specs = [parse_spec(s) for s in args.spec]
     _check_arity(function, args.target.rpartition(":")[2], specs)
     if args.number < 1:
@@ -194,7 +229,8 @@ def run_bench(args, out: TextIO, err: TextIO) -> int:
     values = [example_value(spec, args.dim_size, seed=i) for i, spec in enumerate(specs)]
     graph_function = ag.function(function)
     start = time.perf_counter()
-    graph_function(*values)  # the first call traces; timed separately, as it happens once
+    with contextlib.redirect_stdout(err):  # keep trace-time prints out of the report
+        graph_function(*values)  # the first call traces; timed separately, as it happens once
     trace_seconds = time.perf_counter() - start
     eager = _time_calls("eager", lambda: function(*values), args.number, err)
     graph = _time_calls("graph", lambda: graph_function(*values), args.number, err)
@@ -233,7 +269,7 @@ def main(argv: Optional[Sequence[str]] = None, out: TextIO = None, err: TextIO =
         if args.command == "to-code":
             return run_to_code(args, out)
         if args.command == "graph":
-            return run_graph(args, out)
+            return run_graph(args, out, err)
         return run_bench(args, out, err)
     except UsageError as error:
         err.write(f"autograph-lite: error: {error}\n")
