@@ -276,5 +276,6 @@ def main(argv: Optional[Sequence[str]] = None, out: TextIO = None, err: TextIO =
         return EXIT_USAGE
     except Exception as error:  # the user's function failed: show its message, not our stack
         first, *rest = str(error).splitlines() or [""]
+        rest += [line for note in getattr(error, "__notes__", ()) for line in str(note).splitlines()]
         err.write(f"autograph-lite: {type(error).__name__}: {first}\n" + "".join(f"{line}\n" for line in rest))
         return EXIT_USER_CODE
