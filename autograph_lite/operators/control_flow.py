@@ -80,18 +80,21 @@ def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: 
 
 
 def _python_for_with_extra_test(iterable, extra_test, loop_body, get_state, set_state, symbol_names) -> None:
+    go_on = extra_test()
     iterator = iter(iterable)
-    while True:
-        go_on = extra_test()
-        if isinstance(go_on, SymbolicTensor):
-            break
+    if not isinstance(go_on, SymbolicTensor):
         if not go_on:
             return
-        try:
-            target = next(iterator)
-        except StopIteration:
+        # The next element is taken only after extra_test passed, as Python's for + break does.
+        for target in iterator:
+            loop_body(target)
+            go_on = extra_test()
+            if isinstance(go_on, SymbolicTensor):
+                break
+            if not go_on:
+                return
+        else:
             return
-        loop_body(target)
     # A tensor-dependent break/return happened: every remaining iteration runs only if it did not.
     for target in iterator:
         if_stmt(extra_test(), lambda target=target: loop_body(target), _nothing,

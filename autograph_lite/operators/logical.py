@@ -25,36 +25,36 @@ Operand = Callable[[], Any]
 last_negation: tuple = (None, None)
 
 
-def and_(*operands: Operand) -> Any:
+def and_(left: Operand, right: Operand, *more: Operand) -> Any:
     """``a and b and ...``: the first falsy operand, else the last one (tensors: logical_and).
 
     >>> and_(lambda: 1, lambda: 'b')
     'b'
     """
-    last = len(operands) - 1
-    for position, operand in enumerate(operands):
-        value = operand()
-        if isinstance(value, SymbolicTensor) and position < last:
-            rest = operands[position + 1:]
-            return rt.cond(truth_value(value), lambda: _as_bool(and_(*rest)), lambda: False)
-        if position == last or not value:
-            return value
+    value = left()
+    if isinstance(value, SymbolicTensor):
+        return rt.cond(truth_value(value), lambda: _as_bool(_chain(and_, right, more)), lambda: False)
+    if not value:
+        return value
+    return right() if not more else and_(right, *more)
 
 
-def or_(*operands: Operand) -> Any:
+def or_(left: Operand, right: Operand, *more: Operand) -> Any:
     """``a or b or ...``: the first truthy operand, else the last one (tensors: logical_or).
 
     >>> or_(lambda: 0, lambda: '', lambda: None) is None
     True
     """
-    last = len(operands) - 1
-    for position, operand in enumerate(operands):
-        value = operand()
-        if isinstance(value, SymbolicTensor) and position < last:
-            rest = operands[position + 1:]
-            return rt.cond(truth_value(value), lambda: True, lambda: _as_bool(or_(*rest)))
-        if position == last or value:
-            return value
+    value = left()
+    if isinstance(value, SymbolicTensor):
+        return rt.cond(truth_value(value), lambda: True, lambda: _as_bool(_chain(or_, right, more)))
+    if value:
+        return value
+    return right() if not more else or_(right, *more)
+
+
+def _chain(operator: Callable[..., Any], right: Operand, more: tuple) -> Any:
+    return operator(right, *more) if more else right()
 
 
 def not_(value: Any) -> Any:
