@@ -11,6 +11,7 @@ from runtime.dtypes import (bool, float16, float32, float64, int8, int16, int32,
 from runtime.graph import FuncGraph, Graph, Operation
 from runtime.ops import *  # noqa: F401,F403
 from runtime.ops import constant, convert_to_tensor
+from runtime.ops import debugging, random  # namespaces: rt.debugging.assert_equal, rt.random.uniform
 from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, is_symbolic, is_tensor
 from runtime.control_flow import cond, while_loop
 from runtime.state import Variable

@@ -1,6 +1,6 @@
 """Reshaping and converting one tensor: cast, identity, reshape, transpose, expand_dims, squeeze, tile.
 
->>> reshape(constant([1, 2, 3, 4]), [2, -1])
+>>> reshape([1, 2, 3, 4], [2, -1])
 Tensor([[1 2]
  [3 4]], shape=(2, 2), dtype=int32)
 """
@@ -31,7 +31,7 @@ CAST = register_op("Cast", ("x",), lambda specs, attrs: [(attrs["dtype"], specs[
 def cast(x: Any, dtype: Any) -> Tensor:
     """``x`` converted to ``dtype``; always an op, even when the dtype already matches.
 
-    >>> cast(constant([1.7, -1.7]), int32)
+    >>> cast([1.7, -1.7], "int32")
     Tensor([ 1 -1], shape=(2,), dtype=int32)
     """
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)

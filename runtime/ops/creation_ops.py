@@ -1,7 +1,7 @@
 """Ops that make new tensors from a shape or a value: fill, zeros, ones, zeros_like, ones_like,
 eye, range.
 
->>> zeros([2], int32)
+>>> zeros([2], "int32")
 Tensor([0 0], shape=(2,), dtype=int32)
 """
 from __future__ import annotations
@@ -65,16 +65,16 @@ def zeros(shape: Any, dtype: Any = dtypes.float32) -> Tensor:
 def ones(shape: Any, dtype: Any = dtypes.float32) -> Tensor:
     """A tensor of ``shape`` filled with ones.
 
-    >>> ones([2], int32)
+    >>> ones([2], "int32")
     Tensor([1 1], shape=(2,), dtype=int32)
     """
     return fill(shape, convert_to_tensor(1, dtype))
 
 
 ZEROS_LIKE = register_op("ZerosLike", ("x",), lambda specs, attrs: [specs[0]], np.zeros_like,
-                         doc="Zeros with the shape and dtype of x.")
+                         doc="Zeros with the shape and dtype of x.", shape_only=True)
 ONES_LIKE = register_op("OnesLike", ("x",), lambda specs, attrs: [specs[0]], np.ones_like,
-                        doc="Ones with the shape and dtype of x.")
+                        doc="Ones with the shape and dtype of x.", shape_only=True)
 
 
 def _like(op_def, input: Any, dtype: Any) -> Tensor:  # noqa: A002
@@ -118,7 +118,7 @@ def eye(num_rows: Any, num_columns: Optional[Any] = None, dtype: Any = dtypes.fl
 
     Its size must be known while tracing, so in a graph it is a constant.
 
-    >>> eye(2, dtype=int32)
+    >>> eye(2, dtype="int32")
     Tensor([[1 0]
      [0 1]], shape=(2, 2), dtype=int32)
     """

@@ -4,7 +4,7 @@
 Each check is a stateful ``Assert`` op: it always runs (even if nothing uses its result) and raises
 ``rt.errors.InvalidArgumentError`` with the message and the offending values when the condition is false.
 
->>> assert_less(constant([1, 2]), 3)
+>>> assert_less(convert_to_tensor([1, 2]), 3)
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def Assert(condition: Any, data: Sequence[Any], name: Optional[str] = None) -> N
     """Fail with ``InvalidArgumentError`` listing ``data`` (strings and tensors) unless ``condition``
     (a bool tensor; all elements must be true) holds when the op runs.
 
-    >>> Assert(constant(True), ["never shown"])
+    >>> Assert(convert_to_tensor(True), ["never shown"])
     """
     condition = convert_to_tensor(condition)
     if condition.dtype != dtypes.bool:
@@ -53,7 +53,7 @@ def Assert(condition: Any, data: Sequence[Any], name: Optional[str] = None) -> N
     apply_op(ASSERT, (condition, *tensors), {"template": template}, name=name)
 
 
-def _declare_assert(compare: Callable, symbol: str, name: str):
+def _declare_assert(compare: Callable, symbol: str, name: str, example: str):
     def check(x: Any, y: Any, message: Optional[str] = None) -> None:
         x, y = convert_operands(x, y)
         if x.dtype != y.dtype:
@@ -66,13 +66,13 @@ def _declare_assert(compare: Callable, symbol: str, name: str):
     check.__name__ = check.__qualname__ = name
     check.__doc__ = (f"Fail with ``InvalidArgumentError`` (showing ``message``, x and y) unless ``x {symbol} y`` "
                      f"holds for every element (with broadcasting). A stateful ``Assert`` op.\n\n"
-                     f"    >>> rt.debugging.{name}(x, y, message='x must be {symbol} y')\n")
+                     f"    >>> {name}({example}, message='x must be {symbol} y')\n")
     return check
 
 
-assert_equal = _declare_assert(equal, "==", "assert_equal")
-assert_none_equal = _declare_assert(not_equal, "!=", "assert_none_equal")
-assert_less = _declare_assert(less, "<", "assert_less")
-assert_less_equal = _declare_assert(less_equal, "<=", "assert_less_equal")
-assert_greater = _declare_assert(greater, ">", "assert_greater")
-assert_greater_equal = _declare_assert(greater_equal, ">=", "assert_greater_equal")
+assert_equal = _declare_assert(equal, "==", "assert_equal", "[1, 2], [1, 2]")
+assert_none_equal = _declare_assert(not_equal, "!=", "assert_none_equal", "[1, 2], [3, 4]")
+assert_less = _declare_assert(less, "<", "assert_less", "[1, 2], 3")
+assert_less_equal = _declare_assert(less_equal, "<=", "assert_less_equal", "[1, 3], 3")
+assert_greater = _declare_assert(greater, ">", "assert_greater", "[4, 5], 3")
+assert_greater_equal = _declare_assert(greater_equal, ">=", "assert_greater_equal", "[3, 5], 3")

@@ -5,7 +5,7 @@ items: ``("index", i)``, ``("slice", start, stop, step)``, ``("ellipsis",)``, ``
 number in an item may instead be ``("input", k)``: the value of extra input ``k``, a scalar int tensor
 known only at run time (e.g. a loop counter: ``x[i]``).
 
->>> constant([[1, 2, 3], [4, 5, 6]])[1, ::-1]
+>>> convert_to_tensor([[1, 2, 3], [4, 5, 6]])[1, ::-1]
 Tensor([6 5 4], shape=(3,), dtype=int32)
 """
 from __future__ import annotations
@@ -141,7 +141,7 @@ def slice_by_key(tensor: Any, key: Any) -> Tensor:
     An index out of range raises ``InvalidArgumentError`` at run time (``ValueError`` while tracing if
     the index and dimension are both known).
 
-    >>> constant([10, 20, 30])[-1]
+    >>> convert_to_tensor([10, 20, 30])[-1]
     Tensor(30, shape=(), dtype=int32)
     """
     tensor = convert_to_tensor(tensor)

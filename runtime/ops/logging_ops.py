@@ -4,7 +4,7 @@ Tensors print as their numpy values (``[1 2 3]``), strings as they are, separate
 ``tf.print``. Inside a traced function it prints on every call; Python's own ``print`` only prints
 while tracing.
 
->>> print("x =", constant([1, 2, 3]))
+>>> print("x =", convert_to_tensor([1, 2, 3]))
 x = [1 2 3]
 """
 from __future__ import annotations
@@ -68,7 +68,7 @@ def print(*values: Any, sep: str = " ", end: str = "\n", output_stream: Any = No
 
     ``output_stream`` is ``sys.stdout`` (default) or ``sys.stderr``.
 
-    >>> print(constant(2.5), "done")
+    >>> print(convert_to_tensor(2.5), "done")
     2.5 done
     """
     if output_stream is None or output_stream is sys.stdout or output_stream == "stdout":

@@ -1,6 +1,6 @@
 """Boolean logic: logical_and, logical_or, logical_not (bool tensors only, as in TensorFlow).
 
->>> logical_and(constant([True, False]), True)
+>>> logical_and(convert_to_tensor([True, False]), True)
 Tensor([ True False], shape=(2,), dtype=bool)
 """
 from __future__ import annotations

@@ -58,7 +58,7 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
 
     Floats default to ``[0, 1)``; integer dtypes need ``maxval``, as in TensorFlow.
 
-    >>> uniform([5], maxval=10, dtype=int32, seed=1).shape
+    >>> uniform([5], maxval=10, dtype="int32", seed=1).shape
     (5,)
     """
     dtype = dtypes.as_dtype(dtype)

@@ -6,7 +6,7 @@ computed at run time. While tracing they also record what is statically known ab
 named ``static_*`` (a tuple whose entries are ints or None), which their shape inference uses —
 shape inference only sees dtypes and shapes, never values.
 
->>> shape(constant([[1, 2, 3]]))
+>>> shape(convert_to_tensor([[1, 2, 3]]))
 Tensor([1 3], shape=(2,), dtype=int32)
 """
 from __future__ import annotations
