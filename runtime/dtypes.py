@@ -27,6 +27,8 @@ bool = np.dtype("bool")  # noqa: A001 - TensorFlow's public name
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
 _BY_NAME = {d.name: d for d in ALL}
+_CANONICAL = {d: d for d in ALL}
+_DTYPE_CLASSES = frozenset(type(d) for d in ALL)
 _PYTHON_TYPES = {builtins.float: float32, builtins.int: int32, builtins.bool: bool}
 _KIND_RANK = {"bool": 0, "int": 1, "float": 2}
 _KIND_DEFAULT = {"bool": bool, "int": int32, "float": float32}
@@ -38,6 +40,10 @@ def as_dtype(value: Any) -> np.dtype:
     >>> as_dtype("int32")
     dtype('int32')
     """
+    if type(value) in _DTYPE_CLASSES:  # fast path (hot in eager ops): already one of ours
+        canonical = _CANONICAL.get(value)
+        if canonical is not None:
+            return canonical
     if value in _PYTHON_TYPES:
         return _PYTHON_TYPES[value]
     try:
