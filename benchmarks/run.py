@@ -1,0 +1,295 @@
+"""The benchmark suite of issue 4: ``python benchmarks/run.py`` prints a table, writes results.json.
+
+Every comparison is measured side by side in the same run (medians of several repetitions) and
+reported as a ratio. ``--quick`` uses fewer repetitions (for a smoke test). Benchmarks that need the
+converter (``autograph_lite``) are skipped with the reason printed if it cannot be imported.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import textwrap
+from typing import Callable, Dict, List
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import runtime as rt  # noqa: E402
+from timing import machine, median_once, median_seconds  # noqa: E402
+
+Row = Dict[str, object]
+REPEAT = 7
+
+
+def row(benchmark: str, measured: str, value: float, unit: str, ratio: float = None, target: str = "",
+        ok: bool = None) -> Row:
+    return {"benchmark": benchmark, "measured": measured, "median": value, "unit": unit, "ratio": ratio,
+            "target": target, "meets_target": ok}
+
+
+def converter():
+    try:
+        import autograph_lite as ag
+        ag.function  # noqa: B018 - fail here if the public API is not there yet
+        return ag, ""
+    except Exception as error:  # noqa: BLE001 - any failure means: skip, and say why
+        return None, f"autograph_lite not usable: {type(error).__name__}: {error}"
+
+
+# --- 1. power(x, 100) ----------------------------------------------------------------------------------
+
+def power(x, y):
+    result = rt.eye(10, dtype=rt.int32)
+    for _ in range(y):
+        result = rt.matmul(x, result)
+    return result
+
+
+def numpy_power(x, y):
+    result = np.eye(10, dtype=np.int32)
+    for _ in range(y):
+        result = x @ result
+    return result
+
+
+def bench_power(repeat: int) -> List[Row]:
+    x_array = np.random.default_rng(0).integers(-1, 2, (10, 10)).astype(np.int32)
+    x = rt.constant(x_array)
+    graph_power = rt.Function(power)
+    np.testing.assert_array_equal(graph_power(x, 100).numpy(), numpy_power(x_array, 100))
+    calls = 1000
+    numpy_t = median_seconds(lambda: numpy_power(x_array, 100), calls // 10, repeat) * calls
+    graph_t = median_seconds(lambda: graph_power(x, 100), calls // 10, repeat) * calls
+    eager_t = median_seconds(lambda: power(x, 100), calls // 20, max(3, repeat // 2)) * calls
+    return [row("1 power(x,100) 10x10 int32, 1000 calls", "hand-written numpy", numpy_t, "s", 1.0),
+            row("1 power(x,100) 10x10 int32, 1000 calls", "graph (rt.Function)", graph_t, "s",
+                graph_t / numpy_t, "<= 1.10x numpy", graph_t / numpy_t <= 1.10),
+            row("1 power(x,100) 10x10 int32, 1000 calls", "eager", eager_t, "s",
+                eager_t / numpy_t, "<= 3x numpy", eager_t / numpy_t <= 3.0)]
+
+
+# --- 2. first-call latency -----------------------------------------------------------------------------
+
+def simple_relu(x):
+    if rt.greater(x, 0):
+        return x
+    else:
+        return 0
+
+
+def collatz(n):
+    steps = rt.zeros_like(n)
+    while n > 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def bench_first_call(repeat: int) -> List[Row]:
+    ag, reason = converter()
+    name = "2 first call: convert+trace+optimize+compile+run"
+    if ag is None:
+        return [row(name, f"skipped ({reason})", float("nan"), "ms")]
+    x = rt.constant(3)
+    x_matrix = rt.constant(np.random.default_rng(0).integers(-1, 2, (10, 10)).astype(np.int32))
+    cases = [("simple_relu", lambda: ag.function(_fresh(simple_relu))(x), 2.0),
+             ("collatz (tensor while)", lambda: ag.function(_fresh(collatz))(rt.constant(27)), 5.0),
+             ("power(x, 100)", lambda: ag.function(_fresh(power))(x_matrix, 100), 10.0)]
+    return [_first_call_row(name, label, run, target, repeat) for label, run, target in cases]
+
+
+def _first_call_row(name, label, run, target_ms, repeat) -> Row:
+    seconds = median_once(run, repeat)
+    return row(name, label, seconds * 1e3, "ms", None, f"<= {target_ms:g} ms", seconds * 1e3 <= target_ms)
+
+
+def _fresh(fn: Callable) -> Callable:
+    """A new function object with the same code, so no conversion or trace cache can help."""
+    import types
+    return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+# --- 3. per-call overhead ------------------------------------------------------------------------------
+
+def bench_call_overhead(repeat: int) -> List[Row]:
+    plus_one = rt.Function(lambda x: x + 1)
+    x = rt.constant(1)
+    plus_one(x), plus_one(1)
+    eager_t = median_seconds(lambda: x + 1, 20000, repeat)
+    rows = [row("3 cached call of f(x) = x + 1", "eager x + 1 (reference)", eager_t * 1e6, "us", 1.0)]
+    for label, arg in (("tensor argument", x), ("Python int argument", 1)):
+        t = median_seconds(lambda: plus_one(arg), 20000, repeat)
+        rows.append(row("3 cached call of f(x) = x + 1", label, t * 1e6, "us", t / eager_t, "<= 5 us", t * 1e6 <= 5))
+    return rows
+
+
+# --- 4. while loop per iteration -----------------------------------------------------------------------
+
+def while_sum(n):
+    def body(i, s):
+        return i + 1, s + i
+    return rt.while_loop(lambda i, s: i < n, body, [rt.zeros_like(n), rt.zeros_like(n)])[1]
+
+
+def python_while_sum(n):
+    i = np.int64(0)
+    s = np.int64(0)
+    while i < n:
+        s += i
+        i += 1
+    return s
+
+
+def bench_while(repeat: int) -> List[Row]:
+    n_value = 100_000
+    n = rt.constant(n_value, rt.int64)
+    graph_loop = rt.Function(while_sum)
+    assert int(graph_loop(n)) == python_while_sum(np.int64(n_value))
+    python_t = median_seconds(lambda: python_while_sum(np.int64(n_value)), 1, repeat) / n_value
+    graph_t = median_seconds(lambda: graph_loop(n), 1, repeat) / n_value
+    name = "4 tensor while loop, n=100000, per iteration"
+    rows = [row(name, "plain Python on numpy scalars", python_t * 1e6, "us", 1.0),
+            row(name, "graph (rt.while_loop)", graph_t * 1e6, "us", graph_t / python_t, "<= 1 us", graph_t * 1e6 <= 1)]
+    ag, reason = converter()
+    if ag is None:
+        rows.append(row(name, f"ag.function: skipped ({reason})", float("nan"), "us"))
+        return rows
+
+    def loop(n):
+        i = rt.zeros_like(n)
+        s = rt.zeros_like(n)
+        while i < n:
+            s += i
+            i += 1
+        return s
+    converted = ag.function(loop)
+    assert int(converted(n)) == python_while_sum(np.int64(n_value))
+    ag_t = median_seconds(lambda: converted(n), 1, repeat) / n_value
+    rows.append(row(name, "graph (ag.function, Python while)", ag_t * 1e6, "us", ag_t / python_t, "<= 1 us",
+                    ag_t * 1e6 <= 1))
+    return rows
+
+
+# --- 5. to_code time -----------------------------------------------------------------------------------
+
+_BLOCK = """\
+    for i in range(n):
+        if i % 3 == 0:
+            total += i
+        elif i % 3 == 1:
+            while total > 100:
+                total -= 7
+        else:
+            total = total * 2
+"""
+
+
+def _source_with_lines(lines: int) -> str:
+    blocks = max(1, (lines - 3) // _BLOCK.count("\n"))
+    return "def generated(n):\n    total = 0\n" + _BLOCK * blocks + "    return total\n"
+
+
+def bench_to_code(repeat: int) -> List[Row]:
+    ag, reason = converter()
+    name = "5 to_code, nested ifs and loops (fresh function)"
+    if ag is None:
+        return [row(name, f"skipped ({reason})", float("nan"), "ms")]
+    rows = []
+    directory = tempfile.mkdtemp(prefix="ag_bench_")
+    for lines, target in ((20, 10.0), (200, 100.0)):
+        source = _source_with_lines(lines)
+        path = os.path.join(directory, f"generated_{lines}.py")
+        with open(path, "w") as f:
+            f.write(source)
+        modules = [_load(path, f"generated_{lines}_{i}") for i in range(repeat + 1)]
+        functions = iter(m.generated for m in modules)
+        assert ag.to_graph(modules[0].generated)(10) == modules[0].generated(10)
+        seconds = median_once(lambda: ag.to_code(next(functions)), repeat)
+        rows.append(row(name, f"{source.count(chr(10))} lines", seconds * 1e3, "ms", None, f"<= {target:g} ms",
+                        seconds * 1e3 <= target))
+    rows[1]["ratio"] = rows[1]["median"] / rows[0]["median"]  # growth: ~10x for 10x the lines = linear
+    return rows
+
+
+def _load(path: str, module_name: str):
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- 6. elementwise chain ------------------------------------------------------------------------------
+
+def chain(x):
+    y = x * 2.0
+    y = y + 1.0
+    y = y - x
+    y = y * x
+    y = rt.maximum(y, 0.0)
+    return y - x
+
+
+def numpy_chain(x):
+    return np.maximum(((x * 2.0 + 1.0) - x) * x, 0.0) - x
+
+
+def bench_elementwise(repeat: int) -> List[Row]:
+    x_array = np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32)
+    x = rt.constant(x_array)
+    graph_chain = rt.Function(chain)
+    np.testing.assert_array_equal(graph_chain(x).numpy(), numpy_chain(x_array))
+    numpy_t = median_seconds(lambda: numpy_chain(x_array), 20, repeat)
+    graph_t = median_seconds(lambda: graph_chain(x), 20, repeat)
+    eager_t = median_seconds(lambda: chain(x), 20, repeat)
+    name = "6 chain of 6 elementwise ops, 1e6 float32"
+    return [row(name, "hand-written numpy", numpy_t * 1e3, "ms", 1.0),
+            row(name, "graph (rt.Function)", graph_t * 1e3, "ms", graph_t / numpy_t, "<= 0.8x numpy",
+                graph_t / numpy_t <= 0.8),
+            row(name, "eager", eager_t * 1e3, "ms", eager_t / numpy_t)]
+
+
+BENCHMARKS = [bench_power, bench_first_call, bench_call_overhead, bench_while, bench_to_code, bench_elementwise]
+
+
+def format_table(rows: List[Row]) -> str:
+    lines = [f"{'benchmark':<50} {'measured':<38} {'median':>10} {'unit':<4} {'ratio':>7}  {'target':<16} ok"]
+    for r in rows:
+        ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}x"
+        ok = {True: "yes", False: "NO", None: ""}[r["meets_target"]]
+        lines.append(f"{r['benchmark']:<50} {r['measured']:<38} {r['median']:>10.4g} {r['unit']:<4} {ratio:>7}  "
+                     f"{r['target']:<16} {ok}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (smoke test)")
+    parser.add_argument("--output", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results.json"))
+    args = parser.parse_args(argv)
+    repeat = 3 if args.quick else REPEAT
+    info = machine()
+    print(f"machine: {info['cpu']}, nproc={info['nproc']}, Python {info['python']}, numpy {info['numpy']}")
+    rows: List[Row] = []
+    for bench in BENCHMARKS:
+        new_rows = bench(repeat)
+        rows.extend(new_rows)
+        print(format_table(new_rows).split("\n", 1)[1], flush=True)
+    print()
+    print(format_table(rows))
+    with open(args.output, "w") as f:
+        json.dump({"machine": info, "repeat": repeat, "results": rows}, f, indent=2, default=str)
+    print(f"\nwrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""Timing helpers: medians of repeated runs, and a description of the machine they ran on."""
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from typing import Callable, Dict, List
+
+import numpy as np
+
+
+def median_seconds(fn: Callable[[], object], number: int, repeat: int) -> float:
+    """Median over ``repeat`` runs of the time of ``number`` calls of ``fn``, per call, in seconds."""
+    fn()  # warm up: caches, first-call compilation, page faults
+    samples: List[float] = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+def median_once(make_and_run: Callable[[], object], repeat: int) -> float:
+    """Median time of single calls that each start from scratch (for first-call latency)."""
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        make_and_run()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def machine() -> Dict[str, str]:
+    cpu = platform.processor() or "unknown"
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": cpu, "nproc": str(os.cpu_count()), "python": sys.version.split()[0],
+            "numpy": np.__version__, "platform": platform.platform()}
