@@ -158,9 +158,9 @@ def checked_array(function: str, name: str, spec: TensorSpec, value: Any) -> np.
     tensor = value if isinstance(value, Tensor) else convert_to_tensor(value, spec.dtype)
     got = describe_spec(tensor.dtype, tensor.shape)
     if tensor.dtype != spec.dtype:
-        raise TypeError(f"{function}: argument '{name}' must be a {describe_spec(spec.dtype, spec.shape)}, "
-                        f"got {got}; convert it with rt.cast(x, rt.{spec.dtype.name})")
+        raise TypeError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
+                        f"got {got}; convert it with rt.cast({name}, rt.{spec.dtype.name})")
     if not spec.is_compatible_with(tensor):
-        raise ValueError(f"{function}: argument '{name}' must be a {describe_spec(spec.dtype, spec.shape)}, "
-                         f"got {got}")
+        raise ValueError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
+                         f"got {got} (None dims accept any size; the rank and other dims must match)")
     return np.asarray(tensor)

@@ -144,9 +144,9 @@ def test_get_concrete_function_with_specs_and_calling_it():
     assert concrete(rt.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
     assert f(rt.constant([1.0, 2.0, 3.0])).numpy().tolist() == [2.0, 4.0, 6.0]
     assert f.experimental_get_tracing_count() == 1  # the call reuses the more general trace
-    with pytest.raises(TypeError, match=r"argument 'x' must be a float32 Tensor, shape=\(None,\), got int32"):
+    with pytest.raises(TypeError, match=r"argument 'x' expected float32 Tensor, shape=\(None,\), got int32"):
         concrete(rt.constant([1]))
-    with pytest.raises(ValueError, match=r"argument 'x' must be a float32 Tensor, shape=\(None,\), got float32 "
+    with pytest.raises(ValueError, match=r"argument 'x' expected float32 Tensor, shape=\(None,\), got float32 "
                                          r"Tensor, shape=\(\)"):
         concrete(rt.constant(1.0))
     with pytest.raises(TypeError, match="takes 1 tensor argument"):

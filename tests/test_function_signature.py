@@ -25,7 +25,7 @@ def test_input_signature_accepts_any_size_for_none_dims_with_one_trace():
 
 def test_input_signature_wrong_dtype_is_type_error_naming_argument():
     f = rt.function(lambda x: x, input_signature=[rt.TensorSpec([None], rt.int32)])
-    with pytest.raises(TypeError, match=r"argument 'x' must be a int32 Tensor, shape=\(None,\), got float32 Tensor, "
+    with pytest.raises(TypeError, match=r"argument 'x' expected int32 Tensor, shape=\(None,\), got float32 Tensor, "
                                         r"shape=\(1,\)"):
         f(rt.constant([1.0]))
     with pytest.raises(TypeError, match="without losing its fractional part"):
@@ -34,7 +34,7 @@ def test_input_signature_wrong_dtype_is_type_error_naming_argument():
 
 def test_input_signature_wrong_rank_or_dim_is_value_error():
     f = rt.function(lambda x: x, input_signature=[rt.TensorSpec([None, 3], rt.float32)])
-    with pytest.raises(ValueError, match=r"argument 'x' must be a float32 Tensor, shape=\(None, 3\), got float32 "
+    with pytest.raises(ValueError, match=r"argument 'x' expected float32 Tensor, shape=\(None, 3\), got float32 "
                                          r"Tensor, shape=\(3,\)"):
         f(rt.constant([1.0, 2.0, 3.0]))
     with pytest.raises(ValueError, match=r"got float32 Tensor, shape=\(1, 2\)"):
