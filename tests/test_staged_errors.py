@@ -269,3 +269,28 @@ def test_supported_constructs_never_use_a_symbolic_tensor_as_python_bool():
                            (count_matches, (rt.constant([1, 2]), rt.constant(2)))]:
         result = function(*args)
         assert isinstance(result, rt.Tensor) and np.asarray(result).shape == ()
+
+
+@ag.function
+def returns_only_inside_loop(values):
+    for v in values:
+        if v > 0:
+            return v
+
+
+def test_return_inside_loop_without_return_after_it():
+    raises(rt.errors.StateError, returns_only_inside_loop, (rt.constant([1, 2]),),
+           "must return a value on every path", "Add a return")
+
+
+@ag.function
+def return_dtype_changes_in_loop(values):
+    for v in values:
+        if v > 0:
+            return v
+    return 0.5
+
+
+def test_return_inside_loop_and_after_it_with_other_dtype():
+    raises(rt.errors.StateError, return_dtype_changes_in_loop, (rt.constant([1, 2]),),
+           "the return value has dtype", "float32", "int32")

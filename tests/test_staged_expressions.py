@@ -185,3 +185,40 @@ def test_python_print_runs_only_while_tracing(capsys):
     for value in (1, 2, 3):
         print_is_python_print(rt.constant(value))
     assert capsys.readouterr().out == "tracing with int32\n"
+
+
+def checked_below_ten(x):
+    rt.print("checked", x)
+    return x < 10
+
+
+@ag.function
+def logged_and(x):
+    return x > 0 and checked_below_ten(x)
+
+
+@ag.function
+def logged_or(x):
+    return x > 0 or checked_below_ten(x)
+
+
+def test_right_side_side_effects_run_only_when_needed_at_graph_run_time(capsys):
+    assert bool(logged_and(rt.constant(-1)).numpy()) is False
+    assert capsys.readouterr().out == ""
+    assert bool(logged_and(rt.constant(5)).numpy()) is True
+    assert capsys.readouterr().out == "checked 5\n"
+    assert bool(logged_or(rt.constant(5)).numpy()) is True
+    assert capsys.readouterr().out == ""
+    assert bool(logged_or(rt.constant(-20)).numpy()) is True
+    assert capsys.readouterr().out == "checked -20\n"
+    assert logged_and.experimental_get_tracing_count() == 1
+
+
+@ag.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+def first_or_zero(values):
+    return values[0] if rt.size(values) > 0 else 0.0
+
+
+def test_ternary_runs_only_the_chosen_side():
+    check(first_or_zero, (rt.constant(np.zeros(0, np.float32)),), np.float32(0.0))
+    check(first_or_zero, (rt.constant([2.5, 1.0]),), np.float32(2.5))
