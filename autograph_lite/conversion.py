@@ -75,12 +75,14 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
     return ConvertedCode(source, code, filename)
 
 
-_code_cache: 'weakref.WeakKeyDictionary[types.CodeType, ConvertedCode]' = weakref.WeakKeyDictionary()
+_code_cache: 'weakref.WeakKeyDictionary[types.CodeType, dict]' = weakref.WeakKeyDictionary()
 
 
 def convert_code(entity: Callable) -> ConvertedCode:
     """Convert a plain function or lambda (cached by its code object)."""
-    cached = _code_cache.get(entity.__code__)
+    # Equal code objects from different files compare equal: the inner key tells them apart.
+    where = (entity.__code__.co_filename, entity.__code__.co_firstlineno)
+    cached = _code_cache.get(entity.__code__, {}).get(where)
     if cached is not None:
         return cached
     node, filename = parser.parse_entity(entity)
@@ -92,7 +94,7 @@ def convert_code(entity: Callable) -> ConvertedCode:
         source, line_origins = codegen.unparse(node)
         name = node.name
     converted = _compile(entity, source, line_origins, name, filename)
-    _code_cache[entity.__code__] = converted
+    _code_cache.setdefault(entity.__code__, {})[where] = converted
     return converted
 
 
@@ -108,7 +110,12 @@ def converted_source(entity: Callable) -> str:
 
 def operators_module():
     """The ``ag__`` namespace given to converted code."""
-    return importlib.import_module('autograph_lite.operators')
+    module = importlib.import_module('autograph_lite.operators')
+    if not hasattr(module, 'converted_call'):
+        # docs/GENERATED_CODE.md: operators/__init__ re-exports it; until it does, provide it here.
+        from autograph_lite.operators.call_trees import converted_call
+        module.converted_call = converted_call
+    return module
 
 
 def instantiate(entity: types.FunctionType) -> types.FunctionType:

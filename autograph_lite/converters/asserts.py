@@ -8,6 +8,8 @@ from autograph_lite.pyct.transformer import Transformer
 
 class AssertTransformer(Transformer):
 
+    statements_only = True
+
     def visit_Assert(self, node):
         node = self.generic_visit(node)
         message = node.msg if node.msg is not None else templates.literal(None)

@@ -18,6 +18,8 @@ _NESTED = (gast.While, gast.For, gast.FunctionDef, gast.Lambda, gast.ClassDef, g
 
 class ContinueTransformer(Transformer):
 
+    statements_only = True
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.flag = None

@@ -28,6 +28,8 @@ from autograph_lite.pyct.transformer import Transformer
 
 class ControlFlowTransformer(Transformer):
 
+    statements_only = True
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.scope = None            # activity.FunctionScope of the user function being converted
@@ -87,12 +89,12 @@ class ControlFlowTransformer(Transformer):
         vars_ = self.vars_
         names = [qn.text for qn in state]
         if state:
-            targets = [templates.replace_as_expression(n) for n in names]
+            targets = [templates.expression(n) for n in names]
             code = templates.replace(
                 'def get_state():\n    return (values,)\n'
                 'def set_state(vars_):\n    declarations\n    (targets,) = vars_',
                 get_state=get_state, set_state=set_state, vars_=vars_, declarations=declarations,
-                values=[templates.replace_as_expression(n) for n in names], targets=targets)
+                values=[templates.expression(n) for n in names], targets=targets)
         else:
             code = templates.replace('def get_state():\n    return ()\ndef set_state(vars_):\n    pass',
                                      get_state=get_state, set_state=set_state, vars_=vars_)

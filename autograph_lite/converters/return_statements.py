@@ -42,6 +42,8 @@ def _always_returns(statements) -> bool:
 
 class ReturnTransformer(Transformer):
 
+    statements_only = True
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.flags = None        # (do_return, retval_) names of the function being converted

@@ -11,7 +11,6 @@ A replacement may be: a ``str`` (a name; also renames defs, arguments, keywords 
 placeholder stands alone as a statement), or a list of names/expressions (spliced where the
 placeholder is an element of a tuple, list, call arguments or a ``nonlocal`` list).
 """
-import copy
 from typing import Any, Dict, List
 
 import gast
@@ -20,7 +19,7 @@ from autograph_lite.pyct.parser import parse_str
 
 
 def _as_name(value: str, ctx) -> gast.Name:
-    return gast.Name(id=value, ctx=copy.copy(ctx), annotation=None, type_comment=None)
+    return gast.Name(id=value, ctx=ctx.__class__(), annotation=None, type_comment=None)
 
 
 def _with_ctx(node, ctx):
@@ -29,7 +28,7 @@ def _with_ctx(node, ctx):
     if isinstance(node, str):
         return _as_name(node, ctx)
     if hasattr(node, 'ctx') and not isinstance(ctx, gast.Param):
-        node.ctx = copy.copy(ctx)
+        node.ctx = ctx.__class__()
         if isinstance(node, (gast.Tuple, gast.List)):
             for elt in node.elts:
                 _with_ctx(elt, ctx)
@@ -81,10 +80,26 @@ class _Substitution(gast.NodeTransformer):
         return self.generic_visit(node)
 
 
+_parsed: Dict[str, gast.Module] = {}
+
+
+def _clone(value):
+    """A fresh copy of a parsed template (much faster than parsing again or copy.deepcopy)."""
+    if isinstance(value, list):
+        return [_clone(item) for item in value]
+    if isinstance(value, gast.AST):
+        new = value.__class__.__new__(value.__class__)
+        new.__dict__.update({key: _clone(item) for key, item in value.__dict__.items()})
+        return new
+    return value
+
+
 def replace(template: str, **replacements: Any) -> List[gast.stmt]:
     """Parse ``template`` and substitute ``replacements``; returns the list of statements."""
-    module = parse_str(template)
-    return _Substitution(replacements).visit(module).body
+    module = _parsed.get(template)
+    if module is None:
+        module = _parsed[template] = parse_str(template)
+    return _Substitution(replacements).visit(_clone(module)).body
 
 
 def replace_as_expression(template: str, **replacements: Any) -> gast.expr:
@@ -97,4 +112,11 @@ def replace_as_expression(template: str, **replacements: Any) -> gast.expr:
 
 def literal(value: Any) -> gast.expr:
     """The expression node of a Python literal (str, number, tuple of them, None, bool)."""
-    return replace_as_expression(repr(value))
+    if isinstance(value, tuple):
+        return gast.Tuple(elts=[literal(item) for item in value], ctx=gast.Load())
+    return gast.Constant(value=value, kind=None)
+
+
+def expression(source: str) -> gast.expr:
+    """The node of an expression given as text, e.g. a state symbol ``'self.x'`` (not cached)."""
+    return parse_str(source).body[0].value

@@ -4,13 +4,19 @@ Statement lists go through ``visit_block`` (which flattens statements replaced b
 nodes inherit the origin of the node they replace, and functions marked ``SKIP`` (nested generators,
 classes) are left exactly as written.
 """
-from typing import List, Set
+from typing import Dict, List, Set
 
 import gast
 
 from autograph_lite.pyct import anno
 
 SKIP = 'skip_conversion'
+# Nodes no converter rewrites and that have no children worth visiting.
+_LEAVES = frozenset([gast.Name, gast.Constant, gast.Load, gast.Store, gast.Del, gast.Pass,
+                     gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
+                     gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Is, gast.IsNot,
+                     gast.In, gast.NotIn, gast.And, gast.Or, gast.USub, gast.UAdd, gast.Invert,
+                     gast.Global, gast.Nonlocal])
 _BLOCK_FIELDS = ('body', 'orelse', 'finalbody')
 
 
@@ -20,15 +26,19 @@ class Context:
     def __init__(self, node, filename: str):
         self.filename = filename
         self.always_live: Set[str] = set()  # generated names to treat as read at any time
+        self._next_suffix: Dict[str, int] = {}
         self.used_names: Set[str] = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
         self.used_names |= {n.name for n in gast.walk(node) if isinstance(n, gast.FunctionDef)}
 
     def new_name(self, base: str) -> str:
         """``base`` if unused, else ``base_1``, ``base_2``... (``break_1`` for ``break_``)."""
-        name, n = base, 0
+        name, n = base, self._next_suffix.get(base, 0)
+        if n:
+            name = f'{base}{n}' if base.endswith('_') else f'{base}_{n}'
         while name in self.used_names:
             n += 1
             name = f'{base}{n}' if base.endswith('_') else f'{base}_{n}'
+        self._next_suffix[base] = n + 1
         self.used_names.add(name)
         return name
 
@@ -57,13 +67,18 @@ def contains(nodes, kinds, stop_at=()) -> bool:
 
 
 class Transformer(gast.NodeTransformer):
-    """Converter base: ``visit_block`` for statement lists, origin propagation, skipped nodes."""
+    """Converter base: ``visit_block`` for statement lists, origin propagation, skipped nodes.
+
+    Converters of statements set ``statements_only``: they then never walk into expressions.
+    """
+
+    statements_only = False
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
 
     def visit(self, node):
-        if anno.hasanno(node, SKIP):
+        if node.__class__ in _LEAVES or anno.hasanno(node, SKIP):
             return node
         result = super().visit(node)
         if result is not node and result is not None and anno.hasanno(node, anno.ORIGIN):
@@ -83,7 +98,12 @@ class Transformer(gast.NodeTransformer):
         for field in _BLOCK_FIELDS:
             if isinstance(getattr(node, field, None), list):
                 setattr(node, field, self.visit_block(getattr(node, field)))
-        for field, value in gast.iter_fields(node):
+        if self.statements_only:
+            for handler in getattr(node, 'handlers', ()):
+                handler.body = self.visit_block(handler.body)
+            return node
+        for field in node._fields:
+            value = getattr(node, field, None)
             if field in _BLOCK_FIELDS and isinstance(value, list):
                 continue
             if isinstance(value, list):
