@@ -1,6 +1,8 @@
 """rt.export.to_onnx: every mapped op, If/Loop, and the examples, run through onnxruntime vs our executor."""
 import builtins
+import contextlib
 import importlib
+import io
 import sys
 
 import numpy as np
@@ -178,3 +180,43 @@ def test_runtime_export_imports_without_onnx(monkeypatch):
         monkeypatch.delitem(sys.modules, name)
     module = importlib.import_module("runtime.export")
     assert callable(module.to_onnx)
+
+
+# --- the examples ----------------------------------------------------------------------------------
+def example_calls():
+    from pathlib import Path
+    examples = str(Path(__file__).resolve().parent.parent / "examples")
+    sys.path.insert(0, examples)
+    try:
+        artifacts = importlib.import_module("artifacts")
+        return artifacts, artifacts.example_calls()
+    finally:
+        sys.path.remove(examples)
+
+
+def test_every_exportable_example_matches_onnxruntime_exactly():
+    artifacts, calls = example_calls()
+    verdicts = {}
+    for example, function, arguments in calls:
+        for args in arguments:
+            with contextlib.redirect_stdout(io.StringIO()):
+                concrete = function.get_concrete_function(*args)
+            verdicts.setdefault(example, set()).add(artifacts.onnx_check(concrete, args))
+    not_exportable = {name: v for name, v in verdicts.items() if any(s.startswith("not exportable") for s in v)}
+    assert not_exportable == {
+        "print_vs_rt_print": {"not exportable: PrintV2 (node 'PrintV2')"},
+        "variables": {"not exportable: AssignAddVariableOp (node 'AssignAddVariableOp', 'AssignAddVariableOp_1')"},
+    }
+    assert {name: v for name, v in verdicts.items() if name not in not_exportable} == {
+        name: {"identical"} for name in verdicts if name not in not_exportable}
+    assert len(verdicts) - len(not_exportable) == 10
+
+
+def test_early_stopping_loop_exports_as_onnx_loop_with_if():
+    _, calls = example_calls()
+    _, train, [(features, targets)] = next(c for c in calls if c[0] == "early_stopping")
+    model = to_onnx(train.get_concrete_function(features, targets))
+    # the loop test (epoch < max_epochs and not break) is an If, inlined before the Loop and in its body
+    assert [n.op_type for n in model.graph.node if n.op_type in ("Loop", "If")] == ["If", "Loop"]
+    body = next(n for n in model.graph.node if n.op_type == "Loop").attribute[0].g
+    assert "If" in {n.op_type for n in body.node}
