@@ -12,6 +12,7 @@ of an ``rt.cond``, so any ops it creates run only when the left side does not de
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 import runtime as rt
@@ -19,10 +20,19 @@ from runtime.tensor import SymbolicTensor
 
 Operand = Callable[[], Any]
 
-# The most recent (result, operand) of a staged ``not_``.  Generated code guards the rest of a function
-# with ``if not do_return:``, so the if_stmt that follows can tell that its else branch runs only when
-# ``do_return`` is True.  One slot is enough: the guard is built right before the if_stmt uses it.
-last_negation: tuple = (None, None)
+
+class _LastNegation(threading.local):
+    """The most recent (result, operand) of a staged ``not_`` on this thread.
+
+    Generated code guards the rest of a function with ``if not do_return:``, so the if_stmt that
+    follows can tell that its else branch runs only when ``do_return`` is True.  One slot is enough:
+    the guard is built right before the if_stmt uses it.
+    """
+
+    pair: tuple = (None, None)
+
+
+_last_negation = _LastNegation()
 
 
 def and_(left: Operand, right: Operand, *more: Operand) -> Any:
@@ -63,17 +73,16 @@ def not_(value: Any) -> Any:
     >>> not_([])
     True
     """
-    global last_negation
     if isinstance(value, SymbolicTensor):
         result = rt.logical_not(truth_value(value))
-        last_negation = (result, value)
+        _last_negation.pair = (result, value)
         return result
     return not value
 
 
 def negated_operand(result: Any) -> Any:
     """The tensor ``t`` if ``result`` came from the latest staged ``not_(t)``, else None."""
-    negation, operand = last_negation
+    negation, operand = _last_negation.pair
     return operand if negation is result else None
 
 
