@@ -405,3 +405,16 @@ def sum_until_threshold(x):
 def test_python_list_loop_with_tensor_dependent_break(x, expected):
     check(sum_until_threshold, (rt.constant(x),), expected)
     assert "While" not in op_types(sum_until_threshold, rt.constant(x))
+
+
+@ag.function
+def sum_of_rt_range(n):
+    total = 0
+    for i in rt.range(1, n, 2):
+        total += i
+    return total
+
+
+@pytest.mark.parametrize("n, expected", [(0, 0), (2, 1), (8, 16)])
+def test_for_over_rt_range_tensor(n, expected):
+    check(sum_of_rt_range, (rt.constant(n),), expected)

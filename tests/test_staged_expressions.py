@@ -222,3 +222,15 @@ def first_or_zero(values):
 def test_ternary_runs_only_the_chosen_side():
     check(first_or_zero, (rt.constant(np.zeros(0, np.float32)),), np.float32(0.0))
     check(first_or_zero, (rt.constant([2.5, 1.0]),), np.float32(2.5))
+
+
+@ag.function
+def assert_with_value_message(x, limit):
+    assert x < limit, limit
+    return x
+
+
+def test_assert_message_may_be_a_python_value():
+    assert assert_with_value_message(rt.constant(1), 3).numpy() == 1
+    with pytest.raises(rt.errors.InvalidArgumentError, match="3"):
+        assert_with_value_message(rt.constant(5), 3)

@@ -28,8 +28,11 @@ def assert_stmt(test: Any, message: Callable[[], Optional[Any]]) -> Any:
         return None
     if isinstance(test, SymbolicTensor):
         text = message()
-        data = ["Assertion failed" if text is None else text]
-        return rt.debugging.Assert(test, data)
+        if text is None:
+            text = "Assertion failed"
+        elif not isinstance(text, (str, rt.Tensor)):
+            text = str(text)  # the Assert op shows strings and tensors
+        return rt.debugging.Assert(test, [text])
     if not test:
         text = message()
         raise AssertionError() if text is None else AssertionError(text)
