@@ -157,3 +157,10 @@ def test_uniform_in_a_graph_is_stateful_and_draws_on_every_run():
     seeded, _ = trace(lambda: rt.random.uniform([3], seed=5))
     runs = run_twice(seeded)
     assert runs[0][0].tolist() == runs[1][0].tolist() == rt.random.uniform([3], seed=5).numpy().tolist()
+
+
+def test_print_of_python_structures_holding_tensors(capsys):
+    rt.print("got", [rt.constant(1), "a", 2.5], {"k": (rt.constant([1, 2]),)})
+    graph, _ = trace(lambda x: rt.print("pair", (x, x + 1)), (rt.int32, ()))
+    interpreter.run_graph(graph, [np.int32(4)])
+    assert capsys.readouterr().out == "got [1, 'a', 2.5] {'k': ([1 2],)}\npair (4, 5)\n"

@@ -18,7 +18,9 @@ from runtime.ops.convert import convert_to_tensor
 from runtime.ops.registry import apply_op, register_op
 from runtime.tensor import Tensor
 
-TemplateItem = Union[str, int]  # a literal string, or the position of a tensor input
+# A literal string; the position of a tensor input; or ("list" | "tuple" | "dict", items) for a Python
+# structure holding tensors (dict items are (key text, item) pairs).
+TemplateItem = Union[str, int, tuple]
 _STREAMS = {"stdout": lambda: sys.stdout, "stderr": lambda: sys.stderr}
 
 
@@ -28,28 +30,41 @@ def format_value(array: np.ndarray) -> str:
 
 
 def split_template(values: Sequence[Any]) -> Tuple[Tuple[TemplateItem, ...], List[Tensor]]:
-    """Separate strings and Python values (kept in the template) from tensors (which become inputs)."""
-    template: List[TemplateItem] = []
+    """Separate what is known now (strings, Python values: kept in the template) from tensors (inputs)."""
     tensors: List[Tensor] = []
-    for value in values:
-        if isinstance(value, str):
-            template.append(value)
-        elif isinstance(value, (Tensor, np.ndarray)) or _holds_tensor(value):
-            template.append(len(tensors))
-            tensors.append(convert_to_tensor(value))
-        else:
-            template.append(str(value))
-    return tuple(template), tensors
+    template = tuple(value if isinstance(value, str) else _template_of(value, tensors, repr_=str)
+                     for value in values)
+    return template, tensors
 
 
-def _holds_tensor(value: Any) -> bool:
+def _template_of(value: Any, tensors: List[Tensor], repr_=repr) -> TemplateItem:
+    if isinstance(value, (Tensor, np.ndarray)):
+        tensors.append(convert_to_tensor(value))
+        return len(tensors) - 1
     if isinstance(value, (list, tuple)):
-        return any(isinstance(v, Tensor) or _holds_tensor(v) for v in value)
-    return False
+        return (type(value).__name__ if type(value) in (list, tuple) else "tuple",
+                tuple(_template_of(v, tensors) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((repr(k), _template_of(v, tensors)) for k, v in value.items()))
+    return repr_(value)
+
+
+def _render_item(item: TemplateItem, arrays: Sequence[np.ndarray]) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, int):
+        return format_value(arrays[item])
+    kind, items = item
+    if kind == "dict":
+        return "{" + ", ".join(f"{key}: {_render_item(v, arrays)}" for key, v in items) + "}"
+    inner = ", ".join(_render_item(v, arrays) for v in items)
+    if kind == "list":
+        return f"[{inner}]"
+    return f"({inner},)" if len(items) == 1 else f"({inner})"
 
 
 def render(template: Sequence[TemplateItem], arrays: Sequence[np.ndarray], sep: str) -> str:
-    return sep.join(item if isinstance(item, str) else format_value(arrays[item]) for item in template)
+    return sep.join(_render_item(item, arrays) for item in template)
 
 
 def _print_kernel(*arrays, template, sep, end, output_stream):
