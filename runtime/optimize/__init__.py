@@ -16,29 +16,46 @@ intact for debugging. Passes recurse into If/While subgraphs.
 from __future__ import annotations
 
 from runtime.graph import FuncGraph
-from runtime.optimize.arithmetic import simplify_arithmetic
-from runtime.optimize.constant_folding import fold_constants
-from runtime.optimize.cse import eliminate_common_subexpressions
+from runtime.optimize.arithmetic import simplify_arithmetic, simplify_op
+from runtime.optimize.constant_folding import fold_constants, fold_op
+from runtime.optimize.cse import cse_rule, eliminate_common_subexpressions
 from runtime.optimize.prune import prune
+from runtime.optimize.rewrite import rebuild
 
 __all__ = ["optimize_graph", "prune", "fold_constants", "eliminate_common_subexpressions",
            "simplify_arithmetic"]
 
-_MAX_ROUNDS = 3  # each round can expose more work for the next (a fold enables a simplification...)
+_MAX_ROUNDS = 2  # a second round catches what an inlined If branch exposes; more never helped
 
 
 def optimize_graph(func_graph: FuncGraph) -> FuncGraph:
-    """Prune, fold constants, simplify arithmetic and merge common subexpressions until nothing changes.
+    """Simplify arithmetic, fold constants and merge common subexpressions, then prune.
 
-    Returns a new FuncGraph with the same inputs and outputs (and output structure).
+    All three rules run in one walk over the graph (each op sees its already-optimized inputs, so one
+    walk reaches what repeated passes would); a second round runs only if the first changed the graph
+    size and so might have exposed more. Returns a new FuncGraph with the same inputs and outputs
+    (and output structure).
     """
-    graph = prune(func_graph)
+    graph = func_graph
     for _ in range(_MAX_ROUNDS):
         before = _size(graph)
-        graph = prune(eliminate_common_subexpressions(simplify_arithmetic(fold_constants(graph))))
+        graph = prune(rebuild(graph, _combined_rule))
         if _size(graph) == before:
             break
     return graph
+
+
+def _combined_rule(source: FuncGraph):
+    merge = cse_rule()
+
+    def rule(op, inputs, builder):
+        for step in (simplify_op, fold_op, merge):
+            replacement = step(op, inputs, builder)
+            if replacement is not None:
+                return replacement
+        return None
+
+    return rule
 
 
 def _size(graph: FuncGraph) -> int:

@@ -39,11 +39,13 @@ _NEUTRAL_OPERANDS = (
 def simplify_arithmetic(graph: FuncGraph) -> FuncGraph:
     """A copy of ``graph`` with neutral operations replaced by their operand."""
 
-    def visit(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder):
-        operand = _unchanged_operand(op, inputs, builder)
-        return None if operand is None else [operand]
+    return rebuild(graph, lambda source: simplify_op)
 
-    return rebuild(graph, lambda source: visit)
+
+def simplify_op(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder):
+    """The rule for one op: ``[operand]`` if ``op`` returns that input unchanged, else None."""
+    operand = _unchanged_operand(op, inputs, builder)
+    return None if operand is None else [operand]
 
 
 def _unchanged_operand(op: Operation, inputs: List[SymbolicTensor],

@@ -35,27 +35,29 @@ def fold_constants(graph: FuncGraph, max_elements: int = MAX_FOLDED_ELEMENTS) ->
 
     Folded ops become unused; ``prune`` removes them.
     """
+    return rebuild(graph, lambda source: lambda op, inputs, builder: fold_op(op, inputs, builder, max_elements))
 
-    def visit(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder):
-        if op.type == "If" and builder.const_value(inputs[0]) is not None:
-            branch = op.attrs["then_branch" if builder.const_value(inputs[0]) else "else_branch"]
-            return inline(builder, branch, inputs[1:])
-        if not _foldable(op, max_elements):
-            return None
-        if getattr(op.op_def, "shape_only", False) and all(_fully_known(t.shape) for t in inputs):
-            # The value is never read: a zero-strided view of the right shape costs no memory.
-            arrays = [np.broadcast_to(np.zeros((), t.dtype), t.shape) for t in inputs]
-        else:
-            arrays = [builder.const_value(t) for t in inputs]
-            if any(a is None for a in arrays):
-                return None
-        results = _evaluate(op, arrays)
-        if results is None or not _match_specs(op, results, max_elements):
-            return None
-        return [builder.constant(value, name=op.name if i == 0 else f"{op.name}_{i}")
-                for i, value in enumerate(results)]
 
-    return rebuild(graph, lambda source: visit)
+def fold_op(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder,
+            max_elements: int = MAX_FOLDED_ELEMENTS) -> Optional[List[SymbolicTensor]]:
+    """The rule for one op: constants for its outputs (or the inlined branch of an If), else None."""
+    if op.type == "If" and builder.const_value(inputs[0]) is not None:
+        branch = op.attrs["then_branch" if builder.const_value(inputs[0]) else "else_branch"]
+        return inline(builder, branch, inputs[1:])
+    if not _foldable(op, max_elements):
+        return None
+    if getattr(op.op_def, "shape_only", False) and all(_fully_known(t.shape) for t in inputs):
+        # The value is never read: a zero-strided view of the right shape costs no memory.
+        arrays = [np.broadcast_to(np.zeros((), t.dtype), t.shape) for t in inputs]
+    else:
+        arrays = [builder.const_value(t) for t in inputs]
+        if any(a is None for a in arrays):
+            return None
+    results = _evaluate(op, arrays)
+    if results is None or not _match_specs(op, results, max_elements):
+        return None
+    return [builder.constant(value, name=op.name if i == 0 else f"{op.name}_{i}")
+            for i, value in enumerate(results)]
 
 
 def _foldable(op: Operation, max_elements: int) -> bool:

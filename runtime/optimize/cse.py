@@ -27,22 +27,27 @@ from runtime.tensor import SymbolicTensor
 def eliminate_common_subexpressions(graph: FuncGraph) -> FuncGraph:
     """A copy of ``graph`` where each repeated pure computation is computed once."""
 
-    def make_visitor(source: FuncGraph):
-        seen: Dict[Hashable, List[SymbolicTensor]] = {}  # per graph: a subgraph cannot see its parent's
+    return rebuild(graph, lambda source: cse_rule())
 
-        def visit(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder):
-            if op.is_stateful or op.subgraphs() or op.type == "Placeholder":
-                return None
-            key = (op.type, tuple(id(t) for t in inputs), attrs_key(op.attrs))
-            if key in seen:
-                return seen[key]
-            outputs = builder.copy_op(op, inputs)
-            seen[key] = outputs
-            return outputs
 
-        return visit
+def cse_rule():
+    """The rule for the ops of one graph: an earlier equal op's outputs, or the op copied and remembered.
 
-    return rebuild(graph, make_visitor)
+    One rule per graph: a subgraph cannot read its parent's tensors directly, so tables are not shared.
+    """
+    seen: Dict[Hashable, List[SymbolicTensor]] = {}
+
+    def merge(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder):
+        if op.is_stateful or op.subgraphs() or op.type == "Placeholder":
+            return None
+        key = (op.type, tuple(id(t) for t in inputs), attrs_key(op.attrs))
+        if key in seen:
+            return seen[key]
+        outputs = builder.copy_op(op, inputs)
+        seen[key] = outputs
+        return outputs
+
+    return merge
 
 
 def attrs_key(attrs: Dict[str, Any]) -> Hashable:
