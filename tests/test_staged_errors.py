@@ -294,3 +294,27 @@ def return_dtype_changes_in_loop(values):
 def test_return_inside_loop_and_after_it_with_other_dtype():
     raises(rt.errors.StateError, return_dtype_changes_in_loop, (rt.constant([1, 2]),),
            "the return value has dtype", "float32", "int32")
+
+
+@ag.function
+def defined_where_not_returned(x):
+    if x > 0:
+        y = x * 2
+    else:
+        return -5
+    return y + 1
+
+
+@ag.function
+def returned_in_if_defined_in_else(x):
+    if x < 0:
+        return -5
+    else:
+        y = x * 2
+    return y + 1
+
+
+@pytest.mark.parametrize("x, expected", [(3, 7), (-3, -5), (0, 1)])
+def test_variable_undefined_only_on_a_path_that_returned_is_fine(x, expected):
+    assert defined_where_not_returned(rt.constant(x)).numpy() == (7 if x > 0 else -5)
+    assert returned_in_if_defined_in_else(rt.constant(x)).numpy() == expected

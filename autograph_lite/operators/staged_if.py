@@ -4,7 +4,8 @@ Each branch starts from the state before the ``if`` (``set_state(init)``), runs,
 (``get_state()``) is checked against the other branch's:
 
 * a variable undefined in one branch and defined in the other is an error ("initialize it before the
-  if"), since the graph must produce it on both paths;
+  if"), since the graph must produce it on both paths — unless the branch that leaves it undefined
+  returned: the code after the ``if`` only runs where ``do_return`` is False, so a placeholder does;
 * ``None``, strings and other non-graph values may only pass through unchanged;
 * a ``retval_`` that only one branch sets gets a zeros placeholder on the other path and becomes a
   ``PartialReturnValue`` (valid where ``do_return`` is True); a later ``if not do_return:`` that
@@ -25,7 +26,8 @@ _BRANCH_NAMES = {True: "if", False: "else"}
 
 
 class _NeedsReturnPlaceholder(Exception):
-    """The first-traced branch had no return value but the second has one: retrace with a placeholder."""
+    """The first-traced branch lacked a value (no return value yet, or a variable it leaves undefined
+    because it returned) that the second branch has: retrace with a placeholder for it."""
 
     def __init__(self, index: int, value: Any):
         super().__init__(index)
@@ -92,7 +94,11 @@ class _BranchTracer:
         kinds, outputs = [], []
         for index, value in enumerate(raw):
             if isinstance(value, Undefined):
-                kinds.append(UNDEFINED)
+                if index in self.return_hints and self._has_returned(which, raw):
+                    kinds.append(OUTPUT)  # never read: everything after a return is guarded by do_return
+                    outputs.append(placeholder_like(self.return_hints[index]))
+                else:
+                    kinds.append(UNDEFINED)
             elif isinstance(value, UndefinedReturnValue):
                 if index in self.return_hints:
                     kinds.append(PARTIAL)
@@ -117,10 +123,18 @@ class _BranchTracer:
         kinds, outputs = [], []
         for index, (value, first_kind) in enumerate(zip(raw, first_kinds)):
             name, first_value = self.names[index], first_raw[index]
-            if isinstance(value, Undefined) or first_kind == UNDEFINED:
-                if not (isinstance(value, Undefined) and first_kind == UNDEFINED):
-                    raise _defined_in_one_branch(name, first if isinstance(value, Undefined) else which)
+            if isinstance(value, Undefined) and first_kind == UNDEFINED:
                 kinds.append(UNDEFINED)
+            elif isinstance(value, Undefined):
+                # Fine if this branch returned: code after the if runs only where do_return is False.
+                if first_kind not in (OUTPUT, PARTIAL) or not self._has_returned(which, raw):
+                    raise _defined_in_one_branch(name, first)
+                kinds.append(first_kind)
+                outputs.append(placeholder_like(first_value))
+            elif first_kind == UNDEFINED:
+                if not self._has_returned(first, first_raw) or not is_stageable(_unwrap(value)):
+                    raise _defined_in_one_branch(name, which)
+                raise _NeedsReturnPlaceholder(index, _unwrap(value))
             elif isinstance(value, UndefinedReturnValue):
                 if first_kind == NO_RETURN:
                     kinds.append(NO_RETURN)
