@@ -13,6 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from runtime import context, dtypes
+from runtime.ops.array_ops import cast
 from runtime.ops.convert import constant, convert_to_tensor
 from runtime.ops.registry import apply_op, register_op
 from runtime.ops.shape_ops import constant_value, known_or_none, shape_argument
@@ -81,7 +82,6 @@ def _like(op_def, input: Any, dtype: Any) -> Tensor:  # noqa: A002
     input = convert_to_tensor(input)
     result = apply_op(op_def, (input,))
     if dtype is not None and dtypes.as_dtype(dtype) != input.dtype:
-        from runtime.ops.array_ops import cast  # here: array_ops imports creation-free modules only
         result = cast(result, dtype)
     return result
 

@@ -19,7 +19,7 @@ from runtime.errors import InvalidArgumentError
 from runtime.ops import shapes
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.registry import apply_op, register_op
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.tensor import EagerTensor, Tensor
 
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 _VALID_KEYS = ("valid subscripts are ints, slices (a:b:c), ... (Ellipsis), None (new axis) and scalar int "

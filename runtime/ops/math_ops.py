@@ -16,7 +16,7 @@ import numpy as np
 from runtime import dtypes
 from runtime.errors import InvalidArgumentError
 from runtime.ops import shapes
-from runtime.ops.convert import convert_operands, convert_to_tensor
+from runtime.ops.convert import convert_operands
 from runtime.ops.array_ops import CAST
 from runtime.ops.registry import OpDef, apply_op, register_op
 from runtime.tensor import Tensor

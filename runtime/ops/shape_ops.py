@@ -16,6 +16,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from runtime import context, dtypes
+from runtime.ops.combine_ops import stack
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.registry import apply_op, register_op
 from runtime.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
@@ -134,13 +135,13 @@ def shape_argument(value: Any, op_name: str, arg: str) -> Tuple[Tensor, StaticDi
         value = [value]
     if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
         if context.in_graph_mode() and any(isinstance(v, SymbolicTensor) for v in value):
-            from runtime.ops.combine_ops import stack  # here: avoids an import cycle
             scalars = [_check_int_tensor(convert_to_tensor(v, dtypes.int32) if not isinstance(v, Tensor) else v,
                                          op_name, f"{arg} entries", 0) for v in value]
             scalars = [s if s.dtype == dtypes.int32 else _cast_int32(s) for s in scalars]
             tensor = stack(scalars)
             return tensor, static_dims(tensor)
-        value = [int(v) for v in value]
+        value = [int(_check_int_tensor(v, op_name, f"{arg} entries", 0)) if isinstance(v, Tensor) else v
+                 for v in value]
     if isinstance(value, (list, tuple)) and not value:
         tensor = EagerTensor(np.zeros((0,), dtype=np.int32))
     elif isinstance(value, Tensor):
