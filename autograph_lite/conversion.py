@@ -19,7 +19,7 @@ import gast
 from autograph_lite.converters import (asserts, break_statements, call_trees, checks,
                                        conditional_expressions, continue_statements, control_flow,
                                        logical_expressions, return_statements)
-from autograph_lite.pyct import codegen, origin_info, parser, static_analysis
+from autograph_lite.pyct import anno, codegen, origin_info, parser, static_analysis
 from autograph_lite.pyct.origin_info import Origin
 from autograph_lite.pyct.transformer import Context
 
@@ -88,7 +88,7 @@ def convert_code(entity: Callable) -> ConvertedCode:
     node, filename = parser.parse_entity(entity)
     node = _convert_tree(node, Context(node, filename))
     if isinstance(node, gast.Lambda):
-        source, line_origins = codegen.unparse_expression(node), [origin_info_of(node)]
+        source, line_origins = codegen.unparse_expression(node), [anno.getanno(node, anno.ORIGIN, None)]
         name = '<lambda>'
     else:
         source, line_origins = codegen.unparse(node)
@@ -98,11 +98,6 @@ def convert_code(entity: Callable) -> ConvertedCode:
     return converted
 
 
-def origin_info_of(node) -> Optional[Origin]:
-    from autograph_lite.pyct import anno
-    return anno.getanno(node, anno.ORIGIN, None)
-
-
 def converted_source(entity: Callable) -> str:
     """The converted source of a plain function or lambda."""
     return convert_code(entity).source
@@ -110,12 +105,7 @@ def converted_source(entity: Callable) -> str:
 
 def operators_module():
     """The ``ag__`` namespace given to converted code."""
-    module = importlib.import_module('autograph_lite.operators')
-    if not hasattr(module, 'converted_call'):
-        # docs/GENERATED_CODE.md: operators/__init__ re-exports it; until it does, provide it here.
-        from autograph_lite.operators.call_trees import converted_call
-        module.converted_call = converted_call
-    return module
+    return importlib.import_module('autograph_lite.operators')
 
 
 def instantiate(entity: types.FunctionType) -> types.FunctionType:

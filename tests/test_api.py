@@ -228,3 +228,56 @@ def test_to_graph_rejects_non_functions():
                                                  'builtin_function_or_method'):
         ag.to_code(len)
 
+
+
+def seed_simple_relu(x):
+    if rt.greater(x, 0):
+        return x
+    else:
+        return 0
+
+
+def test_seed_simple_relu_both_branches_in_a_graph():
+    tf_simple_relu = ag.function(seed_simple_relu)
+    assert tf_simple_relu(rt.constant(1)).numpy() == 1
+    assert tf_simple_relu(rt.constant(-1)).numpy() == 0
+    assert tf_simple_relu.experimental_get_tracing_count() == 1
+
+
+class Scaler:
+    def __init__(self, factor):
+        self.factor = factor
+
+    @ag.function
+    def apply(self, x):
+        if x > 0:
+            y = x * self.factor
+        else:
+            y = -x
+        return y
+
+
+def test_function_decorator_on_methods():
+    scaler = Scaler(3)
+    assert scaler.apply(rt.constant(2)).numpy() == 6
+    assert scaler.apply(rt.constant(-2)).numpy() == 2
+
+
+def add_range_to_attribute(obj, n):
+    i = rt.constant(0)
+    while i < n:
+        obj.total = obj.total + i
+        i += 1
+    return obj.total
+
+
+class Box:
+    pass
+
+
+def test_attribute_is_loop_state_in_a_staged_loop():
+    assert "('i', 'obj.total')" in ag.to_code(add_range_to_attribute)
+    staged, eager = Box(), Box()
+    staged.total, eager.total = rt.constant(0), rt.constant(0)
+    assert ag.function(add_range_to_attribute)(staged, rt.constant(4)).numpy() == 6
+    assert ag.to_graph(add_range_to_attribute)(eager, rt.constant(4)).numpy() == 6
