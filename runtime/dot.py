@@ -95,7 +95,8 @@ class _DotWriter:
 
     def _cluster(self, op, sub_name: str, subgraph, indent: str) -> None:
         self._clusters += 1
-        self.lines.append(f"{indent}subgraph cluster_{self._clusters} {{")
+        number = self._clusters  # nested clusters drawn below take the next numbers
+        self.lines.append(f"{indent}subgraph cluster_{number} {{")
         inner = indent + "  "
         self.lines.append(f"{inner}label={_quote(f'{op.name}: {sub_name}')}; style=rounded; color=gray50;")
         self.graph(subgraph, inner)
@@ -103,7 +104,7 @@ class _DotWriter:
         anchor = next((o for o in reversed(subgraph.operations)), None)
         if anchor is not None:
             self.lines.append(f"{indent}{self.node_id(anchor)} -> {self.node_id(op)} "
-                              f"[ltail=cluster_{self._clusters}, style=dotted, label={_quote(sub_name)}];")
+                              f"[ltail=cluster_{number}, style=dotted, label={_quote(sub_name)}];")
 
     def _outputs(self, graph, indent: str) -> None:
         for index, tensor in enumerate(getattr(graph, "outputs", [])):

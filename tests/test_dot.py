@@ -86,8 +86,26 @@ def test_quotes_in_names_are_escaped():
     assert graph.to_dot().startswith('digraph "say \\"hi\\"" {')
 
 
+def nested_graph():
+    def body(i, total):
+        return i + 1, rt.cond(i % 2 == 0, lambda: total + i, lambda: total - i)
+    graph = FuncGraph("nested")
+    with graph_scope(graph):
+        n = graph.add_placeholder(rt.int32, (), name="n")
+        graph.outputs = list(rt.while_loop(lambda i, total: i < n, body, [0, 0]))
+    return graph
+
+
+def test_nested_clusters_point_at_their_own_cluster():
+    dot = nested_graph().to_dot()
+    assert dot.count("subgraph cluster_") == 4
+    # the While's body is cluster 2 and holds the If's branches (clusters 3 and 4)
+    tails = re.findall(r"ltail=cluster_(\d+), style=dotted, label=\"(\w+)\"", dot)
+    assert tails == [("1", "cond"), ("3", "then_branch"), ("4", "else_branch"), ("2", "body")]
+
+
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
-@pytest.mark.parametrize("build", [dense_relu_graph, simple_relu_graph, countdown_graph,
+@pytest.mark.parametrize("build", [dense_relu_graph, simple_relu_graph, countdown_graph, nested_graph,
                                    lambda: variable_graph(Variable([1.0, 2.0]))])
 def test_dot_program_renders_svg(build):
     result = subprocess.run(["dot", "-Tsvg"], input=build().to_dot(), capture_output=True, text=True,
