@@ -102,3 +102,17 @@ def test_slicing_matches_numpy_eager_and_in_a_function(start, stop, step, index)
     assert_same(rt.constant(cube)[key].numpy(), want)
     traced = rt.function(lambda t, i: t[i, start:stop:step, ..., None])
     assert_same(traced(rt.constant(cube), rt.constant(index)).numpy(), want)
+
+
+def test_ops_read_variables_eagerly_and_in_a_function():
+    v = rt.Variable([1, 2, 3])
+
+    @rt.function
+    def pick(i):
+        return v[i] * 2, rt.reduce_sum(v), rt.gather(v, [i])
+
+    assert [t.numpy().tolist() for t in pick(rt.constant(1))] == [4, 6, [2]]
+    v.assign([4, 5, 6])
+    assert [t.numpy().tolist() for t in pick(rt.constant(2))] == [12, 15, [6]]
+    assert (v[0].numpy(), rt.reduce_sum(v).numpy()) == (4, 15)
+    assert pick.experimental_get_tracing_count() == 1
