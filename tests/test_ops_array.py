@@ -171,3 +171,11 @@ def test_shape_of_a_fully_known_shape_is_a_known_constant():
     assert_same(constant_value(known), np.array([4, 3], np.int32))
     _, partial = trace(rt.shape, (rt.float32, (None, 3)))
     assert constant_value(partial) is None
+
+
+def test_lists_mixing_tensors_and_numbers_are_packed():
+    assert_same(rt.convert_to_tensor([rt.constant(1), 2]).numpy(), np.array([1, 2], np.int32))
+    assert_same(rt.convert_to_tensor([[rt.constant(1.5)], [2]]).numpy(), np.array([[1.5], [2.0]], np.float32))
+    _, packed = trace(lambda i: rt.convert_to_tensor([i, 2, i]), (rt.int64, ()))
+    assert (packed.op.type, packed.dtype, packed.shape) == ("Pack", rt.int64, (3,))
+    assert_graph_matches_eager(lambda x, i: rt.gather(x, [i, 0]), np.array([5, 6, 7]), np.int32(2))

@@ -39,7 +39,28 @@ def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:
             raise TypeError(f"expected a {target.name} tensor, got {value.dtype.name} tensor {value!r}; "
                             f"use rt.cast(x, rt.{target.name}) to convert it")
         return value
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        return _pack(value, target)
     return EagerTensor(_array_of(value, target))
+
+
+def _holds_tensor(value: Any) -> bool:
+    return any(isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and _holds_tensor(v)) for v in value)
+
+
+def _first_tensor_dtype(value: Any) -> Optional[np.dtype]:
+    for v in value:
+        dtype = v.dtype if isinstance(v, Tensor) else _first_tensor_dtype(v) if isinstance(v, (list, tuple)) else None
+        if dtype is not None:
+            return dtype
+    return None
+
+
+def _pack(value: Sequence[Any], dtype: Optional[np.dtype]) -> Tensor:
+    """A list mixing tensors and numbers becomes a ``Pack`` (stack) of them, like TensorFlow's auto-packing."""
+    from runtime.ops.combine_ops import stack  # here: combine_ops imports this module
+    dtype = dtype or _first_tensor_dtype(value)
+    return stack([convert_to_tensor(v, dtype) for v in value])
 
 
 def constant(value: Any, dtype: Any = None, shape: Optional[Sequence[int]] = None) -> Tensor:
