@@ -200,7 +200,7 @@ def test_code_without_control_flow_only_routes_calls():
 def expressions(a, b, items):
     assert a >= 0, 'a must be non-negative'
     big = a if a > b else b
-    return (not a) or (b and len(items, ))
+    return (not big) or (b and len(items, ))
 
 
 def test_expressions_become_lazy_operators():
@@ -208,7 +208,7 @@ def test_expressions_become_lazy_operators():
         def expressions(a, b, items):
             ag__.assert_stmt(a >= 0, lambda: 'a must be non-negative')
             big = ag__.if_exp(a > b, lambda: a, lambda: b, 'a if a > b else b')
-            return ag__.or_(lambda: ag__.not_(a),
+            return ag__.or_(lambda: ag__.not_(big),
                             lambda: ag__.and_(lambda: b, lambda: ag__.converted_call(len, (items,), None)))
         ''')
 

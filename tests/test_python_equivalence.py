@@ -3,7 +3,6 @@ import itertools
 import os
 import tempfile
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
