@@ -281,3 +281,35 @@ def test_attribute_is_loop_state_in_a_staged_loop():
     staged.total, eager.total = rt.constant(0), rt.constant(0)
     assert ag.function(add_range_to_attribute)(staged, rt.constant(4)).numpy() == 6
     assert ag.to_graph(add_range_to_attribute)(eager, rt.constant(4)).numpy() == 6
+
+
+@ag.function
+def traced_increment(x):
+    return x + 1
+
+
+def calls_a_function_object(x):
+    return traced_increment(x) * 2
+
+
+class Doubler:
+    def __call__(self, x):
+        if x > 0:
+            return x * 2
+        return 0
+
+
+def test_function_objects_partials_and_callable_objects_from_converted_code(monkeypatch):
+    import functools
+    assert ag.to_graph(calls_a_function_object)(rt.constant(1)).numpy() == 4
+    assert traced_increment.experimental_get_tracing_count() == 1
+
+    def caller(f, g, x):
+        return f(x) + g(x)
+
+    calls = []
+    real_instantiate = conversion.instantiate
+    monkeypatch.setattr(conversion, 'instantiate', lambda f: calls.append(f.__qualname__) or real_instantiate(f))
+    assert ag.to_graph(caller)(functools.partial(helper), Doubler(), 3) == 12
+    assert calls == ['test_function_objects_partials_and_callable_objects_from_converted_code.<locals>.caller',
+                     'helper', 'Doubler.__call__']
