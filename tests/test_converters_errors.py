@@ -163,3 +163,27 @@ def test_generated_code_shows_in_tracebacks_under_a_readable_name():
         ag.to_graph(divide)(1, 0)
     text = user_location(info.value)
     assert '<autograph_lite #' in text and 'converted divide from test_converters_errors.py:' in text
+
+
+
+MATCH_SOURCE = """\
+def uses_match(command):
+    match command:
+        case 'go':
+            return 1
+        case _:
+            return 0
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason='match needs Python 3.10')
+def test_match_statement_is_rejected_with_its_line(tmp_path):
+    path = tmp_path / 'matching.py'
+    path.write_text(MATCH_SOURCE)
+    namespace = {}
+    exec(compile(MATCH_SOURCE, str(path), 'exec'), namespace)
+    with pytest.raises(ag.ConversionError) as info:
+        ag.to_graph(namespace['uses_match'])
+    assert "the 'match' statement cannot be converted yet" in str(info.value)
+    assert f'File "{path}", line 2, in uses_match' in str(info.value)
+    assert 'Rewrite it with if/elif/else.' in str(info.value)
