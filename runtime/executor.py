@@ -21,14 +21,17 @@ the node, found from the generated line that failed.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
 import linecache
+import os
 import re
+import threading
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from runtime.buffer_plan import plan_buffer_reuse
+from runtime.buffer_plan import plan_buffer_reuse, plan_parallel_regions
 from runtime.errors import InvalidArgumentError
 from runtime.graph import FuncGraph, Operation
 from runtime.optimize.prune import needed_ops
@@ -63,7 +66,9 @@ class _CodeGenerator:
         self.lines: List[str] = []
         self.line_nodes: Dict[int, Tuple[str, ...]] = {}  # line number -> (enclosing If/While..., node)
         self.scope: List[str] = []  # names of the If/While ops whose subgraph is being emitted
+        self.helpers: List[str] = []  # module-level helper functions (row blocks of elementwise regions)
         self.namespace: Dict[str, Any] = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_copy": np.array,
+                                          "_empty": np.empty, "_run_in_row_blocks": _run_in_row_blocks,
                                           "_KERNEL_ERRORS": _KERNEL_ERRORS}
         self.global_names: Dict[int, str] = {}  # id(value) -> its name in the namespace
         self.counter = itertools.count()
@@ -106,7 +111,7 @@ class _CodeGenerator:
         self.emit(2, f"return [{', '.join(results)}]")
         self.emit(1, "except _KERNEL_ERRORS as error:")
         self.emit(2, "raise _locate(error) from None")
-        source = "\n".join(self.lines) + "\n"
+        source = "\n".join(self.lines + self.helpers) + "\n"
         filename = f"<graph {graph.name} #{next(_compiled_ids)}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks
         self.namespace["_locate"] = _error_locator(filename, self.line_nodes)
@@ -128,13 +133,21 @@ class _CodeGenerator:
         env: Dict[int, str] = {id(t): n for t, n in zip(graph.inputs, input_names)}
         needed = needed_ops(graph)
         reuse = plan_buffer_reuse(graph, needed)
+        for op in graph.operations:  # constants are globals, bound up front (regions may read later ones)
+            if op.type == "Const" and id(op) in needed:
+                env[id(op.outputs[0])] = self.bind_constant(op.attrs["value"])
+        region_of = {id(region[0]): region for region in plan_parallel_regions(graph, needed)}
+        in_region = {id(op) for region in region_of.values() for op in region}
         for op in graph.operations:
-            if id(op) not in needed or (op.type == "Placeholder" and id(op.outputs[0]) in env):
+            if id(op) not in needed or id(op.outputs[0] if op.outputs else op) in env:
+                continue
+            if id(op) in region_of:
+                self.emit_region(region_of[id(op)], env, reuse, indent)
+                continue
+            if id(op) in in_region:
                 continue
             args = [env[id(t)] for t in op.inputs]
-            if op.type == "Const":
-                outs = [self.bind_constant(op.attrs["value"])]
-            elif op.type == "If":
+            if op.type == "If":
                 outs = self.emit_if(op, args, indent)
             elif op.type == "While":
                 outs = self.emit_while(op, args, indent)
@@ -192,6 +205,43 @@ class _CodeGenerator:
             self.emit(indent + 1, f"{', '.join(loop_vars)} = {', '.join(next_values)}")
         return loop_vars
 
+    # --- elementwise regions split across threads --------------------------------------------------
+    def emit_region(self, region: List[Operation], env: Dict[int, str], reuse: Dict[int, int],
+                    indent: int) -> None:
+        """Emit a helper computing ``region`` on rows [lo:hi) and a call running it in row blocks."""
+        shape = region[0].outputs[0].shape
+        inside: Dict[int, str] = {}      # id(tensor) -> name of its full buffer in ``run``
+        params: List[str] = []           # names ``run`` passes to the helper (externals, then buffers)
+        part: List[str] = []             # helper body
+        local: Dict[str, str] = {}       # full array name -> its row-block name inside the helper
+        for op in region:
+            for t in op.inputs:
+                name = inside.get(id(t)) or env[id(t)]
+                if name not in local:
+                    if name not in params:
+                        params.append(name)
+                    local[name] = f"{name}_rows" if t.shape == shape else name
+                    if t.shape == shape:
+                        part.append(f"    {name}_rows = {name}[lo:hi]")
+            index = reuse.get(id(op))
+            result = op.outputs[0]
+            if index is not None:
+                buffer = inside.get(id(op.inputs[index])) or env[id(op.inputs[index])]
+            else:
+                buffer = self.fresh("buffer")
+                self.emit(indent, f"{buffer} = _empty({shape!r}, {self.bind(result.dtype, 'dtype')})", op.name)
+                params.append(buffer)
+                local[buffer] = f"{buffer}_rows"
+                part.append(f"    {buffer}_rows = {buffer}[lo:hi]")
+            inside[id(result)] = buffer
+            args = [local[inside.get(id(t)) or env[id(t)]] for t in op.inputs]
+            part.append(f"    {self.bind(op.op_def.kernel, 'k_' + op.type)}({', '.join(args)}, out={local[buffer]})")
+        helper = self.fresh("rows_of_region")
+        self.helpers.append(f"def {helper}(lo, hi, {', '.join(params)}):")
+        self.helpers.extend(part)
+        self.emit(indent, f"_run_in_row_blocks({helper}, {shape[0]}, {', '.join(params)})", region[0].name)
+        env.update(inside)
+
     # --- kernels ---------------------------------------------------------------------------------
     def emit_kernel_call(self, op: Operation, args: List[str], out_index, indent: int) -> List[str]:
         kernel = op.op_def.kernel
@@ -214,6 +264,28 @@ class _CodeGenerator:
         else:
             self.emit(indent, f"{', '.join(outs)} = {call}", op.name)
         return outs
+
+
+_pool = None  # worker threads for row blocks, created on first use
+_pool_lock = threading.Lock()
+
+
+def _run_in_row_blocks(rows_of_region: Callable, rows: int, *arrays: np.ndarray) -> None:
+    """Call ``rows_of_region(lo, hi, *arrays)`` on one row block per core (this thread takes the first)."""
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = concurrent.futures.ThreadPoolExecutor(max_workers=(os.cpu_count() or 2) - 1,
+                                                              thread_name_prefix="runtime-rows")
+    blocks = min(os.cpu_count() or 2, rows)
+    bounds = [rows * i // blocks for i in range(blocks + 1)]
+    futures = [_pool.submit(rows_of_region, lo, hi, *arrays) for lo, hi in zip(bounds[1:-1], bounds[2:])]
+    try:
+        rows_of_region(bounds[0], bounds[1], *arrays)
+    finally:
+        for future in futures:
+            future.result()  # re-raises a block's error
 
 
 def _error_locator(filename: str, line_nodes: Dict[int, Tuple[str, ...]]) -> Callable[[BaseException],

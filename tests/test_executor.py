@@ -4,7 +4,7 @@ import pytest
 
 import runtime as rt
 from runtime import interpreter, nest
-from runtime.buffer_plan import MIN_BUFFER_ELEMENTS
+from runtime.buffer_plan import MIN_BUFFER_ELEMENTS, PARALLEL_MIN_ELEMENTS
 from runtime.context import graph_scope
 from runtime.errors import InvalidArgumentError
 from runtime.executor import generated_source, make_callable
@@ -217,3 +217,38 @@ def test_no_buffer_reuse_when_dtype_or_shape_changes():
     broadcast = trace(lambda x, y: rt.add(rt.multiply(x, 2.0), y), (rt.float32, (n,)), (rt.float32, (3, n)))
     assert "out=" not in generated_source(make_callable(broadcast))
     same_as_interpreter(broadcast, np.ones(n, np.float32), np.ones((3, n), np.float32))
+
+
+# --- row blocks on several cores ------------------------------------------------------------------------
+
+def test_big_elementwise_chains_run_in_row_blocks_with_identical_results(monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 3)  # the plan depends on the core count: make it fixed
+    rows = PARALLEL_MIN_ELEMENTS // 4 + 7  # uneven blocks
+
+    def f(x, y, s):
+        t = rt.maximum(rt.multiply(rt.subtract(rt.add(rt.multiply(x, 2.0), 1.0), x), y), s)  # one region
+        u = rt.reduce_sum(t, axis=1)  # not elementwise: ends the region, reads its result
+        return rt.subtract(t, rt.multiply(t, 0.5)), u
+    graph = trace(f, (rt.float32, (rows, 4)), (rt.float32, (rows, 4)), (rt.float32, (1, 1)))
+    source = generated_source(make_callable(graph))
+    assert source.count("_run_in_row_blocks(") == 2 and source.count("_empty(") == 2
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((rows, 4)).astype(np.float32)
+    y = rng.standard_normal((rows, 4)).astype(np.float32)
+    s = np.array([[0.25]], np.float32)
+    with np.errstate(all="ignore"):
+        t = np.maximum(((x * 2 + 1) - x) * y, s)
+        expected = [t - t * 0.5, t.sum(axis=1)]
+    got = same_as_interpreter(graph, x, y, s)
+    np.testing.assert_array_equal(got[0], expected[0])
+
+
+def test_no_row_blocks_for_broadcasting_inputs_or_a_single_core(monkeypatch):
+    rows = PARALLEL_MIN_ELEMENTS // 4
+    graph = trace(lambda x, y: rt.add(rt.multiply(x, 2.0), y), (rt.float32, (rows, 4)), (rt.float32, (4,)))
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    source = generated_source(make_callable(graph))
+    assert source.count("_run_in_row_blocks(") == 1  # x * 2 is split; + y (a (4,) row) is not
+    same_as_interpreter(graph, np.ones((rows, 4), np.float32), np.arange(4, dtype=np.float32))
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert "_run_in_row_blocks" not in generated_source(make_callable(graph))
