@@ -110,3 +110,10 @@ def test_cumsum():
     _, out = trace(lambda x: rt.cumsum(x, 1), (rt.float32, (None, 3)))
     assert (out.op.type, out.shape) == ("Cumsum", (None, 3))
     assert_graph_matches_eager(lambda x: rt.cumsum(x, 1, exclusive=True, reverse=True), v, unknown_dims=True)
+
+
+def test_axis_may_be_a_known_tensor_but_not_a_run_time_value():
+    assert_same(rt.reduce_sum(X, axis=rt.constant(1)).numpy(), np.array([2, 3], np.int32))
+    assert trace(lambda x: rt.reduce_sum(x, rt.constant(0)), (rt.int32, (None, 3)))[1].shape == (3,)
+    with pytest.raises(TypeError, match="Sum: axis must be known while tracing"):
+        trace(lambda x, a: rt.reduce_sum(x, a), (rt.int32, (2, 3)), (rt.int32, ()))

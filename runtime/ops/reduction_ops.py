@@ -17,6 +17,7 @@ from runtime.errors import InvalidArgumentError
 from runtime.ops import shapes
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.registry import OpDef, apply_op, register_op
+from runtime.ops.shape_ops import constant_value
 from runtime.tensor import Tensor
 
 Axis = Union[int, Sequence[int], None]
@@ -27,7 +28,11 @@ def _normalize_axis(axis: Axis, tensor: Tensor, op_name: str) -> Optional[Tuple[
     if axis is None:
         return None
     if isinstance(axis, Tensor):
-        axis = axis.numpy().tolist()  # a symbolic axis raises a clear error here
+        known = constant_value(axis)
+        if known is None:
+            raise TypeError(f"{op_name}: axis must be known while tracing (a Python int, list of ints or "
+                            f"constant), got {axis!r}")
+        axis = known.tolist()
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     if not all(isinstance(a, (int, np.integer)) for a in axes):
         raise TypeError(f"{op_name}: axis must be an int or a list of ints, got {axis!r}")
