@@ -76,7 +76,7 @@ def _mean_kernel(x, *, axis, keepdims):
     if x.dtype.kind in "iu":
         return _int_mean(x, axis, keepdims)
     with np.errstate(all="ignore"):  # the mean of nothing is nan, without a warning
-        return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+        return np.mean(x, axis=axis, keepdims=keepdims)  # float16 accumulates in float32, returns float16
 
 
 def _declare_reduction(name: str, kernel: Callable, kinds: str, doc: str):
