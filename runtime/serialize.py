@@ -29,7 +29,7 @@ import os
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Sequence, Union
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from runtime import nest
 from runtime.concrete_function import ConcreteFunction
 from runtime.errors import LoadError, SaveError
 from runtime.graph_codec import OutputRef, decode_graph, decode_value, encode_graph, encode_value
-from runtime.signature import accepts, make_key
+from runtime.signature import accepts, describe_key, make_key
 from runtime.tensor import SymbolicTensor
 
 FORMAT = "autograph_lite.saved_function"
@@ -201,7 +201,6 @@ class LoadedFunction:
         for concrete, saved_key in zip(self.concrete_functions, self._keys):
             if accepts(saved_key, key):
                 return concrete, values
-        from runtime.signature import describe_key
         given = ", ".join(f"{p}={describe_key(k)}" for p, k in zip(self.__signature__.parameters, key))
         raise TypeError(f"{self.name}: no saved signature matches ({given}). A loaded function cannot trace "
                         f"new graphs; it accepts:\n\n{self.pretty_printed_concrete_signatures()}")

@@ -7,7 +7,6 @@ import numpy as np
 import runtime as rt
 from runtime.context import graph_scope
 from runtime.graph import FuncGraph
-from runtime.ops import control_flow_ops  # noqa: F401  (registers If and While)
 from runtime.ops.registry import get_op
 
 

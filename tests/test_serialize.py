@@ -151,7 +151,7 @@ def test_loaded_graphs_are_optimized_and_run_by_the_compiled_executor(tmp_path, 
 
     @ag.function
     def wasteful(x):
-        unused = rt.exp(x)  # pruned by the optimizer: nothing needs it
+        rt.exp(x)  # pruned by the optimizer: nothing needs it
         return x * (2.0 + 3.0)
     wasteful(rt.constant(1.0))
     rt.save(wasteful, tmp_path)
