@@ -56,10 +56,14 @@ def _convert_tree(node, ctx: Context):
 def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]], name: str,
              user_file: str) -> ConvertedCode:
     freevars = [v for v in entity.__code__.co_freevars if v != 'ag__']
-    header = f'def {_FACTORY}({", ".join(["ag__"] + freevars)}):'
+    header = [f'def {_FACTORY}({", ".join(["ag__"] + freevars)}):']
+    if name != '<lambda>' and name not in freevars:
+        # The def must not bind its name in the factory: the function reads it as a global
+        # (recursion), like the original. The factory itself is never run.
+        header.append(f'    global {name}')
     body = source if name != '<lambda>' else f'return {source}'
-    lines = [header] + ['    ' + line if line else '' for line in body.rstrip('\n').split('\n')]
-    origins = [None] + line_origins[:len(lines) - 1]
+    lines = header + ['    ' + line if line else '' for line in body.rstrip('\n').split('\n')]
+    origins = [None] * len(header) + line_origins[:len(lines) - len(header)]
     if name != '<lambda>':
         lines.append(f'    return {name}')
         origins.append(None)

@@ -313,3 +313,44 @@ def test_function_objects_partials_and_callable_objects_from_converted_code(monk
     assert ag.to_graph(caller)(functools.partial(helper), Doubler(), 3) == 12
     assert calls == ['test_function_objects_partials_and_callable_objects_from_converted_code.<locals>.caller',
                      'helper', 'Doubler.__call__']
+
+
+def factorial(n):
+    if n <= 1:
+        return 1
+    return n * factorial(n - 1)
+
+
+def mixed_features(xs, *rest, scale=2, **opts):
+    key = lambda v: -v if v % 2 else v  # noqa: E731
+    ordered = sorted(xs, key=key)
+
+    def inner(v, bias=opts.get('bias', 0)):
+        total = 0
+        for i in range(v):
+            if i % 3 == 0:
+                continue
+            total += i * scale + bias
+        return total
+    words = {w: len(w) for w in rest if w and len(w) > 1}
+    return [inner(v) for v in ordered], words, (rest[0] if rest else None) or 'none'
+
+
+class Base:
+    def value(self):
+        return 1
+
+
+class Child(Base):
+    def value(self):
+        if self is not None:
+            base = super().value()
+        return base + 1
+
+
+def test_recursion_nested_functions_defaults_varargs_and_super():
+    assert [ag.to_graph(factorial)(n) for n in range(6)] == [factorial(n) for n in range(6)]
+    for args, kwargs in [(([3, 1, 4, 5], 'ab', '', 'c'), {'scale': 3, 'bias': 1}), (([],), {})]:
+        assert ag.to_graph(mixed_features)(*args, **kwargs) == mixed_features(*args, **kwargs)
+    assert ag.to_graph(Child().value)() == 2
+    assert 'super(__class__, self).value' in ag.to_code(Child.value)

@@ -3,7 +3,8 @@
     f(a, *b, k=v, **kw)  ->  ag__.converted_call(f, (a, *b), {'k': v, **kw})
     g(x)                 ->  ag__.converted_call(g, (x,), None)
 
-Calls to ``ag__`` itself and ``super()`` stay as they are, and so do calls in lambdas' defaults.
+Calls to ``ag__`` itself and ``super(...)`` stay as they are (``super()`` becomes
+``super(__class__, self)``), and so do calls in lambdas' defaults.
 """
 import gast
 
@@ -21,6 +22,18 @@ def _is_exempt(func) -> bool:
 
 class CallTreeTransformer(Transformer):
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.first_argument = None   # of the innermost function: `self` for methods
+
+    def visit_FunctionDef(self, node):
+        saved = self.first_argument
+        arguments = node.args.posonlyargs + node.args.args
+        self.first_argument = arguments[0].id if arguments else None
+        node = self.generic_visit(node)
+        self.first_argument = saved
+        return node
+
     def visit_Lambda(self, node):
         node.body = self.visit(node.body)   # defaults are evaluated at definition: left alone
         return node
@@ -28,6 +41,11 @@ class CallTreeTransformer(Transformer):
     def visit_Call(self, node):
         node = self.generic_visit(node)
         if _is_exempt(node.func):
+            if (isinstance(node.func, gast.Name) and node.func.id == 'super' and not node.args
+                    and self.first_argument is not None):
+                # Zero-argument super() needs the method's own frame; the code may move into a
+                # nested body function, so name its arguments explicitly.
+                return templates.replace_as_expression('super(__class__, self)', self=self.first_argument)
             return node
         args = templates.replace_as_expression('(args,)', args=node.args)
         if node.keywords:
