@@ -4,7 +4,7 @@ Division follows TensorFlow, not numpy: ``divide`` of integers is true division 
 (int8/int16/uint8 → float32, int32/int64 → float64), and integer ``floordiv``/``mod`` by zero is an
 ``InvalidArgumentError`` instead of a warning and a zero.
 
->>> add(convert_to_tensor([1, 2]), 1)
+>>> add([1, 2], 1)
 Tensor([2 3], shape=(2,), dtype=int32)
 """
 from __future__ import annotations
@@ -126,7 +126,7 @@ _TRUEDIV_DTYPE = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32, dty
 def divide(x: Any, y: Any) -> Tensor:
     """True division ``x / y``; integers are cast to a float first, like TensorFlow.
 
-    >>> divide(convert_to_tensor([1, 3]), 2)
+    >>> divide([1, 3], 2)
     Tensor([0.5 1.5], shape=(2,), dtype=float64)
     """
     x, y = convert_operands(x, y)
