@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import runtime as rt  # noqa: E402
-from timing import machine, median_once, median_seconds  # noqa: E402
+from timing import compare, machine, median_once, median_seconds  # noqa: E402
 
 Row = Dict[str, object]
 REPEAT = 7
@@ -64,9 +64,9 @@ def bench_power(repeat: int) -> List[Row]:
     graph_power = rt.Function(power)
     np.testing.assert_array_equal(graph_power(x, 100).numpy(), numpy_power(x_array, 100))
     calls = 1000
-    numpy_t = median_seconds(lambda: numpy_power(x_array, 100), calls // 10, repeat) * calls
-    graph_t = median_seconds(lambda: graph_power(x, 100), calls // 10, repeat) * calls
-    eager_t = median_seconds(lambda: power(x, 100), calls // 20, max(3, repeat // 2)) * calls
+    t = compare({"numpy": lambda: numpy_power(x_array, 100), "graph": lambda: graph_power(x, 100),
+                 "eager": lambda: power(x, 100)}, calls // 10, repeat)
+    numpy_t, graph_t, eager_t = (t[k] * calls for k in ("numpy", "graph", "eager"))
     return [row("1 power(x,100) 10x10 int32, 1000 calls", "hand-written numpy", numpy_t, "s", 1.0),
             row("1 power(x,100) 10x10 int32, 1000 calls", "graph (rt.Function)", graph_t, "s",
                 graph_t / numpy_t, "<= 1.10x numpy", graph_t / numpy_t <= 1.10),
@@ -135,11 +135,11 @@ def _load_source(source: str, module_name: str):
 def bench_call_overhead(repeat: int) -> List[Row]:
     plus_one = rt.Function(lambda x: x + 1)
     x = rt.constant(1)
-    plus_one(x), plus_one(1)
-    eager_t = median_seconds(lambda: x + 1, 20000, repeat)
+    times = compare({"eager": lambda: x + 1, "tensor argument": lambda: plus_one(x),
+                     "Python int argument": lambda: plus_one(1)}, 20000, repeat)
+    eager_t = times.pop("eager")
     rows = [row("3 cached call of f(x) = x + 1", "eager x + 1 (reference)", eager_t * 1e6, "us", 1.0)]
-    for label, arg in (("tensor argument", x), ("Python int argument", 1)):
-        t = median_seconds(lambda: plus_one(arg), 20000, repeat)
+    for label, t in times.items():
         rows.append(row("3 cached call of f(x) = x + 1", label, t * 1e6, "us", t / eager_t, "<= 5 us", t * 1e6 <= 5))
     return rows
 
@@ -166,8 +166,9 @@ def bench_while(repeat: int) -> List[Row]:
     n = rt.constant(n_value, rt.int64)
     graph_loop = rt.Function(while_sum)
     assert int(graph_loop(n)) == python_while_sum(np.int64(n_value))
-    python_t = median_seconds(lambda: python_while_sum(np.int64(n_value)), 1, repeat) / n_value
-    graph_t = median_seconds(lambda: graph_loop(n), 1, repeat) / n_value
+    times = compare({"python": lambda: python_while_sum(np.int64(n_value)), "graph": lambda: graph_loop(n)},
+                    1, repeat)
+    python_t, graph_t = times["python"] / n_value, times["graph"] / n_value
     name = "4 tensor while loop, n=100000, per iteration"
     rows = [row(name, "plain Python on numpy scalars", python_t * 1e6, "us", 1.0),
             row(name, "graph (rt.while_loop)", graph_t * 1e6, "us", graph_t / python_t, "<= 1 us", graph_t * 1e6 <= 1)]
@@ -248,9 +249,9 @@ def bench_elementwise(repeat: int) -> List[Row]:
     x = rt.constant(x_array)
     graph_chain = rt.Function(chain)
     np.testing.assert_array_equal(graph_chain(x).numpy(), numpy_chain(x_array))
-    numpy_t = median_seconds(lambda: numpy_chain(x_array), 20, repeat)
-    graph_t = median_seconds(lambda: graph_chain(x), 20, repeat)
-    eager_t = median_seconds(lambda: chain(x), 20, repeat)
+    times = compare({"numpy": lambda: numpy_chain(x_array), "graph": lambda: graph_chain(x),
+                     "eager": lambda: chain(x)}, 20, repeat * 2)
+    numpy_t, graph_t, eager_t = times["numpy"], times["graph"], times["eager"]
     name = "6 chain of 6 elementwise ops, 1e6 float32"
     return [row(name, "hand-written numpy", numpy_t * 1e3, "ms", 1.0),
             row(name, "graph (rt.Function)", graph_t * 1e3, "ms", graph_t / numpy_t, "<= 0.8x numpy",

@@ -23,6 +23,24 @@ def median_seconds(fn: Callable[[], object], number: int, repeat: int) -> float:
     return statistics.median(samples)
 
 
+def compare(candidates: Dict[str, Callable[[], object]], number: int, repeat: int) -> Dict[str, float]:
+    """Median seconds per call of each candidate, measured round-robin (side by side).
+
+    Interleaving the candidates within every repetition exposes them all to the same machine load,
+    so their ratios stay meaningful on a busy machine.
+    """
+    for fn in candidates.values():
+        fn()  # warm up
+    samples: Dict[str, List[float]] = {name: [] for name in candidates}
+    for _ in range(repeat):
+        for name, fn in candidates.items():
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            samples[name].append((time.perf_counter() - start) / number)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def median_once(make_and_run: Callable[[], object], repeat: int) -> float:
     """Median time of single calls that each start from scratch (for first-call latency)."""
     samples = []

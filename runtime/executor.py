@@ -5,9 +5,14 @@ called directly, or the Python operator that *is* that numpy function (``a + b``
 cheaper on numpy scalars) — with ``If`` as an inline ``if``/``else`` and ``While`` as an inline
 ``while`` loop over both subgraphs, so nothing is looked up per op or per iteration at run time.
 Execution is non-strict: only ops needed by an output run, plus every stateful op, in program order.
-For chains of elementwise ufuncs on big arrays, a temporary that dies at an op is reused as its
-``out=`` buffer (see ``runtime.buffer_plan``). A kernel error becomes ``InvalidArgumentError`` naming
-the node, found from the generated line that failed.
+0-d values enter loops as numpy scalars (numpy's scalar arithmetic is ~20x cheaper than a ufunc call
+on a 0-d array). For chains of elementwise ufuncs on big arrays, a temporary that dies at an op is
+reused as its ``out=`` buffer, and long enough chains run in independent row blocks on all cores (see
+``runtime.buffer_plan``). A kernel error becomes ``InvalidArgumentError`` naming the node (and the
+enclosing If/While, like the interpreter), found from the generated line that failed.
+
+Known difference from the interpreter: integer overflow in numpy *scalar* arithmetic emits a
+RuntimeWarning that array arithmetic does not; the values are the same (they wrap).
 
 >>> import runtime as rt
 >>> from runtime.graph import FuncGraph

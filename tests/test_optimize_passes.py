@@ -228,11 +228,14 @@ def test_simplify_arithmetic_alone_forwards_operands_and_leaves_dead_ops_to_prun
     assert types(prune(simplified)) == ["Placeholder"]
 
 
-def test_integer_plus_zero_disappears_float_plus_zero_stays():
+def test_adding_or_subtracting_zero_respects_the_sign_of_float_zeros():
     assert types(optimize_graph(trace(lambda x: rt.add(x, 0), (rt.int32, (2,))))) == ["Placeholder"]
-    graph = trace(lambda x: rt.add(x, 0.0), (rt.float32, (2,)))
-    assert "AddV2" in types(optimize_graph(graph))  # -0.0 + 0.0 is +0.0: not a no-op for floats
-    assert np.signbit(run_both(graph, np.array([-0.0, 1.0], np.float32))[0]).tolist() == [False, False]
+    assert types(optimize_graph(trace(lambda x: rt.add(x, -0.0), (rt.float32, (2,))))) == ["Placeholder"]
+    assert types(optimize_graph(trace(lambda x: rt.subtract(x, 0.0), (rt.float32, (2,))))) == ["Placeholder"]
+    for kept in (lambda x: rt.add(x, 0.0), lambda x: rt.subtract(x, -0.0)):  # both turn -0.0 into +0.0
+        graph = trace(kept, (rt.float32, (2,)))
+        assert types(optimize_graph(graph))[-1] in ("AddV2", "Sub")
+        assert np.signbit(run_both(graph, np.array([-0.0, 1.0], np.float32))[0]).tolist() == [False, False]
 
 
 def test_no_simplification_when_broadcasting_or_dtype_changes():

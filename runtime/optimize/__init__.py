@@ -4,7 +4,9 @@
 intact for debugging. Passes recurse into If/While subgraphs.
 
 >>> import runtime as rt
->>> from runtime.graph import FuncGraph
+>>> from typing import List
+
+from runtime.graph import FuncGraph
 >>> from runtime.context import graph_scope
 >>> g = FuncGraph("f")
 >>> with graph_scope(g):
@@ -14,6 +16,8 @@ intact for debugging. Passes recurse into If/While subgraphs.
 ['Placeholder']
 """
 from __future__ import annotations
+
+from typing import List
 
 from runtime.graph import FuncGraph
 from runtime.optimize.arithmetic import simplify_arithmetic, simplify_op
@@ -25,38 +29,36 @@ from runtime.optimize.rewrite import rebuild
 __all__ = ["optimize_graph", "prune", "fold_constants", "eliminate_common_subexpressions",
            "simplify_arithmetic"]
 
-_MAX_ROUNDS = 2  # a second round catches what an inlined If branch exposes; more never helped
+_MAX_ROUNDS = 3
 
 
 def optimize_graph(func_graph: FuncGraph) -> FuncGraph:
     """Simplify arithmetic, fold constants and merge common subexpressions, then prune.
 
-    All three rules run in one walk over the graph (each op sees its already-optimized inputs, so one
-    walk reaches what repeated passes would); a second round runs only if the first changed the graph
-    size and so might have exposed more. Returns a new FuncGraph with the same inputs and outputs
-    (and output structure).
+    All three rules run in one forward walk over the graph: each op sees its already-optimized
+    inputs, so one walk reaches what repeated passes would. Only an ``If`` replaced by its branch
+    (constant condition) brings in ops the walk has not seen; then another round runs. Returns a new
+    FuncGraph with the same inputs and outputs (and output structure).
     """
     graph = func_graph
     for _ in range(_MAX_ROUNDS):
-        before = _size(graph)
-        graph = prune(rebuild(graph, _combined_rule))
-        if _size(graph) == before:
+        inlined: List[bool] = []
+        graph = prune(rebuild(graph, lambda source: _combined_rule(inlined)))
+        if not inlined:
             break
     return graph
 
 
-def _combined_rule(source: FuncGraph):
+def _combined_rule(inlined: List[bool]):
     merge = cse_rule()
 
     def rule(op, inputs, builder):
         for step in (simplify_op, fold_op, merge):
             replacement = step(op, inputs, builder)
             if replacement is not None:
+                if op.type == "If":
+                    inlined.append(True)
                 return replacement
         return None
 
     return rule
-
-
-def _size(graph: FuncGraph) -> int:
-    return sum(1 + sum(_size(g) for g in op.subgraphs()) for op in graph.operations)

@@ -1,9 +1,10 @@
 """Arithmetic simplification: drop operations that return their input unchanged.
 
-``x*1``, ``1*x``, ``x/1``, ``x-0``, ``x+0`` (not for floats: ``-0.0 + 0`` is ``+0.0``), ``-(-x)``,
+``x*1``, ``1*x``, ``x/1``, ``x-0``, ``x+0``, ``-(-x)``,
 ``Identity(x)`` and a ``Cast`` to the dtype ``x`` already has all become ``x`` — only when the result
 has exactly ``x``'s dtype and the constant cannot broadcast ``x`` to a bigger shape. Every rule is exact
-bit for bit, NaNs and signed zeros included.
+bit for bit, NaNs and signed zeros included: for floats ``x - 0.0`` is ``x`` but ``x - (-0.0)`` is not
+(``-0.0 - -0.0`` is ``+0.0``), and ``x + (-0.0)`` is ``x`` but ``x + 0.0`` is not.
 
 >>> import runtime as rt
 >>> from runtime.graph import FuncGraph
@@ -26,13 +27,12 @@ from runtime.graph import FuncGraph, Operation
 from runtime.optimize.rewrite import GraphBuilder, rebuild
 from runtime.tensor import SymbolicTensor
 
-# (op type, which operand may be the neutral constant, its value, allowed for float dtypes)
+# (op type, which operand may be the neutral constant, its value, the sign a float zero must have)
 _NEUTRAL_OPERANDS = (
-    ("Mul", (0, 1), 1, True),
-    ("AddV2", (0, 1), 0, False),
-    ("Sub", (1,), 0, True),
-    ("RealDiv", (1,), 1, True),
-    ("Div", (1,), 1, True),
+    ("Mul", (0, 1), 1, None),
+    ("AddV2", (0, 1), 0, True),   # only -0.0 is neutral for float addition
+    ("Sub", (1,), 0, False),      # only +0.0 is neutral for float subtraction
+    ("RealDiv", (1,), 1, None),
 )
 
 
@@ -59,7 +59,7 @@ def _unchanged_operand(op: Operation, inputs: List[SymbolicTensor],
     if op.type == "Neg" and inputs[0].op.type == "Neg":
         inner = inputs[0].op.inputs[0]
         return inner if inner.dtype == out.dtype else None
-    for op_type, positions, neutral, for_floats in _NEUTRAL_OPERANDS:
+    for op_type, positions, neutral, zero_sign in _NEUTRAL_OPERANDS:
         if op.type != op_type or len(inputs) != 2:
             continue
         for position in positions:
@@ -67,7 +67,7 @@ def _unchanged_operand(op: Operation, inputs: List[SymbolicTensor],
             operand = inputs[1 - position]
             if constant is None or operand.dtype != out.dtype:
                 continue
-            if out.dtype.kind == "f" and not for_floats:
+            if out.dtype.kind == "f" and zero_sign is not None and not np.all(np.signbit(constant) == zero_sign):
                 continue
             if np.all(constant == neutral) and _broadcast_keeps_shape(constant.shape, operand.shape):
                 return operand
