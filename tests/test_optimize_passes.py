@@ -272,3 +272,23 @@ def test_pipeline_on_a_graph_with_everything():
     assert types(optimized) == ["Placeholder", "Placeholder", "Const", "AddV2", "Mul", "AddV2"]
     rng = np.random.default_rng(1)
     run_both(graph, rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32))
+
+
+def test_optimizing_never_changes_the_traced_graph_or_its_subgraphs():
+    def f(x):
+        def body(i, s):
+            rt.multiply(i, 0)  # dead
+            return rt.add(i, 1), rt.add(s, rt.multiply(i, 1))
+        looped = rt.while_loop(lambda i, s: rt.less(i, x), body, [0, 0])
+        return rt.cond(rt.greater(x, 0), lambda: rt.identity(looped[1]), lambda: rt.add(x, 0))
+    graph = trace(f, (rt.int32, ()))
+
+    def snapshot(g):
+        return [(op.name, op.type, [t.name for t in op.inputs], [snapshot(s) for s in op.subgraphs()])
+                for op in g.operations]
+    before = snapshot(graph)
+    optimized = optimize_graph(graph)
+    assert snapshot(graph) == before
+    assert len(snapshot(optimized)) < len(before)
+    for n in (-2, 0, 5):
+        run_both(graph, np.array(n, np.int32))
