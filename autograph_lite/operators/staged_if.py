@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Sequence
 
 import runtime as rt
+from runtime import nest
 from autograph_lite.operators.logical import negated_operand, truth_value
 from autograph_lite.operators.staged_state import describe, display_name, dtype_of, is_stageable, placeholder_like
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
@@ -114,7 +115,8 @@ class _BranchTracer:
             else:
                 kinds.append(PASSTHROUGH)
         self.kinds[which] = kinds
-        self.output_names = [name for name, kind in zip(self.names, kinds) if kind in (OUTPUT, PARTIAL)]
+        # Filled in place: rt.cond holds this list and names outputs from it in its own errors.
+        self.output_names[:] = [name for name, kind in zip(self.names, kinds) if kind in (OUTPUT, PARTIAL)]
         return tuple(outputs)
 
     def _second_outputs(self, which: bool, raw: tuple) -> tuple:
@@ -150,6 +152,8 @@ class _BranchTracer:
             else:
                 is_partial = isinstance(value, PartialReturnValue) and not self._has_returned(which, raw)
                 value = _unwrap(value)
+                if not nest.same_structure(value, _unwrap(first_value)):
+                    raise _mismatch(name, which, value, _unwrap(first_value))
                 _check_same_dtype(name, which, value, _unwrap(first_value))
                 kinds.append(PARTIAL if is_partial else first_kind)
                 outputs.append(value)

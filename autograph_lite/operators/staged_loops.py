@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import runtime as rt
+from runtime import nest
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_state import describe, display_name, dtype_of, is_stageable, placeholder_like
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
@@ -158,7 +159,8 @@ class _Loop:
         name = self.names[index]
         if isinstance(value, PartialReturnValue):
             value = value.value
-        if isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value):
+        if (isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value)
+                or not nest.same_structure(value, loop_var)):
             raise rt.errors.StateError(
                 f"{display_name(name)} is {describe(loop_var)} before a tensor-dependent loop but "
                 f"{describe(value)} after an iteration; a loop variable must keep its dtype and structure")

@@ -1,7 +1,7 @@
 """What a staged ``if`` or loop may carry as state, and how to describe it in error messages.
 
 A state variable of a staged construct must become a graph value: a tensor, a Python number/bool
-(converted to a tensor), a numpy array, or a tuple/list of those.  Anything else (``None``, strings,
+(converted to a tensor), a numpy array, or a tuple/list/dict of those.  Anything else (``None``, strings,
 functions, arbitrary objects) can only pass through unchanged.
 """
 from __future__ import annotations
@@ -22,6 +22,8 @@ def is_stageable(value: Any) -> bool:
         return True
     if isinstance(value, (tuple, list)) and value:
         return all(is_stageable(item) for item in value)
+    if isinstance(value, dict) and value:
+        return all(is_stageable(item) for item in value.values())
     return False
 
 
@@ -39,6 +41,9 @@ def describe(value: Any) -> str:
     if isinstance(value, (tuple, list)):
         items = ", ".join(describe(item) for item in value)
         return f"a {type(value).__name__} of ({items})"
+    if isinstance(value, dict):
+        items = ", ".join(f"{key!r}: {describe(item)}" for key, item in value.items())
+        return f"a dict of {{{items}}}"
     if isinstance(value, (bool, int, float)):
         return f"a Python {type(value).__name__} (staged as {rt.as_dtype(type(value)).name})"
     return f"a Python {type(value).__name__}"
@@ -64,6 +69,8 @@ def placeholder_like(value: Any) -> Any:
         return placeholder_like(value.value)
     if isinstance(value, (tuple, list)):
         return type(value)(placeholder_like(item) for item in value)
+    if isinstance(value, dict):
+        return {key: placeholder_like(item) for key, item in value.items()}
     if isinstance(value, rt.Tensor):
         shape = () if value.shape is None else tuple(0 if dim is None else dim for dim in value.shape)
         return rt.zeros(shape, value.dtype)

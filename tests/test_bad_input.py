@@ -1,0 +1,82 @@
+"""Bad input gets a clear error: the problem, the variable, the user's own file and line, and the fix.
+
+Never a crash deep inside the library, and never a location inside autograph_lite or runtime.
+"""
+import inspect
+import os
+
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+
+LIBRARY_DIRS = tuple(os.path.dirname(package.__file__) for package in (ag, rt))
+
+
+def full_message(error):
+    return "\n".join([str(error), *getattr(error, "__notes__", [])])
+
+
+def line_of(function, text):
+    """The file line number of the first line of ``function`` containing ``text``."""
+    lines, first = inspect.getsourcelines(getattr(function, "python_function", function))
+    for offset, line in enumerate(lines):
+        if text in line:
+            return first + offset
+    raise AssertionError(f"{text!r} not in {function}")
+
+
+def raises(error_type, function, args, *fragments, at=None):
+    """``function(*args)`` raises exactly ``error_type`` with every fragment, pointing at the user's line
+    containing ``at`` and at no file of the library itself."""
+    with pytest.raises(error_type) as info:
+        function(*args)
+    assert type(info.value) is error_type, type(info.value)
+    message = full_message(info.value)
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in:\n{message}"
+    if at is not None:
+        assert f'File "{__file__}", line {line_of(function, at)}' in message, message
+    for library_dir in LIBRARY_DIRS:
+        assert library_dir not in message, message
+    return message
+
+
+# --- structured state that changes shape -----------------------------------------------------------------
+@ag.function
+def dict_gains_a_key_in_loop(x):
+    d = {'a': x}
+    while d['a'] < 10:
+        d = {'a': d['a'] + 1, 'b': 2}
+    return d
+
+
+def test_loop_dict_changing_keys_names_the_variable_and_line():
+    raises(rt.errors.StateError, dict_gains_a_key_in_loop, (rt.constant(3),), "'d'", "structure",
+           at="while d['a'] < 10")
+
+
+@ag.function
+def dict_with_other_keys_in_branch(x):
+    d = {'a': x}
+    if x > 0:
+        d = {'b': x}
+    return d
+
+
+def test_branch_dict_with_other_keys_names_the_variable_and_line():
+    raises(rt.errors.StateError, dict_with_other_keys_in_branch, (rt.constant(3),), "'d'", "structure",
+           at="if x > 0")
+
+
+@ag.function
+def tuple_grows_in_branch(x):
+    pair = (x, x)
+    if x > 0:
+        pair = (x, x, x)
+    return pair
+
+
+def test_branch_tuple_of_other_length_names_the_variable_and_line():
+    raises(rt.errors.StateError, tuple_grows_in_branch, (rt.constant(3),), "'pair'", "structure",
+           at="if x > 0")
