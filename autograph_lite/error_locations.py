@@ -13,7 +13,11 @@ _ATTACHED = '_ag_user_code'
 
 def attach_user_location(exc: BaseException) -> None:
     """Add the 'in user code:' section for the converted frames in ``exc``'s traceback."""
-    frames = origin_info.user_frames(exc.__traceback__)
+    attach_origins(exc, origin_info.user_frames(exc.__traceback__))
+
+
+def attach_origins(exc: BaseException, frames) -> None:
+    """Add (or refresh) the 'in user code:' section listing ``frames`` (user Origins, outermost first)."""
     if not frames:
         return
     text = origin_info.format_user_frames(frames)

@@ -80,3 +80,30 @@ def tuple_grows_in_branch(x):
 def test_branch_tuple_of_other_length_names_the_variable_and_line():
     raises(rt.errors.StateError, tuple_grows_in_branch, (rt.constant(3),), "'pair'", "structure",
            at="if x > 0")
+
+
+# --- undefined variables on Python values behave like Python ----------------------------------------
+def returns_maybe_unbound(x):
+    if x > 0:
+        result = x * 2
+    return result
+
+
+def test_returning_an_unbound_local_raises_like_python_and_names_the_line():
+    with pytest.raises(UnboundLocalError) as original:
+        returns_maybe_unbound(-3)
+    converted = ag.to_graph(returns_maybe_unbound)
+    assert converted(3) == 6
+    with pytest.raises(UnboundLocalError) as info:
+        converted(-3)
+    assert str(info.value) == str(original.value)
+    assert f'File "{__file__}", line {line_of(returns_maybe_unbound, "return result")}' in full_message(info.value)
+
+
+def test_python_argument_reaching_an_unbound_return_in_a_graph_function():
+    function = ag.function(returns_maybe_unbound)
+    assert function(3).numpy() == 6
+    with pytest.raises(UnboundLocalError, match="'result'"):
+        function(-3)
+    raises(rt.errors.StateError, function, (rt.constant(3),), "'result'", "initialize it before the if",
+           at="if x > 0")

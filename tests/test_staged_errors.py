@@ -66,8 +66,6 @@ def test_same_code_on_python_values_behaves_like_python():
     assert ag.to_graph(defined_only_in_if.python_function)(3) == 6
 
 
-@pytest.mark.xfail(strict=True, reason="a converted `return y` hands back Undefined('y') instead of raising: "
-                                       "the api wrapper does not check the returned value yet")
 def test_returning_an_undefined_variable_on_python_values_raises_like_python():
     with pytest.raises(UnboundLocalError):
         ag.to_graph(defined_only_in_if.python_function)(-3)

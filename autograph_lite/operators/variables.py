@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 from runtime import errors
 
 
-_UNBOUND_MESSAGE = ("cannot access local variable '{}' where it is not associated with a value"
+UNBOUND_MESSAGE = ("cannot access local variable '{}' where it is not associated with a value"
                     if sys.version_info >= (3, 11) else "local variable '{}' referenced before assignment")
 
 
@@ -43,7 +43,7 @@ class Undefined:
 
     def _unbound(self, *args: Any, **kwargs: Any) -> NoReturn:
         # Same type and wording as the running CPython for reading an unassigned local.
-        raise UnboundLocalError(_UNBOUND_MESSAGE.format(self.symbol_name))
+        raise UnboundLocalError(UNBOUND_MESSAGE.format(self.symbol_name))
 
     def __getattr__(self, name: str) -> NoReturn:
         self._unbound()
