@@ -137,6 +137,9 @@ def function(func: Optional[Callable] = None, *, input_signature: Optional[Seque
     ... def my_relu(x):
     ...     return rt.maximum(0., x)
     """
+    if not isinstance(autograph, bool):
+        raise TypeError(f"ag.function: autograph must be True or False, got {autograph!r}")
+
     def decorate(python_function: Callable):
         import runtime as rt
         return rt.Function(python_function, input_signature, reduce_retracing,

@@ -31,6 +31,13 @@ def _where(fn: Callable) -> str:
     return f" ({fn.__name__} at {code.co_filename}:{code.co_firstlineno})" if code else ""
 
 
+def _check_callable(api: str, **functions: Any) -> None:
+    for argument, fn in functions.items():
+        if not callable(fn):
+            raise TypeError(f"{api}: {argument} must be a callable (e.g. a lambda), got {type(fn).__name__} "
+                            f"{fn!r}; write `lambda: value` to produce a fixed value")
+
+
 def _as_graph_tensor(value: Any) -> Optional[Tensor]:
     """The symbolic tensor to branch or loop on, if ``value`` must be decided while the graph runs."""
     if isinstance(value, SymbolicTensor):
@@ -99,6 +106,7 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], *,
     >>> cond(rt.constant(3) > 2, lambda: "big", lambda: "small")
     'big'
     """
+    _check_callable("rt.cond", true_fn=true_fn, false_fn=false_fn)
     symbolic_pred = _as_graph_tensor(pred)
     if symbolic_pred is None:
         return true_fn() if bool(pred) else false_fn()
@@ -189,6 +197,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
     >>> while_loop(lambda i, total: i < 4, lambda i, total: (i + 1, total + i), (0, 0))
     (4, 6)
     """
+    _check_callable("rt.while_loop", cond=cond, body=body)
     if not isinstance(loop_vars, (tuple, list)):
         raise TypeError(f"rt.while_loop: loop_vars must be a tuple or list, got {type(loop_vars).__name__}; "
                         "wrap a single value like (x,)")

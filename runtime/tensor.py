@@ -188,6 +188,17 @@ def is_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
 
 
+def _spec_shape(shape: Any) -> Tuple[Optional[int], ...]:
+    try:
+        dims = None if isinstance(shape, str) else tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is not None and all(d is None or isinstance(d, (int, np.integer)) for d in dims):
+        return tuple(None if d is None else int(d) for d in dims)
+    raise TypeError(f"TensorSpec: shape must be a list of ints or None, got {shape!r}; "
+                    "e.g. rt.TensorSpec(shape=[None, 3], dtype=rt.float32)")
+
+
 class TensorSpec:
     """Describes a tensor argument: shape (``None`` dims accept any size) and dtype.
 
@@ -198,7 +209,7 @@ class TensorSpec:
     __slots__ = ("shape", "dtype", "name")
 
     def __init__(self, shape=None, dtype=dtypes.float32, name: Optional[str] = None):
-        self.shape: Shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.shape: Shape = None if shape is None else _spec_shape(shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
 

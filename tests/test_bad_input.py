@@ -107,3 +107,54 @@ def test_python_argument_reaching_an_unbound_return_in_a_graph_function():
         function(-3)
     raises(rt.errors.StateError, function, (rt.constant(3),), "'result'", "initialize it before the if",
            at="if x > 0")
+
+
+# --- wrong values given to ops and to the API ------------------------------------------------------------
+def test_adding_a_string_to_a_tensor_names_both():
+    with pytest.raises(TypeError, match=r"cannot convert 'a' \(a str\) to a tensor of dtype int32"):
+        rt.add(rt.constant(1), "a")
+
+    @ag.function
+    def add_a_string(x):
+        return x + "a"
+
+    message = raises(TypeError, add_a_string, (rt.constant(1),), "cannot convert 'a' (a str)",
+                     at='return x + "a"')
+    assert "invalid literal" not in message
+
+
+def test_ragged_nested_list_is_a_clear_error():
+    with pytest.raises(TypeError, match="nested lists must be rectangular"):
+        rt.constant([[1, 2], [3]])
+
+
+def test_tensor_spec_with_a_bad_shape():
+    with pytest.raises(TypeError, match=r"TensorSpec: shape must be a list of ints or None, got 'abc'"):
+        rt.TensorSpec("abc")
+    with pytest.raises(TypeError, match=r"TensorSpec: shape must be a list of ints or None, got \[2, 'x'\]"):
+        rt.TensorSpec([2, "x"])
+    assert rt.TensorSpec([None, 3]).shape == (None, 3)
+
+
+def test_concrete_function_called_with_a_string():
+    concrete = ag.function(lambda x: x * 2).get_concrete_function(rt.TensorSpec([None], rt.float32))
+    with pytest.raises(TypeError, match=r"cannot convert 'ab' \(a str\) to a tensor of dtype float32"):
+        concrete("ab")
+    with pytest.raises(TypeError, match=r"argument 'x' expected float32 Tensor, shape=\(None,\), got int32"):
+        concrete(rt.constant([1, 2]))
+
+
+def test_function_autograph_flag_must_be_a_bool():
+    with pytest.raises(TypeError, match="autograph must be True or False, got 'yes'"):
+        ag.function(lambda x: x, autograph='yes')
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda: rt.cond(True, 1, lambda: 2), "true_fn"),
+    (lambda: rt.cond(rt.constant(True), lambda: 1, 2), "false_fn"),
+    (lambda: rt.while_loop(1, lambda i: (i,), (0,)), "cond"),
+    (lambda: rt.while_loop(lambda i: i < 2, 2, (0,)), "body"),
+])
+def test_control_flow_functions_must_be_callables(call, argument):
+    with pytest.raises(TypeError, match=rf"{argument} must be a callable \(e.g. a lambda\), got int"):
+        call()

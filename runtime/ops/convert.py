@@ -17,7 +17,13 @@ def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
     target = dtypes.infer_dtype(value) if dtype is None else dtype
     if isinstance(value, np.ndarray) and value.dtype == target:
         return value
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:  # numpy refuses ragged nesting
+        array = np.empty((), dtype=object)
+    if array.dtype.kind in "SU":
+        raise TypeError(f"cannot convert {value!r} (a {type(value).__name__}) to a tensor of dtype {target.name}: "
+                        "tensors hold numbers or bools")
     if dtype is not None and array.dtype.kind == "f" and target.kind in "iub":
         if not np.all(np.equal(np.mod(array, 1), 0)):
             raise TypeError(f"cannot convert {value!r} to a tensor of dtype {target.name} without losing "
