@@ -10,6 +10,7 @@ Tensor([1. 0.], shape=(2,), dtype=float32)
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Optional, Tuple
 
 import numpy as np
@@ -120,10 +121,26 @@ class EagerTensor(Tensor):
         return (EagerTensor(row) for row in self._value)
 
 
-def _symbolic_misuse(tensor: "SymbolicTensor", what: str, fix: str) -> OperatorNotAllowedInGraphError:
+_LIBRARY_MODULES = ("runtime", "autograph_lite")  # by name only: runtime never imports autograph_lite
+
+
+def _user_location() -> str:
+    """' (File "f.py", line 3, in g)' for the innermost caller outside this library, if it is a real file.
+
+    Converted code (a generated "<...>" file) gets its user location from autograph_lite instead.
+    """
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in _LIBRARY_MODULES:
+        frame = frame.f_back
+    if frame is None or frame.f_code.co_filename.startswith("<"):
+        return ""
+    return f' (File "{frame.f_code.co_filename}", line {frame.f_lineno}, in {frame.f_code.co_name})'
+
+
+def _symbolic_misuse(tensor: "SymbolicTensor", what: str, fix: str, as_what: str = "") -> OperatorNotAllowedInGraphError:
     return OperatorNotAllowedInGraphError(
-        f"{what} a symbolic tensor ({tensor.name}, dtype={tensor.dtype.name}, shape={tensor.shape}) "
-        f"is not allowed while tracing: its value is only known when the graph runs. {fix}")
+        f"{what} a symbolic tensor ({tensor.name}, dtype={tensor.dtype.name}, shape={tensor.shape}){as_what} "
+        f"is not allowed while tracing{_user_location()}: its value is only known when the graph runs. {fix}")
 
 
 _CONTROL_FLOW_FIX = ("Let ag.function convert the Python control flow (autograph=True), or use "
@@ -153,7 +170,7 @@ class SymbolicTensor(Tensor):
         return f"<SymbolicTensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
     def __bool__(self):
-        raise _symbolic_misuse(self, "Using", "as a Python bool " + _CONTROL_FLOW_FIX)
+        raise _symbolic_misuse(self, "Using", _CONTROL_FLOW_FIX, as_what=" as a Python bool")
 
     def __len__(self):
         raise _symbolic_misuse(self, "Taking len() of",
@@ -164,7 +181,8 @@ class SymbolicTensor(Tensor):
                                "Iterate inside a converted function (ag.function) or use rt.while_loop.")
 
     def __index__(self):
-        raise _symbolic_misuse(self, "Using as a Python int", "Use tensor ops (e.g. rt.gather) instead.")
+        raise _symbolic_misuse(self, "Using", "Use tensor ops (e.g. rt.gather) instead.",
+                               as_what=" as a Python int (e.g. a list index)")
 
     def __int__(self):
         raise _symbolic_misuse(self, "Converting to a Python int",

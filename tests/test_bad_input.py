@@ -158,3 +158,38 @@ def test_function_autograph_flag_must_be_a_bool():
 def test_control_flow_functions_must_be_callables(call, argument):
     with pytest.raises(TypeError, match=rf"{argument} must be a callable \(e.g. a lambda\), got int"):
         call()
+
+
+# --- symbolic tensors used as Python values in code that is not converted --------------------------------
+def python_if_on_a_tensor(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def python_while_on_a_tensor(x):
+    while x > 0:
+        x -= 1
+    return x
+
+
+@pytest.mark.parametrize("function, line", [(python_if_on_a_tensor, "if x > 0"),
+                                            (python_while_on_a_tensor, "while x > 0")])
+def test_symbolic_tensor_as_python_bool_without_autograph(function, line):
+    unconverted = ag.function(function, autograph=False)
+    message = raises(rt.errors.OperatorNotAllowedInGraphError, unconverted, (rt.constant(1),),
+                     "Using a symbolic tensor (Greater:0, dtype=bool, shape=()) as a Python bool is not allowed",
+                     "autograph=True", "rt.cond / rt.while_loop")
+    assert f'File "{__file__}", line {line_of(function, line)}, in {function.__name__}' in message
+    assert ag.function(function)(rt.constant(-4)).numpy() == {python_if_on_a_tensor: 4,
+                                                              python_while_on_a_tensor: -4}[function]
+
+
+def test_symbolic_tensor_as_list_index_in_converted_code():
+    @ag.function
+    def pick(x):
+        options = [10, 20, 30]
+        return options[x]
+
+    raises(rt.errors.OperatorNotAllowedInGraphError, pick, (rt.constant(1),),
+           "as a Python int (e.g. a list index)", "rt.gather", at="return options[x]")
