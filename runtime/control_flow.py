@@ -27,8 +27,13 @@ _subgraph_ids = itertools.count(1)  # makes subgraph names unique process-wide (
 
 
 def _where(fn: Callable) -> str:
+    """Where the user wrote ``fn``; nothing for functions of this library or generated code (autograph_lite
+    names the user's line itself), whose location would only mislead."""
     code = getattr(fn, "__code__", None)
-    return f" ({fn.__name__} at {code.co_filename}:{code.co_firstlineno})" if code else ""
+    if (code is None or code.co_filename.startswith("<")
+            or getattr(fn, "__module__", "").split(".")[0] in ("runtime", "autograph_lite")):
+        return ""
+    return f" ({fn.__name__} at {code.co_filename}:{code.co_firstlineno})"
 
 
 def _check_callable(api: str, **functions: Any) -> None:

@@ -193,3 +193,28 @@ def test_symbolic_tensor_as_list_index_in_converted_code():
 
     raises(rt.errors.OperatorNotAllowedInGraphError, pick, (rt.constant(1),),
            "as a Python int (e.g. a list index)", "rt.gather", at="return options[x]")
+
+
+# --- errors from rt.cond / rt.while_loop raised on behalf of converted code --------------------------------
+@ag.function
+def doubles_until_big(x):
+    while rt.size(x) < 5:
+        x = rt.concat([x, x], 0)
+    return x
+
+
+def test_loop_variable_changing_shape_points_at_the_user_loop_only():
+    message = raises(rt.errors.StateError, doubles_until_big, (rt.constant([1]),), "'x'", "shape (1,)",
+                     "rt.TensorSpec(shape=[None])", at="while rt.size(x) < 5")
+    assert "<autograph_lite" not in message
+
+
+@ag.function
+def label_of(x):
+    return "big" if x > 0 else "small"
+
+
+def test_ternary_choosing_strings_on_a_tensor():
+    message = raises(rt.errors.StateError, label_of, (rt.constant(1),), "cannot convert a str ('big')",
+                     at="return \"big\" if x > 0")
+    assert "<autograph_lite" not in message
