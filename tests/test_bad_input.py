@@ -218,3 +218,21 @@ def test_ternary_choosing_strings_on_a_tensor():
     message = raises(rt.errors.StateError, label_of, (rt.constant(1),), "cannot convert a str ('big')",
                      at="return \"big\" if x > 0")
     assert "<autograph_lite" not in message
+
+
+@ag.function
+def halves_into_an_int(n):
+    s = 0
+    i = 0
+    while i < n:
+        s = s + 0.5
+        i += 1
+    return s
+
+
+def test_loop_making_a_python_int_a_float_names_the_variable_and_the_fix():
+    message = raises(TypeError, halves_into_an_int, (rt.constant(3),), "fractional part",
+                     "'s' is the Python int 0 before the tensor-dependent loop, so it is an int32 tensor inside it",
+                     "initialize it as 0.0", at="s = s + 0.5")
+    assert f'line {line_of(halves_into_an_int, "while i < n")}' in message
+    assert ag.to_graph(halves_into_an_int.python_function)(3) == 1.5  # fine on Python values

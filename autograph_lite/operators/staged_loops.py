@@ -117,18 +117,36 @@ class _Loop:
 
     def body(self, *loop_vars: Any) -> tuple:
         self.set_state(self.compose(loop_vars))
-        if self.iterable is None:
-            element = None
-            self.loop_body()
-        else:
-            element = self.iterable.element(loop_vars[0])
-            self.loop_body(element)
+        element = None if self.iterable is None else self.iterable.element(loop_vars[0])
+        try:
+            if self.iterable is None:
+                self.loop_body()
+            else:
+                self.loop_body(element)
+        except TypeError as error:
+            self._explain_promoted_ints(error)
+            raise
         after = tuple(self.get_state())
         self._check_non_loop_vars(after, element)
         outputs = [loop_vars[0] + 1] if self.iterable is not None else []
         for position, index in enumerate(self.loop_indices):
             outputs.append(self._loop_output(index, after[index], loop_vars[self.offset + position]))
         return tuple(outputs)
+
+    def _explain_promoted_ints(self, error: TypeError) -> None:
+        """A dtype error in the body often comes from a loop variable that started as a Python int (now an
+        int32 tensor) being given a float: name it and the fix."""
+        if "int32" not in str(error):
+            return
+        for index, start in zip(self.loop_indices, self.start_values):
+            if type(start) is int:
+                note = (f"{display_name(self.names[index])} is the Python int {start} before the tensor-dependent "
+                        "loop, so it is an int32 tensor inside it; if the loop makes it a float, initialize it as "
+                        f"{float(start)!r} (or convert with rt.cast)")
+                if hasattr(error, "add_note"):
+                    error.add_note(note)
+                elif len(error.args) == 1 and isinstance(error.args[0], str):  # Python < 3.11
+                    error.args = (f"{error.args[0]}\n{note}",)
 
     def _check_non_loop_vars(self, after: tuple, element: Any) -> None:
         for index, before in enumerate(self.init):
