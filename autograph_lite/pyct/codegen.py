@@ -13,7 +13,7 @@ from typing import List, Optional, Tuple
 
 import gast
 
-from autograph_lite.pyct import anno
+from autograph_lite.pyct import anno, python_ast
 from autograph_lite.pyct.origin_info import Origin
 
 MAX_LINE = 88     # wrapped lines are filled up to this width
@@ -68,22 +68,22 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
         self.traverse(node.value)
 
 
-def _stamp_origins(tree) -> List[Optional[Origin]]:
-    """Set each statement's lineno to an index into the returned list of origins."""
+def _to_python_ast(tree) -> Tuple[ast.AST, List[Optional[Origin]]]:
+    """The stdlib tree of ``tree``; each statement's lineno is an index into the returned origins."""
     origins: List[Optional[Origin]] = [None]
-    for node in gast.walk(tree):
-        if isinstance(node, gast.stmt):
-            node.lineno = len(origins)
-            origins.append(anno.getanno(node, anno.ORIGIN, None))
-    return origins
+
+    def stamp(gast_statement, python_statement):
+        python_statement.lineno = len(origins)
+        origins.append(anno.getanno(gast_statement, anno.ORIGIN, None))
+
+    return python_ast.from_gast(tree, stamp), origins
 
 
 def unparse(tree) -> Tuple[str, List[Optional[Origin]]]:
     """Source text of a gast tree (node or list of statements) and the origin of each line."""
     if isinstance(tree, list):
         tree = gast.Module(body=tree, type_ignores=[])
-    origins = _stamp_origins(tree)
-    python_tree = gast.gast_to_ast(tree)
+    python_tree, origins = _to_python_ast(tree)
     unparser = _Unparser(origins)
     text = unparser.visit(python_tree)
     lines = text.split('\n')
@@ -169,4 +169,4 @@ def _split_commas(line: str, start: int, end: int) -> List[str]:
 
 def unparse_expression(node) -> str:
     """Source text of a single gast expression, e.g. ``'a if c else b'``."""
-    return ast.unparse(gast.gast_to_ast(node))
+    return ast.unparse(python_ast.from_gast(node))

@@ -1,0 +1,73 @@
+"""gast -> standard library ``ast``, for the unparser: one direct walk, no visitor dispatch.
+
+Produces the same tree as ``gast.gast_to_ast`` (arguments become ``ast.arg``, an except handler's
+name a plain string) without its per-node ``NodeTransformer`` machinery, which was the single
+largest cost of unparsing. Of the source locations only statements' line numbers are kept: the
+unparser reads no others.
+
+>>> node = from_gast(gast.parse('def f(a):\\n    return a'))
+>>> ast.unparse(node)
+'def f(a):\\n    return a'
+"""
+import ast
+from typing import Callable, Dict, Optional
+
+import gast
+
+_MISSING = object()
+_CLASSES: Dict[type, Optional[type]] = {}   # gast class -> ast class of the same name (None: none)
+
+
+def _ast_class(gast_class: type) -> Optional[type]:
+    try:
+        return _CLASSES[gast_class]
+    except KeyError:
+        _CLASSES[gast_class] = found = getattr(ast, gast_class.__name__, None)
+        return found
+
+
+def from_gast(node, on_statement: Optional[Callable[[gast.stmt, ast.stmt], None]] = None):
+    """The ``ast`` tree of gast ``node`` (a node, a list of nodes or a plain value).
+
+    ``on_statement(gast_statement, ast_statement)`` is called for every statement converted.
+    """
+    contexts = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
+
+    def arg(name):
+        if name is None:
+            return None
+        return ast.arg(arg=name.id, annotation=convert(name.annotation), type_comment=name.type_comment)
+
+    def convert(value):
+        if isinstance(value, list):
+            return [convert(item) for item in value]
+        if not isinstance(value, gast.AST):
+            return value
+        cls = value.__class__
+        if cls is gast.Name:
+            return ast.Name(id=value.id, ctx=contexts.get(value.ctx.__class__) or convert(value.ctx))
+        if cls is gast.arguments:
+            return ast.arguments(posonlyargs=[arg(a) for a in value.posonlyargs],
+                                 args=[arg(a) for a in value.args], vararg=arg(value.vararg),
+                                 kwonlyargs=[arg(a) for a in value.kwonlyargs],
+                                 kw_defaults=convert(value.kw_defaults), kwarg=arg(value.kwarg),
+                                 defaults=convert(value.defaults))
+        target = _ast_class(cls)
+        if target is None:
+            return None
+        new = target()
+        for field in cls._fields:
+            item = getattr(value, field, _MISSING)
+            if item is not _MISSING:
+                setattr(new, field, convert(item))
+        if cls is gast.ExceptHandler and value.name is not None:
+            new.name = value.name.id
+        elif cls is gast.Assign:
+            new.type_comment = None
+        if isinstance(value, gast.stmt):
+            new.lineno = getattr(value, 'lineno', 0)   # the unparser looks up type comments by line
+            if on_statement is not None:
+                on_statement(value, new)
+        return new
+
+    return convert(node)
