@@ -73,3 +73,37 @@ def pick_a_dict(x):
 def test_dict_as_if_state(x, expected):
     assert run_three_ways(pick_a_dict, rt.constant(x)) == expected
     assert same_on_python_values(pick_a_dict, x) == expected
+
+
+# --- chained comparisons ------------------------------------------------------------------------------
+def in_open_interval(x, high):
+    if 0 < x < high:
+        return 1
+    return 0
+
+
+@pytest.mark.parametrize("x, expected", [(5, 1), (0, 0), (10, 0), (-3, 0)])
+def test_chained_comparison_on_a_tensor(x, expected):
+    assert run_three_ways(in_open_interval, rt.constant(x), 10) == expected
+    assert same_on_python_values(in_open_interval, x, 10) == expected
+
+
+def test_chained_comparison_to_code_and_python_semantics():
+    assert "ag__.and_(lambda: 0 < x, lambda: x < high)" in ag.to_code(in_open_interval)
+
+    def chain(a, b, c):
+        return a < b <= c != a
+
+    for args in [(1, 2, 3), (3, 2, 1), (1, 2, 2), (2, 3, 2), (1, 1, 1)]:
+        assert same_on_python_values(chain, *args) is chain(*args)
+
+    calls = []
+
+    def middle():
+        calls.append(1)
+        return 5
+
+    def with_call(x):
+        return 0 < middle() < x   # the middle operand runs once, as in Python
+
+    assert ag.to_graph(with_call)(10) is True and calls == [1]

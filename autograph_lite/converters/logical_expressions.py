@@ -2,15 +2,36 @@
 
     a and b or not c  ->  ag__.or_(lambda: ag__.and_(lambda: a, lambda: b), lambda: ag__.not_(c))
 
-Comparisons stay Python operators (tensors overload them).
+Comparisons stay Python operators (tensors overload them), except that a chain whose inner operands
+are names or constants becomes the ``and`` Python defines it as, so a tensor link does not need bool():
+
+    0 < x < n  ->  ag__.and_(lambda: 0 < x, lambda: x < n)
 """
+import copy
+
 import gast
 
 from autograph_lite.pyct import templates
 from autograph_lite.pyct.transformer import Transformer
 
 
+_COMPARISON_SYMBOLS = {gast.Lt: '<', gast.LtE: '<=', gast.Gt: '>', gast.GtE: '>=', gast.Eq: '==',
+                       gast.NotEq: '!=', gast.In: 'in', gast.NotIn: 'not in', gast.Is: 'is', gast.IsNot: 'is not'}
+
+
 class LogicalExpressionTransformer(Transformer):
+
+    def visit_Compare(self, node):
+        node = self.generic_visit(node)
+        inner = node.comparators[:-1]
+        # Inner operands are evaluated twice below, so only names and constants (no side effects) qualify.
+        if not inner or not all(isinstance(operand, (gast.Name, gast.Constant)) for operand in inner):
+            return node
+        operands = [node.left] + node.comparators
+        links = [templates.replace_as_expression(f'lambda: left {_COMPARISON_SYMBOLS[type(op)]} right',
+                                                 left=copy.deepcopy(left), right=right)
+                 for op, left, right in zip(node.ops, operands, operands[1:])]
+        return templates.replace_as_expression('ag__.and_(links)', links=links)
 
     def visit_BoolOp(self, node):
         node = self.generic_visit(node)
