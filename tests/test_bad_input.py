@@ -236,3 +236,16 @@ def test_loop_making_a_python_int_a_float_names_the_variable_and_the_fix():
                      "initialize it as 0.0", at="s = s + 0.5")
     assert f'line {line_of(halves_into_an_int, "while i < n")}' in message
     assert ag.to_graph(halves_into_an_int.python_function)(3) == 1.5  # fine on Python values
+
+
+@ag.function
+def gathers_out_of_range(x):
+    picked = rt.gather(x, [5])
+    return picked
+
+
+@pytest.mark.xfail(strict=True, reason="errors raised while a graph runs name the node but not the user's line "
+                                       "(ops do not record where they were created)")
+def test_graph_runtime_error_names_the_user_line():
+    raises(rt.errors.InvalidArgumentError, gathers_out_of_range, (rt.constant([1, 2]),),
+           "GatherV2", "indices[0] = 5", at="picked = rt.gather(x, [5])")
