@@ -35,63 +35,67 @@ def _with_ctx(node, ctx):
     return node
 
 
-class _Substitution(gast.NodeTransformer):
+def _names(names, replacements: Dict[str, Any]) -> List[str]:
+    out = []
+    for name in names:
+        value = replacements.get(name, name)
+        out.extend(value if isinstance(value, (list, tuple)) else [value])
+    return out
 
-    def __init__(self, replacements: Dict[str, Any]):
-        self.replacements = replacements
 
-    def _names(self, names):
-        out = []
-        for name in names:
-            value = self.replacements.get(name, name)
-            out.extend(value if isinstance(value, (list, tuple)) else [value])
-        return out
+def _substituted_list(items: list, replacements: Dict[str, Any]) -> list:
+    out = []
+    for item in items:
+        if isinstance(item, gast.AST):
+            item = _substituted(item, replacements)
+            if item is None:
+                continue
+            if isinstance(item, list):
+                out.extend(item)   # a placeholder that stood for several elements or statements
+                continue
+        out.append(item)
+    return out
 
-    def visit_Name(self, node):
-        if node.id not in self.replacements:
-            return node
-        value = self.replacements[node.id]
+
+def _substituted(node: gast.AST, replacements: Dict[str, Any]):
+    """A copy of template ``node`` with its placeholders replaced: a node, a list to splice, or None.
+
+    One walk that copies and substitutes at once (the parsed template itself is never modified);
+    the replacement values are inserted as they are, not copied or visited.
+    """
+    cls = node.__class__
+    if cls is gast.Name and node.id in replacements:
+        value = replacements[node.id]
         if isinstance(value, (list, tuple)):
             return [_with_ctx(item, node.ctx) for item in value]
         return _with_ctx(value, node.ctx)
-
-    def visit_Expr(self, node):
-        if isinstance(node.value, gast.Name) and node.value.id in self.replacements:
-            value = self.replacements[node.value.id]
-            if isinstance(value, gast.stmt):
-                return value
-            if isinstance(value, (list, tuple)) and all(isinstance(v, gast.stmt) for v in value):
-                return list(value)
-        return self.generic_visit(node)
-
-    def visit_FunctionDef(self, node):
-        node.name = self.replacements.get(node.name, node.name)
-        return self.generic_visit(node)
-
-    def visit_Nonlocal(self, node):
-        node.names = self._names(node.names)
-        return node
-
-    visit_Global = visit_Nonlocal
-
-    def visit_keyword(self, node):
-        if node.arg in self.replacements:
-            node.arg = self.replacements[node.arg]
-        return self.generic_visit(node)
+    if cls is gast.Expr and isinstance(node.value, gast.Name) and node.value.id in replacements:
+        value = replacements[node.value.id]
+        if isinstance(value, gast.stmt):
+            return value
+        if isinstance(value, (list, tuple)) and all(isinstance(v, gast.stmt) for v in value):
+            return list(value)
+    new = cls.__new__(cls)
+    fields = cls._fields
+    attributes = new.__dict__
+    for key, value in node.__dict__.items():
+        if isinstance(value, list):
+            value = _substituted_list(value, replacements) if key in fields else list(value)
+        elif isinstance(value, gast.AST):
+            value = _substituted(value, replacements)
+            if value is None:
+                continue   # a placeholder replaced by None: the (optional) field is left out
+        attributes[key] = value
+    if cls is gast.FunctionDef:
+        new.name = replacements.get(new.name, new.name)
+    elif cls is gast.Nonlocal or cls is gast.Global:
+        new.names = _names(new.names, replacements)
+    elif cls is gast.keyword and new.arg in replacements:
+        new.arg = replacements[new.arg]
+    return new
 
 
 _parsed: Dict[str, gast.Module] = {}
-
-
-def _clone(value):
-    """A fresh copy of a parsed template (much faster than parsing again or copy.deepcopy)."""
-    if isinstance(value, list):
-        return [_clone(item) for item in value]
-    if isinstance(value, gast.AST):
-        new = value.__class__.__new__(value.__class__)
-        new.__dict__.update({key: _clone(item) for key, item in value.__dict__.items()})
-        return new
-    return value
 
 
 def replace(template: str, **replacements: Any) -> List[gast.stmt]:
@@ -99,7 +103,7 @@ def replace(template: str, **replacements: Any) -> List[gast.stmt]:
     module = _parsed.get(template)
     if module is None:
         module = _parsed[template] = parse_str(template)
-    return _Substitution(replacements).visit(_clone(module)).body
+    return _substituted_list(module.body, replacements)
 
 
 def replace_as_expression(template: str, **replacements: Any) -> gast.expr:
@@ -118,5 +122,5 @@ def literal(value: Any) -> gast.expr:
 
 
 def expression(source: str) -> gast.expr:
-    """The node of an expression given as text, e.g. a state symbol ``'self.x'`` (not cached)."""
-    return parse_str(source).body[0].value
+    """A fresh node of an expression given as text, e.g. a state symbol ``'self.x'``."""
+    return replace_as_expression(source)
