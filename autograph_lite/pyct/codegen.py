@@ -31,7 +31,9 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
         self.line_origins: List[Optional[Origin]] = []
 
     def write(self, *text):
-        self._line += sum(t.count('\n') for t in text)
+        for piece in text:
+            if '\n' in piece:
+                self._line += piece.count('\n')
         super().write(*text)
 
     def fill(self, text=''):

@@ -9,7 +9,7 @@
 import inspect
 import linecache
 import textwrap
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import gast
 
@@ -23,8 +23,9 @@ def parse_str(code: str) -> gast.Module:
 
 
 def _source_of(entity: Callable) -> Tuple[List[str], int, str]:
+    """(all lines of the defining file, index of the entity's first line in them, file name)."""
     try:
-        lines, first_line = inspect.getsourcelines(entity)
+        file_lines, start = inspect.findsource(inspect.unwrap(entity))   # as getsourcelines does
         filename = inspect.getsourcefile(entity) or inspect.getfile(entity)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
@@ -32,7 +33,42 @@ def _source_of(entity: Callable) -> Tuple[List[str], int, str]:
             f'available ({exc})',
             fix='Define the function in a .py file (not exec, eval or an interactive prompt), '
                 'or mark it with @ag.do_not_convert.') from None
-    return lines, max(first_line, 1), filename
+    return file_lines, start, filename
+
+
+def _indentation(line: str) -> int:
+    expanded = line.expandtabs()
+    return len(expanded) - len(expanded.lstrip())
+
+
+def _block_by_indentation(lines: List[str], start: int) -> Optional[List[str]]:
+    """The def starting at ``lines[start]`` (decorators first), ending before the next line that is
+    indented no deeper than the def; None if the def line cannot be found.
+
+    Much cheaper than tokenizing (``inspect.getblock``). A line inside a bracket or string can fool
+    it only by cutting that bracket or string open, so the caller falls back to ``getblock`` when
+    the result does not parse.
+    """
+    base = _indentation(lines[start])
+    header = start
+    while header < len(lines):
+        text = lines[header].lstrip()
+        if _indentation(lines[header]) == base and text.startswith(('def ', 'async def ')):
+            break
+        if header == start and not text.startswith('@'):
+            return None
+        header += 1
+    else:
+        return None
+    end = header + 1
+    while end < len(lines):
+        text = lines[end].strip()
+        if text and not text.startswith('#') and _indentation(lines[end]) <= base:
+            break
+        end += 1
+    while end > header + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith('#')):
+        end -= 1   # trailing comments and blank lines are not part of the function
+    return lines[start:end]
 
 
 def _parse_block(lines: List[str]) -> Tuple[gast.Module, List[str], int]:
@@ -55,8 +91,15 @@ def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
     """
     if entity.__name__ == '<lambda>':
         return _parse_lambda(entity)
-    lines, first_line, filename = _source_of(entity)
-    module, parsed_lines, shift = _parse_block(lines)
+    file_lines, start, filename = _source_of(entity)
+    first_line = start + 1
+    lines = _block_by_indentation(file_lines, start)
+    try:
+        if lines is None:
+            raise SyntaxError('no def line')
+        module, parsed_lines, shift = _parse_block(lines)
+    except SyntaxError:
+        module, parsed_lines, shift = _parse_block(inspect.getblock(file_lines[start:]))
     node = module.body[0]
     if isinstance(node, gast.AsyncFunctionDef):
         origin = f'File "{filename}", line {first_line}, in {node.name}'
