@@ -89,3 +89,26 @@ def test_no_source_is_a_clear_error():
     exec('def made_by_exec(x):\n    return x\n', namespace)
     with pytest.raises(SourceUnavailableError, match="'made_by_exec': its source code is not available"):
         parser.parse_entity(namespace['made_by_exec'])
+
+
+def test_lines_that_only_look_like_the_end_of_the_function():
+    # A bracket continued at column 0, a comment at column 0 and a multi-line decorator: the source
+    # is still the whole function (the quick indentation-based cut must not stop early).
+    @functools.partial(
+        decorate)
+    def spread(x):
+        total = (x +
+1)
+# a comment at column 0 inside the body
+        return total
+    node, _ = parser.parse_entity(spread.__wrapped__)
+    assert [type(s).__name__ for s in node.body] == ['Assign', 'Return']
+    origin = anno.getanno(node.body[1], anno.ORIGIN)
+    assert (origin.lineno, origin.source_line) == (spread.__wrapped__.__code__.co_firstlineno + 6, 'return total')
+
+
+def test_one_line_function_followed_by_code():
+    def one_liner(x): return x + 1  # noqa: E704
+    after = 5
+    node, _ = parser.parse_entity(one_liner)
+    assert [type(s).__name__ for s in node.body] == ['Return'] and after == 5
