@@ -4,7 +4,7 @@ Statement lists go through ``visit_block`` (which flattens statements replaced b
 nodes inherit the origin of the node they replace, and functions marked ``SKIP`` (nested generators,
 classes) are left exactly as written.
 """
-from typing import Dict, List, Set
+from typing import Dict, List, Set, Tuple
 
 import gast
 
@@ -18,6 +18,14 @@ _LEAVES = frozenset([gast.Name, gast.Constant, gast.Load, gast.Store, gast.Del, 
                      gast.In, gast.NotIn, gast.And, gast.Or, gast.USub, gast.UAdd, gast.Invert,
                      gast.Global, gast.Nonlocal])
 _BLOCK_FIELDS = ('body', 'orelse', 'finalbody')
+_BLOCK_FIELDS_OF: Dict[type, Tuple[str, ...]] = {}
+
+
+def _block_fields(cls) -> Tuple[str, ...]:
+    fields = _BLOCK_FIELDS_OF.get(cls)
+    if fields is None:
+        fields = _BLOCK_FIELDS_OF[cls] = tuple(f for f in _BLOCK_FIELDS if f in cls._fields)
+    return fields
 
 
 class Context:
@@ -78,9 +86,18 @@ class Transformer(gast.NodeTransformer):
         self.ctx = ctx
 
     def visit(self, node):
-        if node.__class__ in _LEAVES or anno.hasanno(node, SKIP):
+        cls = node.__class__
+        if cls in _LEAVES or anno.hasanno(node, SKIP):
             return node
-        result = super().visit(node)
+        # The visitor method of each node class, looked up once per converter class.
+        methods = type(self).__dict__.get('_methods')
+        if methods is None:
+            methods = {}
+            setattr(type(self), '_methods', methods)
+        method = methods.get(cls)
+        if method is None:
+            method = methods[cls] = getattr(type(self), 'visit_' + cls.__name__, type(self).generic_visit)
+        result = method(self, node)
         if result is not node and result is not None and anno.hasanno(node, anno.ORIGIN):
             _propagate_origin(result, anno.getanno(node, anno.ORIGIN))
         return result
@@ -95,7 +112,7 @@ class Transformer(gast.NodeTransformer):
         return out
 
     def generic_visit(self, node):
-        for field in _BLOCK_FIELDS:
+        for field in _block_fields(node.__class__):
             if isinstance(getattr(node, field, None), list):
                 setattr(node, field, self.visit_block(getattr(node, field)))
         if self.statements_only:
