@@ -6,6 +6,7 @@
 >>> node.name
 'f'
 """
+import ast
 import inspect
 import linecache
 import textwrap
@@ -14,12 +15,17 @@ from typing import Callable, List, Optional, Tuple
 import gast
 
 from autograph_lite.errors import ConversionError, SourceUnavailableError
-from autograph_lite.pyct import origin_info
+from autograph_lite.pyct import origin_info, python_ast
+
+
+def _parse(source: str) -> gast.Module:
+    # gast.parse, with a faster conversion of the stdlib tree to gast (python_ast.to_gast).
+    return python_ast.to_gast(ast.parse(source))
 
 
 def parse_str(code: str) -> gast.Module:
     """Parse a code string (dedented first) into a gast Module."""
-    return gast.parse(textwrap.dedent(code))
+    return _parse(textwrap.dedent(code))
 
 
 def _source_of(entity: Callable) -> Tuple[List[str], int, str]:
@@ -75,11 +81,11 @@ def _parse_block(lines: List[str]) -> Tuple[gast.Module, List[str], int]:
     """Parse source lines that may be indented; returns (module, parsed lines, lines prepended)."""
     source = ''.join(lines)
     try:
-        return gast.parse(textwrap.dedent(source)), source.splitlines(), 0
+        return _parse(textwrap.dedent(source)), source.splitlines(), 0
     except SyntaxError:
         # A multi-line string with less indentation defeats dedent; parse inside a block instead.
         wrapped = 'if True:\n' + source
-        module = gast.parse(wrapped)
+        module = _parse(wrapped)
         module.body = module.body[0].body
         return module, wrapped.splitlines(), 1
 
@@ -117,7 +123,7 @@ def _parse_lambda(entity: Callable) -> Tuple[gast.Lambda, str]:
     file_lines = linecache.getlines(filename)
     code = entity.__code__
     try:
-        module = gast.parse(''.join(file_lines))
+        module = _parse(''.join(file_lines))
     except SyntaxError:
         raise SourceUnavailableError(f'cannot parse the file {filename} that defines {entity!r}') from None
     arg_names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
@@ -141,7 +147,6 @@ def _parse_lambda(entity: Callable) -> Tuple[gast.Lambda, str]:
 
 def _same_code(node: gast.Lambda, code) -> bool:
     """True if ``node`` compiles to the same bytecode as the live lambda's ``code``."""
-    import ast
     expression = ast.Expression(body=gast.gast_to_ast(node))
     ast.fix_missing_locations(expression)
     try:

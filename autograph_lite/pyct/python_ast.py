@@ -71,3 +71,56 @@ def from_gast(node, on_statement: Optional[Callable[[gast.stmt, ast.stmt], None]
         return new
 
     return convert(node)
+
+
+_GAST_CLASSES: Dict[type, Optional[type]] = {}   # ast class -> gast class of the same name
+
+
+def _gast_class(ast_class: type) -> Optional[type]:
+    try:
+        return _GAST_CLASSES[ast_class]
+    except KeyError:
+        _GAST_CLASSES[ast_class] = found = getattr(gast, ast_class.__name__, None)
+        return found
+
+
+def to_gast(node):
+    """The gast tree of stdlib ``node``: the same tree as ``gast.ast_to_gast``, locations included.
+
+    >>> gast.dump(to_gast(ast.parse('f(a)')).body[0].value.func)
+    "Name(id='f', ctx=Load(), annotation=None, type_comment=None)"
+    """
+    def located(new, old):
+        for attribute in old._attributes:
+            value = getattr(old, attribute, _MISSING)
+            if value is not _MISSING:
+                setattr(new, attribute, value)
+        return new
+
+    def convert(value):
+        if isinstance(value, list):
+            return [convert(item) for item in value]
+        if not isinstance(value, ast.AST):
+            return value
+        cls = value.__class__
+        if cls is ast.Name:
+            return located(gast.Name(value.id, convert(value.ctx), None, None), value)
+        if cls is ast.arg:
+            return located(gast.Name(value.arg, gast.Param(), convert(value.annotation), value.type_comment),
+                           value)
+        target = _gast_class(cls)
+        if target is None:
+            return None
+        new = target.__new__(target)
+        fields = new.__dict__
+        for field in cls._fields:
+            item = getattr(value, field, _MISSING)
+            if item is not _MISSING:
+                fields[field] = convert(item)
+        if cls is ast.ExceptHandler and value.name:
+            new.name = gast.Name(value.name, gast.Store(), None, None)
+        elif cls is ast.FunctionDef or cls is ast.AsyncFunctionDef or cls is ast.ClassDef:
+            new.type_params = []
+        return located(new, value)
+
+    return convert(node)
