@@ -1,7 +1,16 @@
 """autograph_lite: convert Python control flow into graph-building code, AutoGraph-style.
 
 >>> import autograph_lite as ag
->>> print(ag.to_code(some_function))
+>>> import runtime as rt
+>>> @ag.function
+... def relu(x):
+...     if x > 0:          # a tensor condition: staged as an If op
+...         return x
+...     return 0
+>>> relu(rt.constant(-3.0))
+Tensor(0.0, shape=(), dtype=float32)
+
+``ag.to_code(f)`` shows the generated source; see ``autograph_lite.api``.
 """
 from autograph_lite.api import (convert, do_not_convert, function, functions_run_eagerly,
                                 run_functions_eagerly, to_code, to_graph)

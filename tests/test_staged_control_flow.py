@@ -418,3 +418,44 @@ def sum_of_rt_range(n):
 @pytest.mark.parametrize("n, expected", [(0, 0), (2, 1), (8, 16)])
 def test_for_over_rt_range_tensor(n, expected):
     check(sum_of_rt_range, (rt.constant(n),), expected)
+
+
+# --- a Python number on one path takes the tensor dtype of the other ------------------------------
+def relu_returning_python_zero(x):
+    if x > 0:
+        return x
+    return 0
+
+
+def clipped(x):
+    if x > 1.0:
+        y = 1
+    else:
+        y = x
+    return y
+
+
+def test_python_number_on_one_path_adopts_the_tensor_dtype():
+    relu = ag.function(relu_returning_python_zero)
+    assert relu(rt.constant(-3.0)).numpy() == 0.0
+    assert relu(rt.constant(-3.0)).dtype == rt.float32
+    assert relu(rt.constant(2.5)).numpy() == 2.5
+    assert relu(rt.constant(-3)).dtype == rt.int32
+    clip = ag.function(clipped)
+    for value in (0.25, 4.0):
+        graph = clip(rt.constant(value))
+        assert graph.dtype == rt.float32
+        assert graph.numpy() == np.asarray(clipped(rt.constant(value))) == min(value, 1.0)
+
+
+def fractional_on_int_path(x):
+    if x > 0:
+        y = x
+    else:
+        y = 0.5
+    return y
+
+
+def test_fractional_python_number_cannot_take_an_int_dtype():
+    with pytest.raises(rt.errors.StateError, match="'y' has dtype float32 in the else branch but dtype int32"):
+        ag.function(fractional_on_int_path)(rt.constant(3))

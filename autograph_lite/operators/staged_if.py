@@ -199,10 +199,24 @@ def _mismatch(name: str, which: bool, value: Any, other_value: Any) -> rt.errors
         "branches must leave it a tensor (or number) of the same dtype and structure")
 
 
+def _adopts(number: Any, dtype: Any) -> bool:
+    """True if a Python number on one path can take the tensor dtype of the other (rt.cond converts it)."""
+    if isinstance(number, bool):
+        return dtype.kind == 'b'
+    if isinstance(number, int):
+        return dtype.kind in 'iuf'
+    return isinstance(number, float) and dtype.kind == 'f'
+
+
 def _check_same_dtype(name: str, which: bool, value: Any, other_value: Any) -> None:
     dtype, other_dtype = dtype_of(value), dtype_of(other_value)
-    if dtype is not None and other_dtype is not None and dtype != other_dtype:
-        raise rt.errors.StateError(
-            f"{display_name(name)} has dtype {dtype.name} in the {_BRANCH_NAMES[which]} branch but dtype "
-            f"{other_dtype.name} in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; "
-            "give it the same dtype in both (e.g. with rt.cast)")
+    if dtype is None or other_dtype is None or dtype == other_dtype:
+        return
+    if not isinstance(other_value, rt.Tensor) and isinstance(value, rt.Tensor) and _adopts(other_value, dtype):
+        return
+    if not isinstance(value, rt.Tensor) and isinstance(other_value, rt.Tensor) and _adopts(value, other_dtype):
+        return
+    raise rt.errors.StateError(
+        f"{display_name(name)} has dtype {dtype.name} in the {_BRANCH_NAMES[which]} branch but dtype "
+        f"{other_dtype.name} in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; "
+        "give it the same dtype in both (e.g. with rt.cast)")
