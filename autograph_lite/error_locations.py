@@ -3,10 +3,18 @@
 The frames of generated code in the traceback are mapped through the origin map; the result is
 attached once per exception (and refreshed as it propagates out through more converted frames):
 as a note on Python 3.11+ (shown by tracebacks), else appended to a single-string message.
+
+Errors raised later, while a graph runs, are located by the runtime from the op that failed; it
+learns here to skip our own frames and to map generated lines back to the user's.
 """
+import os
 import sys
 
+from runtime import source_locations
+
 from autograph_lite.pyct import origin_info
+
+source_locations.register_library(os.path.dirname(os.path.abspath(__file__)), origin_info.lookup)
 
 _ATTACHED = '_ag_user_code'
 
@@ -20,7 +28,7 @@ def attach_origins(exc: BaseException, frames) -> None:
     """Add (or refresh) the 'in user code:' section listing ``frames`` (user Origins, outermost first)."""
     if not frames:
         return
-    text = origin_info.format_user_frames(frames)
+    text = source_locations.format_user_code(frames)
     previous = getattr(exc, _ATTACHED, None)
     if previous == text:
         return

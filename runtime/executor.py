@@ -32,7 +32,7 @@ import linecache
 import os
 import re
 import threading
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -40,6 +40,7 @@ from runtime.buffer_plan import plan_buffer_reuse, plan_parallel_regions
 from runtime.errors import InvalidArgumentError
 from runtime.graph import FuncGraph, Operation
 from runtime.optimize.prune import needed_ops
+from runtime.source_locations import with_creation_site
 
 # A numpy function and the Python operator that calls exactly it on ndarrays and numpy scalars.
 # (A fact about numpy, not a list of our ops: an op whose kernel *is* np.add is emitted as ``a + b``.)
@@ -69,7 +70,8 @@ class _CodeGenerator:
     def __init__(self, graph: FuncGraph):
         self.graph = graph
         self.lines: List[str] = []
-        self.line_nodes: Dict[int, Tuple[str, ...]] = {}  # line number -> (enclosing If/While..., node)
+        # line number -> (names of the enclosing If/While ops..., the op running there)
+        self.line_nodes: Dict[int, Tuple[Any, ...]] = {}
         self.scope: List[str] = []  # names of the If/While ops whose subgraph is being emitted
         self.helpers: List[str] = []  # module-level helper functions (row blocks of elementwise regions)
         self.namespace: Dict[str, Any] = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_copy": np.array,
@@ -100,10 +102,10 @@ class _CodeGenerator:
             self.global_names[id(value)] = name
         return name
 
-    def emit(self, indent: int, text: str, node: str = "") -> None:
+    def emit(self, indent: int, text: str, op: Optional[Operation] = None) -> None:
         self.lines.append("    " * indent + text)
-        if node:
-            self.line_nodes[len(self.lines)] = (*self.scope, node)
+        if op is not None:
+            self.line_nodes[len(self.lines)] = (*self.scope, op)
 
     # --- whole function --------------------------------------------------------------------------
     def compile(self) -> Callable[..., List[np.ndarray]]:
@@ -163,7 +165,7 @@ class _CodeGenerator:
 
     def emit_if(self, op: Operation, args: List[str], indent: int) -> List[str]:
         outs = [self.fresh("v") for _ in op.outputs]
-        self.emit(indent, f"if {args[0]}:", op.name)
+        self.emit(indent, f"if {args[0]}:", op)
         self.scope.append(op.name)
         self.emit_branch(op.attrs["then_branch"], args[1:], outs, indent + 1)
         self.emit(indent, "else:")
@@ -188,21 +190,21 @@ class _CodeGenerator:
         captured = [self.fresh("captured") if s else a for a, s in zip(args[count:], scalar[count:])]
         for name, value, s in zip(captured, entering[count:], scalar[count:]):
             if s:
-                self.emit(indent, f"{name} = {value}", op.name)
+                self.emit(indent, f"{name} = {value}", op)
         if loop_vars:
-            self.emit(indent, f"{', '.join(loop_vars)} = {', '.join(entering[:count])}", op.name)
+            self.emit(indent, f"{', '.join(loop_vars)} = {', '.join(entering[:count])}", op)
         limit = op.attrs.get("maximum_iterations")
         counter = self.fresh("iterations")
         if limit is not None:
             self.emit(indent, f"{counter} = 0")
-        self.emit(indent, "while True:", op.name)
+        self.emit(indent, "while True:", op)
         if limit is not None:
             self.emit(indent + 1, f"if {counter} >= {int(limit)}: break")
             self.emit(indent + 1, f"{counter} += 1")
         self.scope.append(op.name)
         (keep_going,) = self.emit_graph(op.attrs["cond"], loop_vars + captured, indent + 1)
         self.scope.pop()
-        self.emit(indent + 1, f"if not {keep_going}: break", op.name)
+        self.emit(indent + 1, f"if not {keep_going}: break", op)
         self.scope.append(op.name)
         next_values = self.emit_graph(op.attrs["body"], loop_vars + captured, indent + 1)
         self.scope.pop()
@@ -234,7 +236,7 @@ class _CodeGenerator:
                 buffer = inside.get(id(op.inputs[index])) or env[id(op.inputs[index])]
             else:
                 buffer = self.fresh("buffer")
-                self.emit(indent, f"{buffer} = _empty({shape!r}, {self.bind(result.dtype, 'dtype')})", op.name)
+                self.emit(indent, f"{buffer} = _empty({shape!r}, {self.bind(result.dtype, 'dtype')})", op)
                 params.append(buffer)
                 local[buffer] = f"{buffer}_rows"
                 part.append(f"    {buffer}_rows = {buffer}[lo:hi]")
@@ -244,7 +246,7 @@ class _CodeGenerator:
         helper = self.fresh("rows_of_region")
         self.helpers.append(f"def {helper}(lo, hi, {', '.join(params)}):")
         self.helpers.extend(part)
-        self.emit(indent, f"_run_in_row_blocks({helper}, {shape[0]}, {', '.join(params)})", region[0].name)
+        self.emit(indent, f"_run_in_row_blocks({helper}, {shape[0]}, {', '.join(params)})", region[0])
         env.update(inside)
 
     # --- kernels ---------------------------------------------------------------------------------
@@ -263,11 +265,11 @@ class _CodeGenerator:
                 call_args.append(f"out={args[out_index]}")
             call = f"{self.bind(kernel, 'k_' + op.type)}({', '.join(call_args)})"
         if not outs:
-            self.emit(indent, call, op.name)
+            self.emit(indent, call, op)
         elif len(outs) == 1:
-            self.emit(indent, f"{outs[0]} = {call}", op.name)
+            self.emit(indent, f"{outs[0]} = {call}", op)
         else:
-            self.emit(indent, f"{', '.join(outs)} = {call}", op.name)
+            self.emit(indent, f"{', '.join(outs)} = {call}", op)
         return outs
 
 
@@ -293,12 +295,13 @@ def _run_in_row_blocks(rows_of_region: Callable, rows: int, *arrays: np.ndarray)
             future.result()  # re-raises a block's error
 
 
-def _error_locator(filename: str, line_nodes: Dict[int, Tuple[str, ...]]) -> Callable[[BaseException],
+def _error_locator(filename: str, line_nodes: Dict[int, Tuple[Any, ...]]) -> Callable[[BaseException],
                                                                                        BaseException]:
     """Turn a kernel's error into InvalidArgumentError naming the node, as the interpreter does.
 
     The message is prefixed with the failing node and then each enclosing If/While, innermost first
-    (``cond: GatherV2: indices[0] = 7 is not in [0, 3)``), exactly like nested ``run_kernel`` calls.
+    (``cond: GatherV2: indices[0] = 7 is not in [0, 3)``), exactly like nested ``run_kernel`` calls,
+    and ends with the user's line that created the failing op.
     """
 
     def locate(error: BaseException) -> BaseException:
@@ -310,11 +313,12 @@ def _error_locator(filename: str, line_nodes: Dict[int, Tuple[str, ...]]) -> Cal
             tb = tb.tb_next
         if path is None:
             return error
+        *scope, op = path
         message = str(error)
-        for node in reversed(path):
+        for node in (op.name, *reversed(scope)):
             if not (isinstance(error, InvalidArgumentError) and message.startswith(node + ":")):
                 message = f"{node}: {message}"
             error = InvalidArgumentError(message)
-        return error
+        return with_creation_site(error, op.creation_site)
 
     return locate

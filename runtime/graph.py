@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from runtime import dtypes
+from runtime.source_locations import FROM_STACK, CreationSite, creation_site
 from runtime.ops.registry import OpDef, get_op, infer_output_specs
 from runtime.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
 
@@ -21,11 +22,13 @@ from runtime.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
 class Operation:
     """A node: an op type applied to input tensors with attrs, producing output tensors."""
 
-    __slots__ = ("graph", "name", "op_def", "inputs", "attrs", "outputs", "control_inputs")
+    __slots__ = ("graph", "name", "op_def", "inputs", "attrs", "outputs", "control_inputs", "creation_site")
 
     def __init__(self, graph: "Graph", name: str, op_def: OpDef, inputs: List[SymbolicTensor],
-                 attrs: Dict[str, Any], control_inputs: List["Operation"]):
+                 attrs: Dict[str, Any], control_inputs: List["Operation"],
+                 site: Optional[CreationSite] = None):
         self.graph = graph
+        self.creation_site = site  # the user's line that made it (runtime.source_locations)
         self.name = name
         self.op_def = op_def
         self.inputs = inputs
@@ -82,8 +85,14 @@ class Graph:
 
     # --- building ------------------------------------------------------------------------------
     def create_op(self, op_def: OpDef, inputs: Sequence[Any], attrs: Dict[str, Any],
-                  name: Optional[str] = None) -> Operation:
-        """Add an op; eager inputs become constants, outer symbolic inputs are captured."""
+                  name: Optional[str] = None, site: Any = FROM_STACK) -> Operation:
+        """Add an op; eager inputs become constants, outer symbolic inputs are captured.
+
+        ``site`` is where the user's code created it: found on the stack by default; passes that copy
+        an op pass the original's (None when unknown, e.g. loaded from a file).
+        """
+        if site is FROM_STACK:
+            site = creation_site()
         op_name = self.unique_name(name or op_def.name)
         graph_inputs = [self._as_graph_tensor(t, op_name, op_def.input_name(i)) for i, t in enumerate(inputs)]
         specs = infer_output_specs(op_def, [(t.dtype, t.shape) for t in graph_inputs], attrs, op_name)
@@ -94,7 +103,7 @@ class Graph:
             stateful = True
         else:
             stateful = False
-        op = Operation(self, op_name, op_def, graph_inputs, attrs, control)
+        op = Operation(self, op_name, op_def, graph_inputs, attrs, control, site)
         op.outputs = [SymbolicTensor(op, i, d, s) for i, (d, s) in enumerate(specs)]
         self.operations.append(op)
         self._by_name[op_name] = op

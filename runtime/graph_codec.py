@@ -232,7 +232,7 @@ def decode_graph(data: Dict[str, Any], arrays: Arrays, variables: List[Any],
         attrs = {key: decode_value(value, arrays, variables, f"{where} attr '{key}'", outer_graph=graph)
                  for key, value in dict(op_data.get("attrs", {})).items()}
         try:
-            op = graph.create_op(known[op_type], inputs, attrs, name=name)
+            op = graph.create_op(known[op_type], inputs, attrs, name=name, site=None)  # user source unknown
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
             raise LoadError(f"{where}: the saved node is inconsistent: {error}") from None
         _expect(op.name == name, f"{where}: op name clashes with another op")

@@ -23,8 +23,10 @@ from typing import Any, Callable, Dict, List, Sequence
 
 import numpy as np
 
+from runtime.errors import InvalidArgumentError
 from runtime.graph import FuncGraph, Operation
 from runtime.ops.registry import run_kernel
+from runtime.source_locations import with_creation_site
 
 
 def needed_operations(graph: FuncGraph) -> List[Operation]:
@@ -44,7 +46,7 @@ def needed_operations(graph: FuncGraph) -> List[Operation]:
 class _Step:
     """One op to run: its kernel's inputs and where its outputs go, resolved to slot numbers."""
 
-    __slots__ = ("op_def", "name", "attrs", "input_slots", "output_slots")
+    __slots__ = ("op_def", "name", "attrs", "input_slots", "output_slots", "site")
 
     def __init__(self, op: Operation, slot_of: Dict[int, int]):
         self.op_def = op.op_def
@@ -52,6 +54,7 @@ class _Step:
         self.attrs = op.attrs
         self.input_slots = [slot_of[id(t)] for t in op.inputs]
         self.output_slots = [slot_of[id(t)] for t in op.outputs]
+        self.site = op.creation_site
 
 
 def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
@@ -84,7 +87,10 @@ def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
         for slot, array in zip(input_slots, arrays):
             values[slot] = array
         for step in steps:
-            result = run_kernel(step.op_def, [values[s] for s in step.input_slots], step.attrs, step.name)
+            try:
+                result = run_kernel(step.op_def, [values[s] for s in step.input_slots], step.attrs, step.name)
+            except InvalidArgumentError as error:
+                raise with_creation_site(error, step.site) from None
             if isinstance(result, tuple):
                 for slot, array in zip(step.output_slots, result):
                     values[slot] = _as_array(array)

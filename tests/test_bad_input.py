@@ -244,8 +244,6 @@ def gathers_out_of_range(x):
     return picked
 
 
-@pytest.mark.xfail(strict=True, reason="errors raised while a graph runs name the node but not the user's line "
-                                       "(ops do not record where they were created)")
 def test_graph_runtime_error_names_the_user_line():
     raises(rt.errors.InvalidArgumentError, gathers_out_of_range, (rt.constant([1, 2]),),
            "GatherV2", "indices[0] = 5", at="picked = rt.gather(x, [5])")

@@ -76,10 +76,3 @@ def user_frames(tb: Optional[types.TracebackType]) -> List[Origin]:
             frames.append(origin)
         tb = tb.tb_next
     return frames
-
-
-def format_user_frames(frames: Sequence[Origin]) -> str:
-    """The 'in user code' text appended to exceptions raised inside converted code."""
-    body = ''.join(f'\n    File "{o.filename}", line {o.lineno}, in {o.function_name}\n      {o.source_line}'
-                   for o in frames)
-    return f'\n  in user code:{body}'

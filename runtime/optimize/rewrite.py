@@ -47,7 +47,7 @@ class GraphBuilder:
                 attrs: Optional[Dict[str, Any]] = None) -> List[SymbolicTensor]:
         """Add a copy of ``op`` (same type and name) reading ``inputs``; returns its outputs."""
         new_op = self.target.create_op(op.op_def, list(inputs), dict(op.attrs if attrs is None else attrs),
-                                       name=op.name)
+                                       name=op.name, site=op.creation_site)
         return new_op.outputs
 
     def rebuild_subgraph(self, subgraph: FuncGraph) -> FuncGraph:
@@ -126,7 +126,7 @@ def inline(builder: GraphBuilder, subgraph: FuncGraph, inputs: Sequence[Symbolic
         if op.type == "Placeholder" and id(op.outputs[0]) in mapping:
             continue  # a placeholder of the subgraph: bound to the caller's input
         new_op = builder.target.create_op(op.op_def, [mapping[id(t)] for t in op.inputs], dict(op.attrs),
-                                          name=op.name)
+                                          name=op.name, site=op.creation_site)
         for old, new in zip(op.outputs, new_op.outputs):
             mapping[id(old)] = new
     return [mapping[id(t)] for t in subgraph.outputs]
