@@ -331,6 +331,22 @@ def test_enumerate_and_zip_over_tensors():
     check(weighted, (rt.constant([2, 3, 4]),), (0 * 2 + 1 * 3 + 2 * 4, 2 * 3 + 3 * 4))
 
 
+def sum_by_index(x):
+    total = 0.0
+    for i in range(len(x)):
+        total += x[i]
+    return total, len(x)
+
+
+def test_len_of_an_unknown_dimension_is_a_run_time_length():
+    function = ag.function(sum_by_index, input_signature=[rt.TensorSpec([None], rt.float32)])
+    for values in ([1.0, 2.0, 6.0], [4.0], [0.5] * 7):
+        check(function, (rt.constant(values),), (np.float32(sum(values)), len(values)))
+    assert function.experimental_get_tracing_count() == 1
+    assert "While" in op_types(function, rt.TensorSpec([None], rt.float32))
+    assert ag.to_graph(sum_by_index)([1.0, 2.0, 6.0]) == sum_by_index([1.0, 2.0, 6.0]) == (9.0, 3)
+
+
 # --- calls into helpers and methods -----------------------------------------------------------------------
 
 def gcd(a, b):

@@ -255,9 +255,19 @@ def length_of_unknown(x):
     return len(x)
 
 
-def test_len_of_unknown_dimension():
-    raises(rt.errors.OperatorNotAllowedInGraphError, length_of_unknown, (rt.constant([1.0]),),
-           "first dimension is unknown", "rt.shape(x)[0]", at="return len(x)")
+def test_len_of_unknown_dimension_is_not_an_error_but_a_run_time_length():
+    assert int(length_of_unknown(rt.constant([1.0]))) == 1
+    assert int(length_of_unknown(rt.constant([1.0, 2.0, 3.0]))) == 3
+    assert length_of_unknown.experimental_get_tracing_count() == 1
+
+
+@ag.function
+def length_of_scalar(x):
+    return len(x)
+
+
+def test_len_of_a_scalar_tensor():
+    raises(TypeError, length_of_scalar, (rt.constant(1.0),), "len() of a scalar tensor", at="return len(x)")
 
 
 def test_supported_constructs_never_use_a_symbolic_tensor_as_python_bool():

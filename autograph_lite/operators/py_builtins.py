@@ -5,7 +5,8 @@ On anything but a symbolic tensor each one *is* the builtin (same result, same e
 only cost is one ``isinstance`` check.  On symbolic tensors:
 
 * ``range(n)`` → a ``StagedRange`` that a ``for`` loop stages (use ``rt.range`` for a range tensor);
-* ``len(t)`` → the static first dimension; an error if it is unknown (use ``rt.shape(t)[0]``);
+* ``len(t)`` → the static first dimension as a Python int, or, when it is unknown while tracing, an
+  int32 tensor holding it at run time (so ``for i in range(len(t))`` becomes a graph loop);
 * ``enumerate``/``zip`` → staged iterables for a ``for`` loop;
 * ``abs`` → ``rt.abs``; ``int``/``float`` → ``rt.cast`` to int32/float32;
 * ``print`` stays Python's print (runs while tracing only; ``rt.print`` is the graph op).
@@ -53,7 +54,7 @@ def _staged_range(*args: Any) -> StagedRange:
 
 
 def len_(obj: Any) -> Any:
-    """``len(obj)``; for a symbolic tensor, its first dimension if known while tracing.
+    """``len(obj)``; for a symbolic tensor, its first dimension (a tensor if unknown while tracing).
 
     >>> len_([1, 2])
     2
@@ -65,15 +66,12 @@ def len_(obj: Any) -> Any:
     return builtins.len(obj)
 
 
-def _tensor_len(tensor: SymbolicTensor) -> int:
+def _tensor_len(tensor: SymbolicTensor) -> Any:
     shape = tensor.shape
     if shape is not None and len(shape) == 0:
         raise TypeError(f"len() of a scalar tensor ({tensor!r}): it has no first dimension")
     if shape is None or shape[0] is None:
-        raise rt.errors.OperatorNotAllowedInGraphError(
-            f"len() of {tensor!r}: its first dimension is unknown while tracing (shape {shape}), so there is "
-            "no Python int to return. Use rt.shape(x)[0] for the length at run time, or give the argument "
-            "a fixed size in its TensorSpec")
+        return rt.shape(tensor)[0]
     return shape[0]
 
 
