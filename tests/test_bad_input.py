@@ -247,3 +247,123 @@ def gathers_out_of_range(x):
 def test_graph_runtime_error_names_the_user_line():
     raises(rt.errors.InvalidArgumentError, gathers_out_of_range, (rt.constant([1, 2]),),
            "GatherV2", "indices[0] = 5", at="picked = rt.gather(x, [5])")
+
+
+# --- a Python global rebound inside a staged loop or if ---------------------------------------------------
+GLOBAL_REBINDING_FIX = ("is a Python global rebound inside a tensor-dependent", "exists only while the graph runs",
+                        "Keep the value in a local variable", "return it", "rt.Variable",
+                        "assign(...)", "assign_add(...)")
+steps_taken = 0
+last_sign = 0
+
+
+def counts_steps_in_while(n):
+    global steps_taken
+    i = 0
+    while i < n:
+        steps_taken += 1
+        i += 1
+    return steps_taken
+
+
+def counts_steps_in_for(n):
+    global steps_taken
+    for _ in rt.range(n):
+        steps_taken += 2
+    return steps_taken
+
+
+def records_sign_in_if(x):
+    global last_sign
+    if x > 0:
+        last_sign = 1
+    else:
+        last_sign = -1
+    return last_sign
+
+
+@pytest.mark.parametrize("function, construct, line", [
+    (counts_steps_in_while, "loop", "while i < n"),
+    (counts_steps_in_for, "loop", "for _ in rt.range(n)"),
+    (records_sign_in_if, "if", "if x > 0"),
+])
+def test_global_rebound_in_a_staged_construct_names_it_the_line_and_the_fix(function, construct, line):
+    global steps_taken, last_sign
+    steps_taken, last_sign = 5, 7
+    name = "'last_sign'" if function is records_sign_in_if else "'steps_taken'"
+    message = raises(rt.errors.StateError, ag.function(function), (rt.constant(3),), name,
+                     f"Python global rebound inside a tensor-dependent {construct};", *GLOBAL_REBINDING_FIX, at=line)
+    assert message.startswith(name)
+    # Refused before tracing the body: the globals still hold their Python values, not symbolic tensors.
+    assert (steps_taken, last_sign) == (5, 7)
+
+
+@pytest.mark.parametrize("function, argument", [(counts_steps_in_while, 3), (counts_steps_in_for, 3),
+                                                (counts_steps_in_for, 0), (records_sign_in_if, 2),
+                                                (records_sign_in_if, -2)])
+def test_global_rebound_on_python_values_behaves_like_the_original(function, argument):
+    global steps_taken, last_sign
+    steps_taken, last_sign = 5, 7
+    expected_result = function(argument)
+    expected_globals = (steps_taken, last_sign)
+    steps_taken, last_sign = 5, 7
+    assert ag.to_graph(function)(argument) == expected_result
+    assert (steps_taken, last_sign) == expected_globals
+    assert expected_globals != (5, 7) or argument == 0
+
+
+cycles = None
+
+
+def counts_cycles_in_a_variable(n):
+    i = 0
+    while i < n:
+        cycles.assign_add(1)
+        i += 1
+    return i
+
+
+def test_the_suggested_fix_a_global_variable_updated_in_place_works_in_a_staged_loop():
+    global cycles
+    cycles = rt.Variable(0)
+    function = ag.function(counts_cycles_in_a_variable)
+    assert function(rt.constant(3)).numpy() == 3
+    assert function(rt.constant(4)).numpy() == 4
+    assert cycles.numpy() == 7
+
+
+class Tally:
+    def __init__(self):
+        self.count = 0
+
+    def add(self, n):
+        count = 0
+        i = 0
+        while i < n:
+            count += 1
+            self.count = self.count + 1
+            i += 1
+        return count + self.count
+
+
+def test_local_named_like_a_rebound_attribute_is_not_taken_for_a_global():
+    tally = Tally()
+    assert ag.function(tally.add)(rt.constant(3)).numpy() == 6
+
+
+def counts_and_signs_in_while(n):
+    global steps_taken, last_sign
+    while steps_taken < n:
+        steps_taken += 1
+        last_sign = -last_sign
+    return steps_taken
+
+
+def test_every_global_rebound_in_a_staged_loop_is_named():
+    global steps_taken, last_sign
+    steps_taken, last_sign = 0, 1
+    raises(rt.errors.StateError, ag.function(counts_and_signs_in_while), (rt.constant(3),),
+           "'last_sign' and 'steps_taken' are Python globals rebound inside a tensor-dependent loop; their new "
+           "values would be symbolic tensors that exist only while the graph runs", "last_sign.assign_add(...)",
+           at="while steps_taken < n")
+    assert (steps_taken, last_sign) == (0, 1)

@@ -9,7 +9,8 @@ Each branch starts from the state before the ``if`` (``set_state(init)``), runs,
 * ``None``, strings and other non-graph values may only pass through unchanged;
 * a ``retval_`` that only one branch sets gets a zeros placeholder on the other path and becomes a
   ``PartialReturnValue`` (valid where ``do_return`` is True); a later ``if not do_return:`` that
-  returns makes it whole again, and ``return_value`` rejects it at the end of the function otherwise.
+  returns makes it whole again, and ``return_value`` rejects it at the end of the function otherwise;
+* a Python global may not be rebound in either branch (it would be left holding a symbolic tensor).
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from typing import Any, Callable, Dict, List, Sequence
 import runtime as rt
 from runtime import nest
 from autograph_lite.operators.logical import negated_operand, truth_value
-from autograph_lite.operators.staged_state import describe, display_name, dtype_of, is_stageable, placeholder_like
+from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
+                                                   is_stageable, placeholder_like)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Kinds of a state variable at the end of one branch.
@@ -38,6 +40,7 @@ class _NeedsReturnPlaceholder(Exception):
 def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get_state: Callable[[], tuple],
               set_state: Callable[[tuple], None], symbol_names: Sequence[str], nouts: int) -> None:
     """Trace ``body`` and ``orelse`` as the branches of an ``rt.cond`` on the symbolic ``cond``."""
+    check_no_rebound_globals(set_state, symbol_names[:nouts], "if")
     init = tuple(get_state())
     pred = truth_value(cond)
     return_hints: Dict[int, Any] = {}

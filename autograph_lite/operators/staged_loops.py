@@ -11,7 +11,8 @@ State rules (checked while tracing the body, so errors name the variable):
   (found by tracing the body once, then retracing); after a loop that may have returned,
   ``retval_`` is a ``PartialReturnValue``;
 * every loop variable keeps its dtype and structure from one iteration to the next;
-* ``None`` and other non-graph values must stay what they were.
+* ``None`` and other non-graph values must stay what they were;
+* a Python global may not be rebound in the loop (it would be left holding a symbolic tensor).
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import runtime as rt
 from runtime import nest
 from autograph_lite.operators.logical import truth_value
-from autograph_lite.operators.staged_state import describe, display_name, dtype_of, is_stageable, placeholder_like
+from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
+                                                   is_stageable, placeholder_like)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 _COUNTER_NAME = "<loop counter>"
@@ -48,6 +50,7 @@ def staged_for(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body
 
 
 def _run(loop_test, loop_body, get_state, set_state, symbol_names, iterable, extra_test) -> None:
+    check_no_rebound_globals(set_state, symbol_names, "loop")
     init = tuple(get_state())
     length = iterable.length() if iterable is not None else None
     hints: Dict[int, Any] = {}

@@ -6,7 +6,9 @@ functions, arbitrary objects) can only pass through unchanged.
 """
 from __future__ import annotations
 
-from typing import Any
+import dis
+import functools
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -82,3 +84,44 @@ def display_name(symbol_name: str) -> str:
     if symbol_name.startswith("retval_"):
         return "the return value"
     return f"'{symbol_name}'"
+
+
+def check_no_rebound_globals(set_state: Callable[[tuple], None], symbol_names: Sequence[str], construct: str) -> None:
+    """Refuse to stage an ``if``/loop (``construct``) that rebinds a Python global.
+
+    Staged, the global's new value would be a symbolic tensor of a graph under construction, left in
+    the module after the trace.  Called before any tracing, so the global keeps its value.
+
+    >>> total = 0
+    >>> def set_state(vars_):
+    ...     global total
+    ...     (total,) = vars_
+    >>> check_no_rebound_globals(set_state, ('total',), 'loop')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    runtime.errors.StateError: 'total' is a Python global rebound inside a tensor-dependent loop; ...
+    """
+    code = getattr(set_state, "__code__", None)
+    if code is None:
+        return
+    rebound = [name for name in symbol_names if name in _stored_globals(code)]
+    if not rebound:
+        return
+    names, first = " and ".join(f"'{name}'" for name in rebound), rebound[0]
+    if len(rebound) == 1:
+        problem = "is a Python global rebound", "its new value would be a symbolic tensor that exists"
+    else:
+        problem = "are Python globals rebound", "their new values would be symbolic tensors that exist"
+    raise rt.errors.StateError(
+        f"{names} {problem[0]} inside a tensor-dependent {construct}; {problem[1]} only while the graph runs, "
+        "so a module global cannot keep it. Keep the value in a local variable (drop the `global` statement) "
+        f"and return it, or make the global an rt.Variable and update it in place with {first}.assign(...) / "
+        f"{first}.assign_add(...)")
+
+
+@functools.lru_cache(maxsize=512)
+def _stored_globals(code: Any) -> frozenset:
+    """Names ``code`` assigns under a ``global`` declaration (the generated ``set_state`` declares
+    ``global`` exactly for the state variables that are module globals)."""
+    return frozenset(instruction.argval for instruction in dis.get_instructions(code)
+                     if instruction.opname == "STORE_GLOBAL")
