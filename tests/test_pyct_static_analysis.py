@@ -118,3 +118,64 @@ def test_nested_functions_are_analyzed_as_their_own_scope():
     assert defined_in(g.body[0]) == ['x']
     assert live_out(g.body[0]) == ['y']
     assert isinstance(g, gast.FunctionDef)
+
+
+# --- local helpers that rebind a variable through `nonlocal` ---------------------------------------
+HELPER = ('def f(n):\n    count = 0\n    def bump(v):\n        nonlocal count\n        count += v\n')
+
+
+def test_calling_a_nonlocal_helper_reads_and_modifies_what_it_rebinds():
+    f = analyzed(HELPER + '    while n > 0:\n        bump(1)\n        n -= 1\n    return count\n')
+    bump_def, loop, _ = f.body[1:]
+    assert modified(bump_def) == ['bump']            # defining the helper rebinds nothing yet
+    assert modified(loop) == ['count', 'n']
+    assert modified(loop.body[0]) == ['count']
+    assert reads(loop.body[0]) == ['bump', 'count']
+    assert 'count' in anno.getanno(loop, anno.LOOP_HEAD_LIVE)
+
+
+def test_converted_calls_of_the_helper_count_too():
+    f = analyzed(HELPER + '    if n:\n        ag__.converted_call(bump, (1,), None)\n    return count\n')
+    assert modified(f.body[2]) == ['count']
+
+
+def test_helper_rebinding_through_its_own_nested_def_or_another_helper():
+    f = analyzed('def f(n):\n    total = 0\n    def add_twice(v):\n        def add():\n'
+                 '            nonlocal total\n            total += v\n        add()\n        add()\n'
+                 '    def via_other():\n        add_twice(2)\n'
+                 '    if n:\n        add_twice(1)\n    else:\n        via_other()\n    return total\n')
+    if_ = f.body[3]
+    assert modified(if_.body[0]) == ['total']
+    assert modified(if_.orelse[0]) == ['total']
+
+
+def test_a_helper_defined_later_in_the_loop_body_still_counts():
+    f = analyzed('def f(n):\n    count = 0\n    while n:\n        if count:\n            bump()\n'
+                 '        def bump():\n            nonlocal count\n            count += 1\n        bump()\n')
+    loop = f.body[1]
+    assert modified(loop.body[0]) == ['count']
+    assert modified(loop) == ['bump', 'count']
+
+
+def test_no_state_from_uncalled_read_only_shadowed_or_passed_helpers():
+    f = analyzed(HELPER + '    def peek():\n        return count\n    def outer():\n'
+                 '        def show():\n            nonlocal count\n            count = 9\n        return show\n'
+                 '    while n:\n'
+                 '        def unused():\n            nonlocal count\n            count = 1\n'
+                 '        peek()\n'
+                 '        [bump(1) for bump in handlers]\n'
+                 '        apply(bump)\n'
+                 '        apply(lambda: bump(1))\n'
+                 '        show()\n'
+                 '        n -= 1\n')
+    loop = f.body[4]
+    assert [modified(s) for s in loop.body] == [['unused'], [], [], [], [], [], ['n']]
+    assert modified(loop) == ['n', 'unused']
+
+
+def test_a_rebinding_helper_inside_a_nested_function_is_local_to_it():
+    f = analyzed('def f(n):\n    def g():\n        k = 0\n        def inc():\n            nonlocal k\n'
+                 '            k += 1\n        while n:\n            inc()\n        return k\n    return g\n')
+    g = f.body[0]
+    assert modified(g.body[2]) == ['k']
+    assert anno.getanno(f, anno.SCOPE).locals == {'g', 'n'}

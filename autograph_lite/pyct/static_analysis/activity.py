@@ -4,12 +4,17 @@ Nested functions and lambdas are separate scopes: at the point where they are de
 reading their free variables. Every statement gets an ``Activity`` annotation (compound statements
 aggregate their children) and every function/lambda a ``FunctionScope``.
 
+A local helper that rebinds one of our variables through ``nonlocal`` (itself or in its own nested
+defs) rebinds it wherever it is called: a direct call of the helper by name reads and modifies those
+variables, so loops and branches that call it carry them as state. Only direct calls count; a
+helper passed elsewhere (or a name that a comprehension or nested scope shadows) does not.
+
 >>> node = parse_str('def f(a):\\n    b = a + c\\n').body[0]
 >>> scope = analyze_function(node)
 >>> sorted(scope.locals), sorted(scope.free_reads)
 (['a', 'b'], ['c'])
 """
-from typing import FrozenSet, List, NamedTuple, Set
+from typing import Dict, FrozenSet, List, NamedTuple, Set
 
 import gast
 
@@ -24,6 +29,7 @@ class Activity(NamedTuple):
     reads: FrozenSet[str]        # plain names read (the root of `a.b` counts as read)
     modified: FrozenSet[QN]      # names and composite symbols (a.b, a[0]) assigned or deleted
     header_reads: FrozenSet[str]  # compound statements: names read by the test / iterable / items
+    called: FrozenSet[str] = frozenset()  # plain names called directly: `f(...)`
 
 
 class FunctionScope:
@@ -36,7 +42,10 @@ class FunctionScope:
         self.globals: Set[str] = set()
         self.nonlocals: Set[str] = set()
         self.reads: Set[str] = set()
+        self.called: Set[str] = set()        # plain names this scope calls directly
         self.nested_free: Set[str] = set()   # free names of nested scopes
+        self.nested_called: Set[str] = set()  # free names nested scopes call directly
+        self.nested_rebinds: Set[str] = set()  # names nested scopes rebind outside themselves
         self.nested_functions: List = []     # directly nested FunctionDef nodes
 
     @property
@@ -47,6 +56,16 @@ class FunctionScope:
     def free_reads(self) -> Set[str]:
         """Names this scope (or a nested one) uses from outside, incl. nonlocal writes."""
         return ((self.reads | self.nested_free) - self.locals) | self.nonlocals
+
+    @property
+    def free_calls(self) -> Set[str]:
+        """Names this scope (or a nested one) calls that are not its own locals."""
+        return (self.called | self.nested_called) - self.locals
+
+    @property
+    def rebinds_outside(self) -> Set[str]:
+        """Names of enclosing scopes this scope (or a nested one) declares ``nonlocal``."""
+        return self.nonlocals | (self.nested_rebinds - self.locals)
 
     @property
     def captured(self) -> Set[str]:
@@ -63,6 +82,15 @@ def _target_names(target) -> Set[str]:
     return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
 
 
+def _called_name(call: gast.Call):
+    """The plain name a call invokes, also once the call_trees converter made it a converted_call."""
+    func = call.func
+    if (isinstance(func, gast.Attribute) and func.attr == 'converted_call'
+            and isinstance(func.value, gast.Name) and func.value.id == 'ag__' and call.args):
+        func = call.args[0]   # ag__.converted_call(f, args, kwargs) calls f
+    return func.id if isinstance(func, gast.Name) else None
+
+
 class _Scanner(gast.NodeVisitor):
     """Collects reads and modifications of an expression or simple statement (not nested scopes)."""
 
@@ -70,6 +98,13 @@ class _Scanner(gast.NodeVisitor):
         self.scope = scope
         self.reads: Set[str] = set()
         self.modified: Set[QN] = set()
+        self.called: Set[str] = set()
+
+    def visit_Call(self, node):
+        name = _called_name(node)
+        if name is not None:
+            self.called.add(name)
+        self.generic_visit(node)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load):
@@ -95,6 +130,7 @@ class _Scanner(gast.NodeVisitor):
         nested = analyze_function(node)
         self.reads |= nested.free_reads
         self.scope.nested_free |= nested.free_reads
+        self.scope.nested_called |= nested.free_calls
 
     def visit_Lambda(self, node):
         for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
@@ -114,6 +150,7 @@ class _Scanner(gast.NodeVisitor):
                 inner.visit(getattr(node, field))
         self.reads |= inner.reads - targets
         self.modified |= {qn for qn in inner.modified if qn.root not in targets}
+        self.called |= inner.called - targets
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
@@ -122,6 +159,7 @@ class _Analyzer:
 
     def __init__(self, scope: FunctionScope):
         self.scope = scope
+        self.statements: List = []   # every statement of this scope, to add helper calls' effects
 
     def scan(self, *nodes):
         scanner = _Scanner(self.scope)
@@ -133,25 +171,30 @@ class _Analyzer:
     def block(self, statements) -> Activity:
         reads: Set[str] = set()
         modified: Set[QN] = set()
+        called: Set[str] = set()
         for statement in statements:
             activity = self.statement(statement)
             reads |= activity.reads
             modified |= activity.modified
-        return Activity(frozenset(reads), frozenset(modified), frozenset())
+            called |= activity.called
+        return Activity(frozenset(reads), frozenset(modified), frozenset(), frozenset(called))
 
     def statement(self, node) -> Activity:
         header = self.scan(*self._header(node))
-        reads, modified = set(header.reads), set(header.modified)
+        reads, modified, called = set(header.reads), set(header.modified), set(header.called)
         for body in self._bodies(node):
             activity = self.block(body)
             reads |= activity.reads
             modified |= activity.modified
+            called |= activity.called
         if isinstance(node, (gast.FunctionDef, gast.ClassDef)):
             if isinstance(node, gast.FunctionDef):
                 self.scope.nested_functions.append(node)
                 nested = analyze_function(node)
                 reads |= nested.free_reads
                 self.scope.nested_free |= nested.free_reads
+                self.scope.nested_called |= nested.free_calls
+                self.scope.nested_rebinds |= nested.rebinds_outside
             modified.add(qual_names.simple(node.name))
         elif isinstance(node, (gast.Import, gast.ImportFrom)):
             modified |= {qual_names.simple((a.asname or a.name).split('.')[0]) for a in node.names}
@@ -166,10 +209,35 @@ class _Analyzer:
             if qn is not None:
                 reads.add(qn.root)
         self.scope.reads |= reads
+        self.scope.called |= called
         self.scope.assigned |= {qn.text for qn in modified if qn.is_simple}
-        activity = Activity(frozenset(reads), frozenset(modified), frozenset(header.reads))
+        activity = Activity(frozenset(reads), frozenset(modified), frozenset(header.reads), frozenset(called))
         anno.setanno(node, anno.ACTIVITY, activity)
+        self.statements.append(node)
         return activity
+
+    def add_helper_effects(self) -> None:
+        """A call of a local helper reads and rebinds the variables it declares nonlocal.
+
+        Runs once the whole scope is known, so a helper defined below a call (later in a loop
+        body) still counts; each statement's ``called`` already includes its children's calls.
+        """
+        effects = _helper_effects(self.scope)
+        if not effects:
+            return
+        for node in self.statements:
+            activity = anno.getanno(node, anno.ACTIVITY)
+            called = activity.called
+            if isinstance(node, gast.While):
+                # Only the body's calls: a staged loop drops what its test rebinds (the test's effects
+                # are no loop output), so carrying it would make the loop never end.
+                called = frozenset().union(*(anno.getanno(s, anno.ACTIVITY).called
+                                             for s in node.body + node.orelse))
+            names = set().union(*(effects.get(name, ()) for name in called))
+            if names:
+                anno.setanno(node, anno.ACTIVITY, activity._replace(
+                    reads=activity.reads | names,
+                    modified=activity.modified | {qual_names.simple(n) for n in names}))
 
     @staticmethod
     def _header(node):
@@ -200,6 +268,32 @@ class _Analyzer:
         return []
 
 
+def _helper_effects(scope: FunctionScope) -> Dict[str, Set[str]]:
+    """Local function name -> this scope's variables a call of it may rebind (directly, through
+    its nested defs, or through other local helpers it calls).
+
+    Flow-insensitive: if a name is bound to a rebinding def anywhere in the scope, every direct
+    call of that name here may be that def (carrying an unchanged variable is harmless; missing a
+    rebound one would silently freeze it at its trace-time value).
+    """
+    rebinds: Dict[str, Set[str]] = {}
+    calls: Dict[str, Set[str]] = {}
+    for function in scope.nested_functions:
+        nested = anno.getanno(function, anno.SCOPE)
+        rebinds.setdefault(function.name, set()).update(nested.rebinds_outside)
+        calls.setdefault(function.name, set()).update(nested.free_calls)
+    changed = True
+    while changed:   # helpers calling helpers: propagate until nothing new (a few rounds at most)
+        changed = False
+        for name, callees in calls.items():
+            before = len(rebinds[name])
+            for callee in callees & rebinds.keys():
+                rebinds[name] |= rebinds[callee]
+            changed = changed or len(rebinds[name]) != before
+    ours = scope.locals | scope.nonlocals
+    return {name: names & ours for name, names in rebinds.items() if names & ours}
+
+
 def analyze_function(node) -> FunctionScope:
     """Annotate every statement of function/lambda ``node`` with its Activity; returns its scope."""
     scope = FunctionScope(node)
@@ -208,8 +302,11 @@ def analyze_function(node) -> FunctionScope:
     scope.params = {arg.id for arg in every_arg}
     analyzer = _Analyzer(scope)
     if isinstance(node, gast.Lambda):
-        scope.reads |= analyzer.scan(node.body).reads
+        body = analyzer.scan(node.body)
+        scope.reads |= body.reads
+        scope.called |= body.called
     else:
         analyzer.block(node.body)
+        analyzer.add_helper_effects()
     anno.setanno(node, anno.SCOPE, scope)
     return scope
