@@ -179,3 +179,14 @@ def test_a_rebinding_helper_inside_a_nested_function_is_local_to_it():
     g = f.body[0]
     assert modified(g.body[2]) == ['k']
     assert anno.getanno(f, anno.SCOPE).locals == {'g', 'n'}
+
+
+def test_a_helper_called_by_a_while_test_is_not_counted_for_that_loop():
+    # A staged loop drops what its test rebinds; carrying it would make the loop never end
+    # (see test_user_programs' known gap). Calls in the body, and in an if test inside it, do count.
+    f = analyzed(HELPER + '    while bump(1):\n        pass\n    while n:\n        if bump(1):\n'
+                 '            pass\n        n -= 1\n')
+    test_loop, body_loop = f.body[2:]
+    assert modified(test_loop) == []
+    assert modified(body_loop) == ['count', 'n']
+    assert modified(body_loop.body[0]) == ['count']
