@@ -326,3 +326,19 @@ def returned_in_if_defined_in_else(x):
 def test_variable_undefined_only_on_a_path_that_returned_is_fine(x, expected):
     assert defined_where_not_returned(rt.constant(x)).numpy() == (7 if x > 0 else -5)
     assert returned_in_if_defined_in_else(rt.constant(x)).numpy() == expected
+
+
+@ag.function
+def countdown_in_the_test(n):
+    steps = 0
+    while (n := n - 1) > 0:
+        steps += 1
+    return steps
+
+
+def test_a_walrus_in_a_while_test_runs_on_python_values_and_is_refused_in_a_graph():
+    original = countdown_in_the_test.python_function
+    assert [ag.to_graph(original)(n) for n in (5, 1, 0)] == [original(n) for n in (5, 1, 0)] == [4, 0, 0]
+    raises(rt.errors.StateError, countdown_in_the_test, (rt.constant(5),),
+           "the condition of a tensor-dependent while loop changes 'n'", "Make the update in the loop body",
+           at="while (n := n - 1) > 0:")

@@ -561,7 +561,7 @@ def test_a_helper_that_only_reads_a_variable_does_not_make_it_state():
     assert same_on_python_values(loop_with_read_only_helper, 5) == 3
 
 
-# --- known gaps (see the QA report) ------------------------------------------------------------------------
+# --- a while test that rebinds state -------------------------------------------------------------------
 def count_in_the_loop_test(x):
     count = 0
 
@@ -574,8 +574,11 @@ def count_in_the_loop_test(x):
     return count
 
 
-@pytest.mark.xfail(strict=True, reason="a staged while loop drops what its test rebinds (the test's effects are no "
-                                       "loop output): the graph returns 2; needs a check in the staged loop")
-def test_nonlocal_rebound_by_a_helper_called_in_a_tensor_while_test():
+def test_a_tensor_while_test_that_rebinds_a_variable_is_refused_by_name():
     assert same_on_python_values(count_in_the_loop_test, 3) == 3
-    assert run_three_ways(count_in_the_loop_test, rt.constant(3)) == 3
+    with pytest.raises(rt.errors.StateError) as info:
+        ag.function(count_in_the_loop_test)(rt.constant(3))
+    message = "\n".join([str(info.value), *getattr(info.value, "__notes__", [])])
+    assert message.startswith("the condition of a tensor-dependent while loop changes 'count'")
+    assert "Make the update in the loop body" in message
+    assert "while step():" in message  # the user's line

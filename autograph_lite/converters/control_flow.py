@@ -139,7 +139,10 @@ class ControlFlowTransformer(Transformer):
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
         node.test = self.visit(node.test)
         state_code, symbols = self._state_functions(state, self._declarations(declared), get_state, set_state)
-        test_code = templates.replace('def loop_test():\n    return test', loop_test=loop_test, test=node.test)
+        # A walrus in the test assigns in loop_test's scope: declare those names there too.
+        test_assigns = [name for name in declared if name in _walrus_targets(node.test)]
+        test_code = self._body_function(loop_test, self._declarations(test_assigns),
+                                        templates.replace('return test', test=node.test))
         body_code = self._body_function(loop_body, self._declarations(declared), body)
         call = templates.replace(
             'ag__.while_stmt(loop_test, loop_body, get_state, set_state, symbols)',
@@ -181,3 +184,7 @@ def _parents(qn):
 def _assigned_names(statements):
     return [n.id for s in statements for n in gast.walk(s) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)]
+
+
+def _walrus_targets(expression):
+    return {n.target.id for n in gast.walk(expression) if isinstance(n, gast.NamedExpr)}

@@ -106,9 +106,12 @@ class _Loop:
         return tuple(state)
 
     def cond(self, *loop_vars: Any) -> Any:
-        self.set_state(self.compose(loop_vars))
+        state = self.compose(loop_vars)
+        self.set_state(state)
         if self.iterable is None:
-            return _as_condition(self.loop_test())
+            condition = _as_condition(self.loop_test())
+            self._check_test_rebinds_nothing(state)
+            return condition
         condition = loop_vars[0] < self.length
         if self.extra_test is not None:
             extra = self.extra_test()
@@ -117,6 +120,17 @@ class _Loop:
             elif not extra:
                 condition = rt.constant(False)
         return condition
+
+    def _check_test_rebinds_nothing(self, state: tuple) -> None:
+        """A graph loop's condition only decides; what it rebinds (e.g. through a helper declaring
+        ``nonlocal``) would be lost, so refuse it rather than loop on stale values."""
+        after = tuple(self.get_state())
+        changed = [self.names[index] for index, (was, now) in enumerate(zip(state, after)) if now is not was]
+        if changed:
+            raise rt.errors.StateError(
+                f"the condition of a tensor-dependent while loop changes {display_name(changed[0])}; a graph "
+                "loop's condition can only decide whether to go on, not update loop variables. Make the update "
+                "in the loop body (e.g. `while True:` ... `if not condition: break`)")
 
     def body(self, *loop_vars: Any) -> tuple:
         self.set_state(self.compose(loop_vars))

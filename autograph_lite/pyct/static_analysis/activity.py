@@ -227,13 +227,8 @@ class _Analyzer:
             return
         for node in self.statements:
             activity = anno.getanno(node, anno.ACTIVITY)
-            called = activity.called
-            if isinstance(node, gast.While):
-                # Only the body's calls: a staged loop drops what its test rebinds (the test's effects
-                # are no loop output), so carrying it would make the loop never end.
-                called = frozenset().union(*(anno.getanno(s, anno.ACTIVITY).called
-                                             for s in node.body + node.orelse))
-            names = set().union(*(effects.get(name, ()) for name in called))
+            # A while test's calls count too: a staged loop then refuses a test that rebinds state.
+            names = set().union(*(effects.get(name, ()) for name in activity.called))
             if names:
                 anno.setanno(node, anno.ACTIVITY, activity._replace(
                     reads=activity.reads | names,
