@@ -196,8 +196,10 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
                loop_var_names: Optional[Sequence[str]] = None) -> Any:
     """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; a ``While`` op while tracing.
 
-    Each loop variable must keep its structure, dtype and shape (dims unknown in the initial value may
-    vary); otherwise ``StateError`` names ``loop_var_names[i]`` (or the position).
+    Each loop variable must keep its structure, dtype and rank; otherwise ``StateError`` names
+    ``loop_var_names[i]`` (or the position). A dim the body changes (a growing vector) becomes unknown:
+    the loop is traced again with it relaxed to ``None``, so Python side effects of ``body`` may run
+    more than once while tracing.
 
     >>> while_loop(lambda i, total: i < 4, lambda i, total: (i + 1, total + i), (0, 0))
     (4, 6)
@@ -217,15 +219,37 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
     initial = [nest.map_structure(convert_to_tensor, v) for v in loop_vars]
     flat_initial = nest.flatten(initial)
     number = next(_subgraph_ids)
+    shapes = [t.shape for t in flat_initial]
+    while True:  # a dim the body changes is relaxed to None and the loop traced again (at most rank times)
+        cond_graph, body_graph = _trace_loop(outer, cond, body, loop_vars, initial, shapes, number,
+                                             loop_var_names, names)
+        relaxed = [_relaxed_shape(name, shape, output.shape, _where(body))
+                   for name, shape, output in zip(_leaf_names(names, initial), shapes, body_graph.outputs)]
+        if relaxed == shapes:
+            break
+        shapes = relaxed
+    cond_graph.structured_outputs = cond_graph.outputs[0]
+    body_graph.structured_outputs = nest.pack_sequence_as(initial, body_graph.outputs)
+    captured = _unify_captures([cond_graph, body_graph], leading=len(flat_initial))
+    op = outer.create_op(WHILE, [*flat_initial, *captured],
+                         {"cond": cond_graph, "body": body_graph, "num_loop_vars": len(flat_initial),
+                          "maximum_iterations": max_iterations}, name="while")
+    return type(loop_vars)(nest.pack_sequence_as(list(initial), op.outputs))
+
+
+def _trace_loop(outer: Graph, cond: Callable, body: Callable, loop_vars: Sequence[Any], initial: List[Any],
+                shapes: List[Any], number: int, loop_var_names: Optional[Sequence[str]],
+                names: List[str]) -> Tuple[FuncGraph, FuncGraph]:
+    """The cond and body graphs, their loop-variable placeholders shaped ``shapes`` (flat)."""
     cond_graph = FuncGraph(f"while_cond_{number}", outer_graph=outer)
     body_graph = FuncGraph(f"while_body_{number}", outer_graph=outer)
-    placeholder_names = list(loop_var_names) if loop_var_names else ["loop_var"] * len(loop_vars)
+    placeholder_names = [name for name, value in zip(loop_var_names or ["loop_var"] * len(loop_vars), initial)
+                         for _ in nest.flatten(value)]
     where = _where(body)
 
     def loop_placeholders(graph: FuncGraph) -> List[Any]:
-        flat = []
-        for name, value in zip(placeholder_names, initial):
-            flat.extend(graph.add_placeholder(t.dtype, t.shape, name=name) for t in nest.flatten(value))
+        flat = [graph.add_placeholder(t.dtype, shape, name=name)
+                for name, t, shape in zip(placeholder_names, nest.flatten(initial), shapes)]
         return nest.pack_sequence_as(initial, flat)
 
     with context.graph_scope(cond_graph):
@@ -243,13 +267,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
             raise StateError(f"rt.while_loop: body returned {nest.describe(result)} for {len(loop_vars)} loop "
                              f"variables{where}; return one value per loop variable, in order")
         body_graph.outputs = _body_outputs(result, initial, body_graph, names, where)
-    cond_graph.structured_outputs = cond_graph.outputs[0]
-    body_graph.structured_outputs = nest.pack_sequence_as(initial, body_graph.outputs)
-    captured = _unify_captures([cond_graph, body_graph], leading=len(flat_initial))
-    op = outer.create_op(WHILE, [*flat_initial, *captured],
-                         {"cond": cond_graph, "body": body_graph, "num_loop_vars": len(flat_initial),
-                          "maximum_iterations": max_iterations}, name="while")
-    return type(loop_vars)(nest.pack_sequence_as(list(initial), op.outputs))
+    return cond_graph, body_graph
 
 
 def _static_iterations(maximum_iterations: Any) -> Optional[int]:
@@ -279,22 +297,24 @@ def _body_outputs(result: Sequence[Any], initial: List[Any], body_graph: FuncGra
                 tensor = convert_to_tensor(new_leaf, old_leaf.dtype)
             except TypeError as error:
                 raise StateError(f"rt.while_loop: {leaf} must stay {old_leaf.dtype.name}{where}: {error}") from None
-            _check_loop_shape(leaf, old_leaf.shape, tensor.shape, where)
             outputs.append(_into_graph(body_graph, tensor))
     return outputs
 
 
-def _check_loop_shape(name: str, initial, new, where: str) -> None:
-    if initial is None:
-        return
-    changed = new is None or len(new) != len(initial) or any(
-        i is not None and n != i for i, n in zip(initial, new))
-    if changed:
+def _leaf_names(names: List[str], initial: List[Any]) -> List[str]:
+    return [_leaf_name(name, path) for name, value in zip(names, initial) for path in nest.leaf_paths(value)]
+
+
+def _relaxed_shape(name: str, shape: Any, new: Any, where: str) -> Any:
+    """``shape`` with the dims the body changes made unknown; a change of rank is an error."""
+    if shape is None:
+        return None
+    if new is None or len(new) != len(shape):
         raise StateError(
-            f"rt.while_loop: {name} starts with shape {format_shape(initial)} but the body makes it "
-            f"{format_shape(new)}{where}; a loop variable must keep its shape. Keep the shape fixed, or start "
-            "from a value whose changing dims are unknown (e.g. a function argument declared with "
-            "rt.TensorSpec(shape=[None]))")
+            f"rt.while_loop: {name} starts with shape {format_shape(shape)} but the body makes it "
+            f"{format_shape(new)}{where}; a loop variable must keep its rank (dims that change are allowed: "
+            "they become unknown). Reshape the new value to the same number of dims")
+    return tuple(None if old != dim else old for old, dim in zip(shape, new))
 
 
 def _python_loop(cond: Callable, body: Callable, loop_vars: Sequence[Any], maximum_iterations: Any):

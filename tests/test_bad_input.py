@@ -203,9 +203,17 @@ def doubles_until_big(x):
     return x
 
 
-def test_loop_variable_changing_shape_points_at_the_user_loop_only():
-    message = raises(rt.errors.StateError, doubles_until_big, (rt.constant([1]),), "'x'", "shape (1,)",
-                     "rt.TensorSpec(shape=[None])", at="while rt.size(x) < 5")
+@ag.function
+def wraps_each_step(x):
+    while rt.size(x) < 5:
+        x = rt.stack([x, x])
+    return x
+
+
+def test_loop_variable_growing_along_a_dim_is_relaxed_but_a_rank_change_names_the_user_loop():
+    assert doubles_until_big(rt.constant([1])).numpy().tolist() == [1] * 8
+    message = raises(rt.errors.StateError, wraps_each_step, (rt.constant([1]),), "'x'", "shape (1,)",
+                     "(2, 1)", "must keep its rank", at="while rt.size(x) < 5")
     assert "<autograph_lite" not in message
 
 

@@ -181,10 +181,23 @@ def test_while_loop_dtype_change_names_loop_var():
         f()
 
 
-def test_while_loop_shape_change_names_position_and_shapes():
-    f = rt.function(lambda x: rt.while_loop(lambda v: rt.size(v) < 8, lambda v: rt.concat([v, v], 0), [x]))
+def test_while_loop_shape_change_is_relaxed_and_traced_again():
+    traces = []
+
+    def body(v):
+        traces.append(v.shape)
+        return rt.concat([v, v], 0)
+
+    f = rt.function(lambda x: rt.while_loop(lambda v: rt.size(v) < 8, body, [x]))
+    assert f(rt.constant([1, 2]))[0].numpy().tolist() == [1, 2] * 4
+    assert traces == [(2,), (None,)]  # the body is traced again with the growing dim unknown
+    assert f.get_concrete_function(rt.constant([1, 2])).outputs[0].shape == (None,)
+
+
+def test_while_loop_rank_change_names_position_and_shapes():
+    f = rt.function(lambda x: rt.while_loop(lambda v: rt.size(v) < 8, lambda v: rt.stack([v, v]), [x]))
     with pytest.raises(rt.errors.StateError, match=r"loop variable 0 starts with shape \(2,\) but the body makes "
-                                                   r"it \(4,\).*TensorSpec"):
+                                                   r"it \(2, 2\).*must keep its rank"):
         f(rt.constant([1, 2]))
 
 

@@ -188,8 +188,27 @@ def loop_var_changes_shape(n):
     return x
 
 
-def test_loop_variable_changes_shape():
-    raises(rt.errors.StateError, loop_var_changes_shape, (rt.constant(3),), "'x'", "shape", at="while i < n:")
+def test_loop_variable_changing_a_dim_is_relaxed_to_unknown():
+    assert loop_var_changes_shape(rt.constant(3)).numpy().tolist() == [0.0] * 8
+    assert loop_var_changes_shape(rt.constant(0)).numpy().tolist() == [0.0]
+    assert loop_var_changes_shape.experimental_get_tracing_count() == 1
+    graph = loop_var_changes_shape.get_concrete_function(rt.TensorSpec([], rt.int32)).graph
+    assert [[t.shape for t in op.outputs] for op in graph.operations if op.type == "While"] == [[(), (None,)]]
+
+
+@ag.function
+def loop_var_changes_rank(n):
+    x = rt.zeros([1])
+    i = 0
+    while i < n:
+        x = rt.reshape(x, [1, -1])
+        i += 1
+    return x
+
+
+def test_loop_variable_changing_rank_names_it_and_the_loop():
+    raises(rt.errors.StateError, loop_var_changes_rank, (rt.constant(3),), "'x'", "shape (1,)", "(1, 1)",
+           "must keep its rank", at="while i < n:")
 
 
 @ag.function
