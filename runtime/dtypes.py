@@ -57,6 +57,8 @@ def as_dtype(value: Any) -> np.dtype:
 
 def _python_kind(value: Any) -> str | None:
     """The widest Python scalar kind inside ``value`` ('bool', 'int', 'float'), or None if empty."""
+    if isinstance(value, builtins.range):
+        return "int"
     if isinstance(value, (list, tuple)):
         kinds = [k for k in map(_python_kind, value) if k is not None]
         return max(kinds, key=_KIND_RANK.__getitem__) if kinds else None

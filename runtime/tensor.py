@@ -178,7 +178,9 @@ class SymbolicTensor(Tensor):
 
     def __iter__(self):
         raise _symbolic_misuse(self, "Iterating over",
-                               "Iterate inside a converted function (ag.function) or use rt.while_loop.")
+                               "Iterate with a `for` statement in a converted function (ag.function), which "
+                               "becomes a graph loop; comprehensions, unpacking and list(...) are not converted. "
+                               "Outside converted code use rt.while_loop.")
 
     def __index__(self):
         raise _symbolic_misuse(self, "Using", "Use tensor ops (e.g. rt.gather) instead.",

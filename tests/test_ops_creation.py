@@ -82,3 +82,20 @@ def test_range_traced():
         trace(lambda: rt.range(0, 3, 0))
     assert_graph_matches_eager(lambda n: rt.range(n), np.int32(4))
     assert_graph_matches_eager(lambda a, b: rt.range(a, b, 0.5), np.float32(1), np.float32(3))
+
+
+def test_python_ranges_and_tensor_like_objects_convert():
+    assert_same(rt.constant(range(2, 5)).numpy(), np.array([2, 3, 4], np.int32))
+    assert_same(rt.constant(range(0)).numpy(), np.zeros((0,), np.int32))
+    assert int(rt.reduce_sum(range(4))) == 6
+
+    class Doubled:  # anything may say how it becomes a tensor
+        def __init__(self, value):
+            self.value = value
+
+        def __rt_tensor__(self):
+            return rt.constant(self.value) * 2
+
+    assert_same(rt.add(Doubled([1, 2]), 1).numpy(), np.array([3, 5], np.int32))
+    with pytest.raises(TypeError, match="cannot convert a object"):
+        rt.add(object(), 1)

@@ -338,6 +338,15 @@ def sum_by_index(x):
     return total, len(x)
 
 
+@ag.function
+def sum_of_range(n):
+    return rt.reduce_sum(range(n)), rt.reduce_max(range(1, n, 2))
+
+
+def test_a_range_of_a_tensor_passed_to_an_op_is_the_range_tensor():
+    check(sum_of_range, (rt.constant(6),), (15, 5))
+
+
 def test_len_of_an_unknown_dimension_is_a_run_time_length():
     function = ag.function(sum_by_index, input_signature=[rt.TensorSpec([None], rt.float32)])
     for values in ([1.0, 2.0, 6.0], [4.0], [0.5] * 7):

@@ -361,3 +361,14 @@ def test_a_walrus_in_a_while_test_runs_on_python_values_and_is_refused_in_a_grap
     raises(rt.errors.StateError, countdown_in_the_test, (rt.constant(5),),
            "the condition of a tensor-dependent while loop changes 'n'", "Make the update in the loop body",
            at="while (n := n - 1) > 0:")
+
+
+@ag.function
+def doubles_by_comprehension(x):
+    return [v * 2 for v in x]
+
+
+def test_a_comprehension_over_a_tensor_says_to_use_a_for_statement():
+    raises(rt.errors.OperatorNotAllowedInGraphError, doubles_by_comprehension, (rt.constant([1, 2]),),
+           "Iterating over a symbolic tensor", "Iterate with a `for` statement",
+           "comprehensions, unpacking and list(...) are not converted", at="return [v * 2 for v in x]")

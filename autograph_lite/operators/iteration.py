@@ -73,7 +73,8 @@ class StagedRange(StagedIterable):
         index = rt.cast(index, _dtype_of(self.start, self.limit, self.delta))
         return self.start + index * self.delta
 
-    def as_tensor(self) -> Any:
+    def __rt_tensor__(self) -> Any:
+        """Used as an op argument (``rt.reduce_sum(range(n))``), it is the range tensor."""
         return rt.range(self.start, self.limit, self.delta)
 
     def __repr__(self) -> str:

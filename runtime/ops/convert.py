@@ -37,7 +37,8 @@ def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
 def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:
     """A tensor for ``value``: tensors pass through (dtype checked), anything else becomes a constant.
 
-    ``dtype`` defaults to the inferred one (Python float → float32, int → int32, bool → bool).
+    ``dtype`` defaults to the inferred one (Python float → float32, int → int32, bool → bool). Other
+    objects may define ``__rt_tensor__(self)`` returning what they convert to.
     """
     target = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):
@@ -47,7 +48,14 @@ def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:
         return value
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         return _pack(value, target)
-    return EagerTensor(_array_of(value, target))
+    try:
+        return EagerTensor(_array_of(value, target))
+    except TypeError:
+        # Objects that stand for a tensor (e.g. a range with symbolic bounds) say how to become one.
+        as_tensor = getattr(type(value), "__rt_tensor__", None)
+        if as_tensor is None:
+            raise
+    return convert_to_tensor(as_tensor(value), dtype)
 
 
 def _holds_tensor(value: Any) -> bool:
@@ -95,6 +103,10 @@ def convert_operands(x: Any, y: Any) -> Tuple[Tensor, Tensor]:
         return x, (y if isinstance(y, Tensor) else convert_to_tensor(y, x.dtype))
     if isinstance(y, Tensor):
         return convert_to_tensor(x, y.dtype), y
+    if hasattr(type(x), "__rt_tensor__"):  # a tensor-like object: its tensor's dtype decides
+        return convert_operands(convert_to_tensor(x), y)
+    if hasattr(type(y), "__rt_tensor__"):
+        return convert_operands(x, convert_to_tensor(y))
     x_dtype, y_dtype = dtypes.infer_dtype(x), dtypes.infer_dtype(y)
     wider = max(x_dtype, y_dtype, key=lambda d: "bif".index(d.kind) if d.kind in "bif" else 1)
     return convert_to_tensor(x, wider), convert_to_tensor(y, wider)
