@@ -19,6 +19,10 @@ class OperatorNotAllowedInGraphError(TypeError):
     """A symbolic tensor was used where Python needs a concrete value (``bool()``, ``len()``, iteration)."""
 
 
+class InaccessibleTensorError(RuntimeLiteError, ValueError):
+    """A symbolic tensor is used outside the graph that made it (e.g. it escaped a loop body in a list)."""
+
+
 class StateError(TypeError):
     """Branches of a ``cond`` or the iterations of a ``while_loop`` disagree on a value's structure/dtype/shape."""
 

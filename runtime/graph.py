@@ -14,7 +14,8 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from runtime import dtypes
-from runtime.source_locations import FROM_STACK, CreationSite, creation_site
+from runtime.errors import InaccessibleTensorError
+from runtime.source_locations import FROM_STACK, CreationSite, creation_site, format_user_code, resolve
 from runtime.ops.registry import OpDef, get_op, infer_output_specs
 from runtime.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
 
@@ -129,9 +130,7 @@ class Graph:
         return self.create_op(get_op("Const"), [], {"value": value, "dtype": value.dtype}, name=name).outputs[0]
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
-        raise ValueError(
-            f"tensor {tensor.name} belongs to another graph ({tensor.op.graph.name}) and cannot be used "
-            f"in {self.name}. Pass it as an argument or return it from the function that created it.")
+        raise InaccessibleTensorError(_inaccessible_message(tensor, self))
 
     def has_stateful_ops(self) -> bool:
         return any(op.is_stateful for op in self.operations)
@@ -192,3 +191,20 @@ class FuncGraph(Graph):
     def track_variable(self, variable: Any) -> None:
         if not any(v is variable for v in self.variables):
             self.variables.append(variable)
+
+
+def _inaccessible_message(tensor: SymbolicTensor, graph: Graph) -> str:
+    made_in = tensor.op.graph
+    if getattr(made_in, "outer_graph", None) is not None:  # a loop body or branch: it leaked out
+        message = (f"tensor {tensor.name} was made inside {made_in.name}, the body of a tensor-dependent loop or a "
+                   f"branch of a tensor-dependent if, and escaped it (e.g. appended to a Python list or stored on "
+                   f"an object there), so it cannot be used in {graph.name}. Only the loop's or the if's variables "
+                   "leave it: assign the value to a variable that exists before the loop or if (to collect values "
+                   "in a loop, grow a tensor with rt.concat)")
+    else:
+        message = (f"tensor {tensor.name} belongs to another graph ({made_in.name}) and cannot be used in "
+                   f"{graph.name}. Pass it as an argument or return it from the function that created it")
+    site = tensor.op.creation_site
+    if site is not None:
+        message += format_user_code([resolve(site)], heading="the tensor was made in user code")
+    return message

@@ -73,11 +73,11 @@ def resolve(site: CreationSite) -> SourceLocation:
     return SourceLocation(filename, lineno, function_name, linecache.getline(filename, lineno).strip())
 
 
-def format_user_code(locations: Sequence[SourceLocation]) -> str:
+def format_user_code(locations: Sequence[SourceLocation], heading: str = "in user code") -> str:
     """The 'in user code:' section appended to errors, one entry per location (outermost first)."""
     body = "".join(f'\n    File "{where.filename}", line {where.lineno}, in {where.function_name}'
                    f'\n      {where.source_line}' for where in locations)
-    return f"{_USER_CODE_HEADER}{body}"
+    return f"\n  {heading}:{body}"
 
 
 def with_creation_site(error: BaseException, site: Optional[CreationSite]) -> BaseException:

@@ -484,3 +484,61 @@ def fractional_on_int_path(x):
 def test_fractional_python_number_cannot_take_an_int_dtype():
     with pytest.raises(rt.errors.StateError, match="'y' has dtype float32 in the else branch but dtype int32"):
         ag.function(fractional_on_int_path)(rt.constant(3))
+
+
+class Box:
+    pass
+
+
+def labelled(x):
+    box = Box()
+    if x > 0:
+        box.value = x + 1
+    else:
+        box.value = x - 1
+    return box.value
+
+
+def labelled_in_one_branch(x):
+    box = Box()
+    if x > 0:
+        box.value = x + 1
+    return box.value
+
+
+def test_an_attribute_a_tensor_if_adds_to_a_new_object():
+    function = ag.function(labelled)
+    check(function, (rt.constant(3),), 4)
+    check(function, (rt.constant(-3),), -4)
+    assert function.experimental_get_tracing_count() == 1
+    assert "ag__.value_or_undefined(lambda: box.value, 'box.value')" in ag.to_code(labelled)
+    assert [ag.to_graph(labelled)(v) for v in (3, -3)] == [labelled(v) for v in (3, -3)] == [4, -4]
+
+
+def test_an_attribute_added_in_one_branch_of_a_tensor_if_is_named():
+    with pytest.raises(rt.errors.StateError, match="'box.value' is defined only in the if branch"):
+        ag.function(labelled_in_one_branch)(rt.constant(3))
+    assert ag.to_graph(labelled_in_one_branch)(3) == 4
+    with pytest.raises(AttributeError):
+        ag.to_graph(labelled_in_one_branch)(-3)
+    with pytest.raises(AttributeError):
+        labelled_in_one_branch(-3)
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0
+
+    def add_up_to(self, n):
+        i = 0
+        while i < n:
+            self.total += i
+            i += 1
+        return self.total
+
+
+def test_attributes_of_parameters_are_read_directly():
+    code = ag.to_code(Accumulator.add_up_to)
+    assert "return (i, self.total)" in code and "value_or_undefined" not in code
+    accumulator = Accumulator()
+    assert int(ag.function(accumulator.add_up_to)(rt.constant(4))) == 6

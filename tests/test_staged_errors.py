@@ -372,3 +372,46 @@ def test_a_comprehension_over_a_tensor_says_to_use_a_for_statement():
     raises(rt.errors.OperatorNotAllowedInGraphError, doubles_by_comprehension, (rt.constant([1, 2]),),
            "Iterating over a symbolic tensor", "Iterate with a `for` statement",
            "comprehensions, unpacking and list(...) are not converted", at="return [v * 2 for v in x]")
+
+
+@ag.function
+def appends_in_a_tensor_loop(n):
+    out = []
+    for i in rt.range(n):
+        out.append(i * 2)
+    return out
+
+
+@ag.function
+def remembers_in_a_branch(x):
+    seen = []
+    if x > 0:
+        seen.append(x + 1)
+    else:
+        seen.append(x - 1)
+    return seen[0]
+
+
+def test_a_tensor_escaping_a_loop_body_in_a_list_names_the_line_that_made_it():
+    message = raises(rt.errors.InaccessibleTensorError, appends_in_a_tensor_loop, (rt.constant(3),),
+                     "was made inside while_body", "escaped it (e.g. appended to a Python list",
+                     "assign the value to a variable that exists before the loop", "grow a tensor with rt.concat",
+                     "the tensor was made in user code:")
+    assert f'File "{__file__}", line {line_of(appends_in_a_tensor_loop, "out.append(i * 2)")}' in message
+    assert ag.to_graph(appends_in_a_tensor_loop.python_function)(3) == [0, 2, 4]  # fine on Python values
+
+
+def test_a_tensor_escaping_a_branch_in_a_list_names_the_line_that_made_it():
+    message = raises(rt.errors.InaccessibleTensorError, remembers_in_a_branch, (rt.constant(3),),
+                     "was made inside", "a branch of a tensor-dependent if")
+    assert f'line {line_of(remembers_in_a_branch, "seen.append(x + 1)")}' in message
+
+
+def test_a_tensor_from_another_functions_graph():
+    leaked = []
+    keep = rt.function(lambda x: leaked.append(x * 2) or x)
+    keep(rt.constant(1))
+    use = rt.function(lambda y: y + leaked[0])
+    with pytest.raises(rt.errors.InaccessibleTensorError, match=r"belongs to another graph .* Pass it as an "
+                                                                 r"argument"):
+        use(rt.constant(1))

@@ -83,7 +83,7 @@ class ControlFlowTransformer(Transformer):
         # Chosen before nested constructs are converted, so outer constructs get the plain names.
         return [self.ctx.new_name(base) for base in bases]
 
-    def _state_functions(self, state, declarations, get_state, set_state):
+    def _state_functions(self, node, state, declarations, get_state, set_state):
         if self.vars_ is None:
             self.vars_ = self.ctx.new_name('vars_')
         vars_ = self.vars_
@@ -94,11 +94,20 @@ class ControlFlowTransformer(Transformer):
                 'def get_state():\n    return (values,)\n'
                 'def set_state(vars_):\n    declarations\n    (targets,) = vars_',
                 get_state=get_state, set_state=set_state, vars_=vars_, declarations=declarations,
-                values=[templates.expression(n) for n in names], targets=targets)
+                values=[self._state_value(node, qn) for qn in state], targets=targets)
         else:
             code = templates.replace('def get_state():\n    return ()\ndef set_state(vars_):\n    pass',
                                      get_state=get_state, set_state=set_state, vars_=vars_)
         return code, templates.literal(tuple(names))
+
+    def _state_value(self, node, qn):
+        """How get_state reads ``qn``: an attribute or item this function adds to an object it made
+        (``box.value`` after ``box = Box()``) may not exist yet, so it reads as Undefined then."""
+        if qn.is_simple or qn.text in anno.getanno(node, anno.DEFINED_IN) or qn.root in self.scope.params:
+            return templates.expression(qn.text)
+        return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
+                                               value=templates.expression(qn.text),
+                                               name=templates.literal(qn.text))
 
     @staticmethod
     def _body_function(name: str, declarations, body, args=()) -> List[gast.stmt]:
@@ -122,7 +131,7 @@ class ControlFlowTransformer(Transformer):
         get_state, set_state, if_body, else_body = self._names('get_state', 'set_state', 'if_body', 'else_body')
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
         node.test = self.visit(node.test)
-        state_code, symbols = self._state_functions(state, self._declarations(declared), get_state, set_state)
+        state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
         if_code = self._body_function(if_body, self._declarations(declared), body)
         else_code = self._body_function(else_body, self._declarations(declared), orelse)
         call = templates.replace(
@@ -138,7 +147,7 @@ class ControlFlowTransformer(Transformer):
         get_state, set_state, loop_test, loop_body = self._names('get_state', 'set_state', 'loop_test', 'loop_body')
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
         node.test = self.visit(node.test)
-        state_code, symbols = self._state_functions(state, self._declarations(declared), get_state, set_state)
+        state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
         # A walrus in the test assigns in loop_test's scope: declare those names there too.
         test_assigns = [name for name in declared if name in _walrus_targets(node.test)]
         test_code = self._body_function(loop_test, self._declarations(test_assigns),
@@ -157,7 +166,7 @@ class ControlFlowTransformer(Transformer):
         get_state, set_state, loop_body = self._names('get_state', 'set_state', 'loop_body')
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
         node.iter = self.visit(node.iter)
-        state_code, symbols = self._state_functions(state, self._declarations(declared), get_state, set_state)
+        state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
         if isinstance(node.target, gast.Name) and node.target.id not in declared:
             params, assign = [node.target.id], []     # the element arrives as the parameter itself
         else:

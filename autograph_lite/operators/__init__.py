@@ -9,7 +9,8 @@ from autograph_lite.operators.control_flow import for_stmt, if_stmt, while_stmt
 from autograph_lite.operators.exceptions import assert_stmt
 from autograph_lite.operators.logical import and_, not_, or_
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
-from autograph_lite.operators.variables import Undefined, UndefinedReturnValue, return_value
+from autograph_lite.operators.variables import (Undefined, UndefinedReturnValue, return_value,
+                                                value_or_undefined)
 
 __all__ = ["converted_call", "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
-           "Undefined", "UndefinedReturnValue", "return_value", "BUILTIN_OVERRIDES"]
+           "Undefined", "UndefinedReturnValue", "return_value", "value_or_undefined", "BUILTIN_OVERRIDES"]

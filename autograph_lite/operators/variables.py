@@ -17,7 +17,7 @@ UnboundLocalError: cannot access local variable 'x' where it is not associated w
 from __future__ import annotations
 
 import sys
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 from runtime import errors
 
@@ -57,6 +57,18 @@ class Undefined:
     __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __pos__ = __abs__ = _unbound
     __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = _unbound
     __lshift__ = __rshift__ = __int__ = __float__ = __index__ = __hash__ = _unbound
+
+
+def value_or_undefined(read: Callable[[], Any], symbol_name: str) -> Any:
+    """``read()``, or ``Undefined(symbol_name)`` when the attribute/item it reads does not exist yet.
+
+    >>> value_or_undefined(lambda: {}['key'], "d['key']")
+    Undefined("d['key']")
+    """
+    try:
+        return read()
+    except (AttributeError, KeyError, IndexError):
+        return Undefined(symbol_name)
 
 
 class UndefinedReturnValue:

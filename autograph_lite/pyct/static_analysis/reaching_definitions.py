@@ -1,4 +1,4 @@
-"""Reaching definitions: which plain names may have been assigned before each statement.
+"""Reaching definitions: which names and symbols (``a.b``, ``a[0]``) may be assigned before each statement.
 
 A name that no definition can reach at a statement is certainly undefined there; the control flow
 converter initializes such state variables with ``ag__.Undefined``. Loops feed their body's
@@ -16,7 +16,8 @@ from autograph_lite.pyct import anno
 
 
 def _assigned(node) -> FrozenSet[str]:
-    return frozenset(qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified if qn.is_simple)
+    # Composite symbols too ('box.value'): get_state must know whether one may not exist yet.
+    return frozenset(qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified)
 
 
 def _block(statements, defined: FrozenSet[str]) -> FrozenSet[str]:
