@@ -1,8 +1,6 @@
 """Graph plumbing ops: constants, placeholders, identity."""
 from __future__ import annotations
 
-import numpy as np
-
 from runtime.ops.registry import register_op
 
 CONST = register_op(

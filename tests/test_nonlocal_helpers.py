@@ -1,0 +1,148 @@
+"""Local helpers that rebind a variable through `nonlocal`: loops and branches that call them carry
+the variable as state; a tensor while test that rebinds state is refused by name."""
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+from test_user_programs import plain, run_three_ways, same_on_python_values
+
+# --- local helpers that rebind a variable through `nonlocal` -------------------------------------------
+# Calling the helper rebinds the variable, so a tensor loop or branch that calls it carries it as state
+# (through the same closure cell the helper writes) instead of running the helper once at trace time.
+def count_with_nonlocal_helper(x):
+    count = 0
+
+    def bump(v):
+        nonlocal count
+        count += v
+    i = 0
+    while i < x:
+        bump(1)
+        i += 1
+    return count
+
+
+def test_nonlocal_rebound_by_a_helper_inside_a_tensor_while_loop():
+    assert same_on_python_values(count_with_nonlocal_helper, 3) == 3
+    assert same_on_python_values(count_with_nonlocal_helper, 0) == 0
+    assert run_three_ways(count_with_nonlocal_helper, rt.constant(3)) == 3
+    assert run_three_ways(count_with_nonlocal_helper, rt.constant(0)) == 0
+
+
+def test_generated_code_carries_the_helper_rebound_variable():
+    code = ag.to_code(count_with_nonlocal_helper)
+    assert "ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('count', 'i'))" in code
+    assert "    def loop_body():\n        nonlocal count, i\n        ag__.converted_call(bump, (1,), None)" in code
+    assert "    def bump(v):\n        nonlocal count\n        count += v\n" in code   # the helper is untouched
+
+
+def sum_range_with_nonlocal_helper(x):
+    total = 0
+
+    def add(v):
+        nonlocal total
+        total += v
+    for i in rt.range(x):
+        add(i)
+    return total
+
+
+def test_nonlocal_rebound_by_a_helper_inside_a_tensor_for_loop():
+    graph_function = ag.function(sum_range_with_nonlocal_helper)
+    assert plain(graph_function(rt.constant(5))) == 10
+    assert plain(graph_function(rt.constant(0))) == 0
+    assert plain(graph_function(rt.constant(4))) == 6
+    assert graph_function.experimental_get_tracing_count() == 1
+    assert run_three_ways(sum_range_with_nonlocal_helper, rt.constant(5)) == 10
+    assert same_on_python_values(sum_range_with_nonlocal_helper, 5) == 10
+
+
+def adjust_with_nonlocal_helper(x):
+    score = 10
+
+    def change(v):
+        nonlocal score
+        score += v
+    if x > 0:
+        change(5)
+    elif x < -5:
+        change(-7)
+    return score
+
+
+@pytest.mark.parametrize("x, expected", [(3, 15), (-1, 10), (-9, 3)])
+def test_nonlocal_rebound_by_a_helper_inside_a_tensor_if(x, expected):
+    assert run_three_ways(adjust_with_nonlocal_helper, rt.constant(x)) == expected
+    assert same_on_python_values(adjust_with_nonlocal_helper, x) == expected
+
+
+def count_with_nested_nonlocal_helper(x):
+    total = 0
+
+    def add_twice(v):
+        def add():
+            nonlocal total
+            total += v
+        add()
+        add()
+
+    def add_one_twice():
+        add_twice(1)      # rebinds `total` only through another helper
+    i = 0
+    while i < x:
+        add_twice(i)
+        if i > 1:
+            add_one_twice()
+        i += 1
+    return total
+
+
+def test_nonlocal_declared_by_a_helper_nested_def():
+    # i = 0, 1, 2, 3 add 2 * i; i = 2, 3 also add 2
+    assert same_on_python_values(count_with_nested_nonlocal_helper, 4) == 16
+    assert run_three_ways(count_with_nested_nonlocal_helper, rt.constant(4)) == 16
+    assert run_three_ways(count_with_nested_nonlocal_helper, rt.constant(1)) == 0
+
+
+def loop_with_read_only_helper(x):
+    limit = 3
+
+    def below_limit(v):
+        return v < limit      # reads `limit`, never rebinds it
+    i = 0
+    hits = 0
+    while i < x:
+        if below_limit(i):
+            hits += 1
+        i += 1
+    return hits
+
+
+def test_a_helper_that_only_reads_a_variable_does_not_make_it_state():
+    code = ag.to_code(loop_with_read_only_helper)
+    assert "('hits', 'i')" in code and "'limit'" not in code
+    assert run_three_ways(loop_with_read_only_helper, rt.constant(5)) == 3
+    assert same_on_python_values(loop_with_read_only_helper, 5) == 3
+
+
+# --- a while test that rebinds state -------------------------------------------------------------------
+def count_in_the_loop_test(x):
+    count = 0
+
+    def step():
+        nonlocal count
+        count += 1
+        return count < x
+    while step():
+        pass
+    return count
+
+
+def test_a_tensor_while_test_that_rebinds_a_variable_is_refused_by_name():
+    assert same_on_python_values(count_in_the_loop_test, 3) == 3
+    with pytest.raises(rt.errors.StateError) as info:
+        ag.function(count_in_the_loop_test)(rt.constant(3))
+    message = "\n".join([str(info.value), *getattr(info.value, "__notes__", [])])
+    assert message.startswith("the condition of a tensor-dependent while loop changes 'count'")
+    assert "Make the update in the loop body" in message
+    assert "while step():" in message  # the user's line
