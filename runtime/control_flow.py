@@ -220,10 +220,11 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
     flat_initial = nest.flatten(initial)
     number = next(_subgraph_ids)
     shapes = [t.shape for t in flat_initial]
+    where = _where(body)
     while True:  # a dim the body changes is relaxed to None and the loop traced again (at most rank times)
         cond_graph, body_graph = _trace_loop(outer, cond, body, loop_vars, initial, shapes, number,
-                                             loop_var_names, names)
-        relaxed = [_relaxed_shape(name, shape, output.shape, _where(body))
+                                             loop_var_names, names, where)
+        relaxed = [_relaxed_shape(name, shape, output.shape, where)
                    for name, shape, output in zip(_leaf_names(names, initial), shapes, body_graph.outputs)]
         if relaxed == shapes:
             break
@@ -239,13 +240,12 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
 
 def _trace_loop(outer: Graph, cond: Callable, body: Callable, loop_vars: Sequence[Any], initial: List[Any],
                 shapes: List[Any], number: int, loop_var_names: Optional[Sequence[str]],
-                names: List[str]) -> Tuple[FuncGraph, FuncGraph]:
+                names: List[str], where: str) -> Tuple[FuncGraph, FuncGraph]:
     """The cond and body graphs, their loop-variable placeholders shaped ``shapes`` (flat)."""
     cond_graph = FuncGraph(f"while_cond_{number}", outer_graph=outer)
     body_graph = FuncGraph(f"while_body_{number}", outer_graph=outer)
     placeholder_names = [name for name, value in zip(loop_var_names or ["loop_var"] * len(loop_vars), initial)
                          for _ in nest.flatten(value)]
-    where = _where(body)
 
     def loop_placeholders(graph: FuncGraph) -> List[Any]:
         flat = [graph.add_placeholder(t.dtype, shape, name=name)
@@ -260,12 +260,7 @@ def _trace_loop(outer: Graph, cond: Callable, body: Callable, loop_vars: Sequenc
         cond_graph.outputs = [_into_graph(cond_graph, keep_going)]
     with context.graph_scope(body_graph):
         body_inputs = loop_placeholders(body_graph)
-        result = body(*body_inputs)
-        if len(loop_vars) == 1 and not (isinstance(result, (tuple, list)) and len(result) == 1):
-            result = (result,)
-        if not isinstance(result, (tuple, list)) or len(result) != len(loop_vars):
-            raise StateError(f"rt.while_loop: body returned {nest.describe(result)} for {len(loop_vars)} loop "
-                             f"variables{where}; return one value per loop variable, in order")
+        result = _one_value_per_loop_var(body(*body_inputs), len(loop_vars), where)
         body_graph.outputs = _body_outputs(result, initial, body_graph, names, where)
     return cond_graph, body_graph
 
@@ -317,17 +312,21 @@ def _relaxed_shape(name: str, shape: Any, new: Any, where: str) -> Any:
     return tuple(None if old != dim else old for old, dim in zip(shape, new))
 
 
+def _one_value_per_loop_var(result: Any, count: int, where: str) -> Sequence[Any]:
+    """The body's result as a sequence of ``count`` values (a lone value stands for a 1-tuple)."""
+    if count == 1 and not (isinstance(result, (tuple, list)) and len(result) == 1):
+        result = (result,)
+    if not isinstance(result, (tuple, list)) or len(result) != count:
+        raise StateError(f"rt.while_loop: body returned {nest.describe(result)} for {count} loop "
+                         f"variables{where}; return one value per loop variable, in order")
+    return result
+
+
 def _python_loop(cond: Callable, body: Callable, loop_vars: Sequence[Any], maximum_iterations: Any):
     values = tuple(loop_vars)
     limit = None if maximum_iterations is None else int(maximum_iterations)
     iterations = 0
     while (limit is None or iterations < limit) and bool(cond(*values)):
-        result = body(*values)
-        if len(values) == 1 and not (isinstance(result, (tuple, list)) and len(result) == 1):
-            result = (result,)
-        if not isinstance(result, (tuple, list)) or len(result) != len(values):
-            raise StateError(f"rt.while_loop: body returned {nest.describe(result)} for {len(values)} loop "
-                             f"variables{_where(body)}; return one value per loop variable, in order")
-        values = tuple(result)
+        values = tuple(_one_value_per_loop_var(body(*values), len(values), _where(body)))
         iterations += 1
     return type(loop_vars)(values)

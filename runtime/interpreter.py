@@ -26,20 +26,13 @@ import numpy as np
 from runtime.errors import InvalidArgumentError
 from runtime.graph import FuncGraph, Operation
 from runtime.ops.registry import run_kernel
+from runtime.optimize.prune import needed_ops
 from runtime.source_locations import with_creation_site
 
 
 def needed_operations(graph: FuncGraph) -> List[Operation]:
     """The ops that must run, in program order: those the outputs depend on and all stateful ones."""
-    needed: set = set()
-    stack = [t.op for t in graph.outputs] + [op for op in graph.operations if op.is_stateful]
-    while stack:
-        op = stack.pop()
-        if id(op) in needed:
-            continue
-        needed.add(id(op))
-        stack.extend(t.op for t in op.inputs)
-        stack.extend(op.control_inputs)
+    needed = needed_ops(graph)
     return [op for op in graph.operations if id(op) in needed]
 
 

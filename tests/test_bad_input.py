@@ -2,44 +2,12 @@
 
 Never a crash deep inside the library, and never a location inside autograph_lite or runtime.
 """
-import inspect
-import os
 
 import pytest
 
 import autograph_lite as ag
 import runtime as rt
-
-LIBRARY_DIRS = tuple(os.path.dirname(package.__file__) for package in (ag, rt))
-
-
-def full_message(error):
-    return "\n".join([str(error), *getattr(error, "__notes__", [])])
-
-
-def line_of(function, text):
-    """The file line number of the first line of ``function`` containing ``text``."""
-    lines, first = inspect.getsourcelines(getattr(function, "python_function", function))
-    for offset, line in enumerate(lines):
-        if text in line:
-            return first + offset
-    raise AssertionError(f"{text!r} not in {function}")
-
-
-def raises(error_type, function, args, *fragments, at=None):
-    """``function(*args)`` raises exactly ``error_type`` with every fragment, pointing at the user's line
-    containing ``at`` and at no file of the library itself."""
-    with pytest.raises(error_type) as info:
-        function(*args)
-    assert type(info.value) is error_type, type(info.value)
-    message = full_message(info.value)
-    for fragment in fragments:
-        assert fragment in message, f"{fragment!r} not in:\n{message}"
-    if at is not None:
-        assert f'File "{__file__}", line {line_of(function, at)}' in message, message
-    for library_dir in LIBRARY_DIRS:
-        assert library_dir not in message, message
-    return message
+from user_errors import full_message, line_of, raises
 
 
 # --- structured state that changes shape -----------------------------------------------------------------

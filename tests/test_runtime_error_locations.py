@@ -4,9 +4,6 @@ Both executors (compiled and reference interpreter) add the same "in user code:"
 made by converted code (mapped back through the origin map), by unconverted code, inside If/While
 bodies and inside helper functions; graphs loaded from disk have no source to point at.
 """
-import inspect
-import os
-
 import numpy as np
 import pytest
 
@@ -14,13 +11,7 @@ import autograph_lite as ag
 import runtime as rt
 from runtime import interpreter
 from runtime.source_locations import creation_site, resolve
-
-LIBRARY_DIRS = tuple(os.path.dirname(package.__file__) for package in (ag, rt))
-
-
-def line_of(function, text):
-    lines, first = inspect.getsourcelines(getattr(function, "python_function", function))
-    return first + next(offset for offset, line in enumerate(lines) if text in line)
+from user_errors import LIBRARY_DIRS, line_of
 
 
 def user_code(function, text, name=None):

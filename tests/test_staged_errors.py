@@ -1,38 +1,12 @@
 """Every state error of staged control flow, end to end: exact type, the variable, the fix, the dtypes,
 and the user's own file and line (the "in user code" note the api attaches)."""
-import inspect
 
 import numpy as np
 import pytest
 
 import autograph_lite as ag
 import runtime as rt
-
-
-def full_message(error):
-    return "\n".join([str(error), *getattr(error, "__notes__", [])])
-
-
-def line_of(function, text):
-    """The file line number of the first line of ``function`` containing ``text``."""
-    lines, first = inspect.getsourcelines(getattr(function, "python_function", function))
-    for offset, line in enumerate(lines):
-        if text in line:
-            return first + offset
-    raise AssertionError(f"{text!r} not in {function}")
-
-
-def raises(error_type, function, args, *fragments, at=None):
-    """Call ``function(*args)``; it must raise ``error_type`` whose message has every fragment and, when
-    ``at`` is given, points at the user's line containing ``at``."""
-    with pytest.raises(error_type) as info:
-        function(*args)
-    message = full_message(info.value)
-    for fragment in fragments:
-        assert fragment in message, f"{fragment!r} not in:\n{message}"
-    if at is not None:
-        assert f'File "{__file__}", line {line_of(function, at)}' in message, message
-    return message
+from user_errors import line_of, raises
 
 
 @ag.function

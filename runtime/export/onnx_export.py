@@ -19,6 +19,7 @@ import numpy as np
 
 from runtime.errors import ExportError
 from runtime.export import onnx_ops
+from runtime.optimize.prune import needed_ops
 
 OPSET = 18
 _NO_CONVERTER_NEEDED = ("Placeholder",)
@@ -38,21 +39,15 @@ def exportable_op_types() -> List[str]:
     return sorted(onnx_ops.CONVERTERS)
 
 
-def needed_ops(graph, outputs: Sequence[Any]) -> List[Any]:
-    """The ops of ``graph`` that ``outputs`` depend on, in graph order."""
-    needed, stack = set(), [t.op for t in outputs]
-    while stack:
-        op = stack.pop()
-        if op in needed:
-            continue
-        needed.add(op)
-        stack.extend(t.op for t in op.inputs)
-    return [op for op in graph.operations if op in needed]
+def _ops_for(graph, outputs: Sequence[Any]) -> List[Any]:
+    """The ops of ``graph`` that ``outputs`` depend on, in graph order (side effects are refused)."""
+    needed = needed_ops(graph, outputs, side_effects=False)
+    return [op for op in graph.operations if id(op) in needed]
 
 
 def _unmapped(graph, outputs: Sequence[Any], found: Dict[str, List[str]]) -> None:
     """Collect op types without a converter: needed ones, and every side effect (it can't be dropped)."""
-    needed = set(needed_ops(graph, outputs))
+    needed = set(_ops_for(graph, outputs))
     for op in graph.operations:
         side_effect = op.op_def.stateful and op.type not in onnx_ops.SNAPSHOT_OPS
         unmapped = op.type not in onnx_ops.CONVERTERS and op.type not in _NO_CONVERTER_NEEDED
@@ -108,7 +103,7 @@ class ModelBuilder:
     def emit(self, graph, bindings: Dict[Any, str], outputs: Sequence[Any]) -> List[str]:
         """Add the ops that ``outputs`` need; ``bindings`` gives names for the graph's placeholders."""
         names = dict(bindings)
-        for op in needed_ops(graph, outputs):
+        for op in _ops_for(graph, outputs):
             if op.type == "Placeholder":
                 if op.outputs[0] not in names:
                     raise ExportError(f"placeholder '{op.name}' of graph '{graph.name}' has no value")

@@ -18,23 +18,30 @@ If/While bodies are pruned the same way against their own outputs.
 """
 from __future__ import annotations
 
-from typing import Set
+from typing import Optional, Sequence, Set
 
 from runtime.graph import FuncGraph
+from runtime.tensor import SymbolicTensor
 from runtime.optimize.rewrite import rebuild
 
 
-def needed_ops(graph: FuncGraph) -> Set[int]:
-    """ids of the ops of ``graph`` that its outputs or its stateful ops depend on (incl. those)."""
+def needed_ops(graph: FuncGraph, outputs: Optional[Sequence[SymbolicTensor]] = None, *,
+               side_effects: bool = True) -> Set[int]:
+    """ids of the ops of ``graph`` that ``outputs`` (default: the graph's) depend on, incl. those; with
+    ``side_effects``, also every stateful op, what it reads and the stateful ops before it."""
+    roots = graph.outputs if outputs is None else outputs
+    stack = [t.op for t in roots]
+    if side_effects:
+        stack += [op for op in graph.operations if op.is_stateful]
     needed: Set[int] = set()
-    stack = [t.op for t in graph.outputs] + [op for op in graph.operations if op.is_stateful]
     while stack:
         op = stack.pop()
         if id(op) in needed:
             continue
         needed.add(id(op))
         stack.extend(t.op for t in op.inputs)
-        stack.extend(op.control_inputs)
+        if side_effects:  # control inputs only chain stateful ops in program order
+            stack.extend(op.control_inputs)
     return needed
 
 
