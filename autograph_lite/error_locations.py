@@ -10,7 +10,7 @@ learns here to skip our own frames and to map generated lines back to the user's
 import os
 import sys
 
-from runtime import source_locations
+from runtime.core import source_locations
 
 from autograph_lite.pyct import origin_info
 

@@ -19,7 +19,7 @@ import tempfile
 import numpy as np
 
 import runtime as rt
-from runtime import nest
+from runtime.core import nest
 
 
 def example_calls():

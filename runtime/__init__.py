@@ -1,20 +1,24 @@
 """runtime: tensors, one op registry, graphs, tracing and signature-keyed functions, on numpy.
 
+The package is built in layers, each importing only the ones below it (``docs/INTERNALS.md``):
+``core`` (tensors, graphs, the registry) < ``ops`` < ``passes`` < ``backends`` < ``tracing`` < ``saving``.
+
 >>> import runtime as rt
 >>> rt.matmul([[2.0]], [[2.0]])
 Tensor([[4.]], shape=(1, 1), dtype=float32)
 """
-from runtime import errors
-from runtime.context import in_graph_mode
-from runtime.dtypes import (bool, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa: A004
-                            as_dtype)
-from runtime.graph import FuncGraph, Graph, Operation
+from runtime.core import errors
+from runtime.core.context import in_graph_mode
+from runtime.core.dtypes import (bool, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa: A004
+                                 as_dtype)
+from runtime.core.graph import FuncGraph, Graph, Operation
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, is_symbolic, is_tensor
 from runtime.ops import *  # noqa: F401,F403
 from runtime.ops import constant, convert_to_tensor
 from runtime.ops import debugging, random  # namespaces: rt.debugging.assert_equal, rt.random.uniform
-from runtime.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, is_symbolic, is_tensor
-from runtime.control_flow import cond, while_loop
-from runtime.state import Variable
-from runtime.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
-from runtime import export
-from runtime.serialize import load, save
+from runtime.ops.variables import Variable
+from runtime import backends  # noqa: F401  (gives graphs as_graph_def() and to_dot())
+from runtime.backends import onnx as export  # rt.export.to_onnx
+from runtime.tracing.control_flow import cond, while_loop
+from runtime.tracing.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
+from runtime.saving.serialize import load, save

@@ -5,9 +5,9 @@ They do not depend on the converter, so drawing, saving and exporting can be tes
 import numpy as np
 
 import runtime as rt
-from runtime.context import graph_scope
-from runtime.graph import FuncGraph
-from runtime.ops.registry import get_op
+from runtime.core.context import graph_scope
+from runtime.core.graph import FuncGraph
+from runtime.core.registry import get_op
 
 
 def dense_relu_graph() -> FuncGraph:
@@ -81,7 +81,7 @@ def variable_graph(variable) -> FuncGraph:
 
 def run(graph: FuncGraph, *arrays):
     """Run a graph with the reference interpreter on numpy inputs."""
-    from runtime.interpreter import run_graph
+    from runtime.backends.interpreter import run_graph
     return run_graph(graph, [np.asarray(a, dtype=t.dtype) for a, t in zip(arrays, graph.inputs)])
 
 

@@ -4,9 +4,9 @@ from typing import Any, Callable, List, Sequence, Tuple
 import numpy as np
 
 import runtime as rt
-from runtime import executor, interpreter
-from runtime.context import graph_scope
-from runtime.graph import FuncGraph
+from runtime.backends import executor, interpreter
+from runtime.core.context import graph_scope
+from runtime.core.graph import FuncGraph
 
 Spec = Tuple[Any, Any]  # (dtype, shape)
 

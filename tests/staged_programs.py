@@ -136,8 +136,9 @@ def trace_and_run(fn, *args, unknown_dims=False):
     import numpy as np
 
     import runtime as rt
-    from runtime import context, executor, interpreter, nest
+    from runtime.core import context, nest
 
+    from runtime.backends import executor, interpreter
     graph = rt.FuncGraph("test_fn")
     with context.graph_scope(graph):
         traced_args = [graph.add_placeholder(a.dtype, (None,) * len(a.shape) if unknown_dims else a.shape,

@@ -7,10 +7,10 @@ import pytest
 
 import runtime as rt
 from artifact_graphs import countdown_graph, dense_relu_graph, simple_relu_graph, variable_graph
-from runtime.context import graph_scope
-from runtime.dot import describe, to_dot
-from runtime.graph import FuncGraph
-from runtime.state import Variable
+from runtime.core.context import graph_scope
+from runtime.backends.dot import describe, to_dot
+from runtime.core.graph import FuncGraph
+from runtime.ops.variables import Variable
 
 
 def _labels(dot: str):

@@ -3,13 +3,14 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import interpreter, nest
-from runtime.buffer_plan import MIN_BUFFER_ELEMENTS, PARALLEL_MIN_ELEMENTS
-from runtime.context import graph_scope
-from runtime.errors import InvalidArgumentError
-from runtime.executor import generated_source, make_callable
-from runtime.graph import FuncGraph
-from runtime.optimize import optimize_graph
+from runtime.backends import interpreter
+from runtime.core import nest
+from runtime.backends.buffer_plan import MIN_BUFFER_ELEMENTS, PARALLEL_MIN_ELEMENTS
+from runtime.core.context import graph_scope
+from runtime.core.errors import InvalidArgumentError
+from runtime.backends.executor import generated_source, make_callable
+from runtime.core.graph import FuncGraph
+from runtime.passes import optimize_graph
 
 
 def trace(fn, *specs):

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import autograph_lite as ag
 import runtime as rt
-from runtime.executor import generated_source
+from runtime.backends.executor import generated_source
 
 
 def power(x, y):

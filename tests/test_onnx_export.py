@@ -10,9 +10,9 @@ import pytest
 
 import runtime as rt
 from artifact_graphs import countdown_graph, run, simple_relu_graph, trace, variable_graph
-from runtime.export import ExportError, exportable_op_types, to_onnx
-from runtime.ops.registry import registered_ops
-from runtime.state import Variable
+from runtime.backends.onnx import ExportError, exportable_op_types, to_onnx
+from runtime.core.registry import registered_ops
+from runtime.ops.variables import Variable
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -176,9 +176,9 @@ def test_missing_onnx_package_gives_install_hint(monkeypatch):
 
 def test_runtime_export_imports_without_onnx(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)  # an import of onnx would now fail
-    for name in [m for m in sys.modules if m.startswith("runtime.export")]:
+    for name in [m for m in sys.modules if m.startswith("runtime.backends.onnx")]:
         monkeypatch.delitem(sys.modules, name)
-    module = importlib.import_module("runtime.export")
+    module = importlib.import_module("runtime.backends.onnx")
     assert callable(module.to_onnx)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import runtime as rt
 from op_tracing import trace
-from runtime import executor, interpreter
+from runtime.backends import executor, interpreter
 
 
 def run_twice(graph, *arrays):

@@ -3,14 +3,15 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import interpreter, nest
-from runtime.context import graph_scope
-from runtime.errors import InvalidArgumentError
-from runtime.executor import make_callable
-from runtime.graph import FuncGraph
-from runtime.optimize import (eliminate_common_subexpressions, fold_constants, optimize_graph, prune,
+from runtime.backends import interpreter
+from runtime.core import nest
+from runtime.core.context import graph_scope
+from runtime.core.errors import InvalidArgumentError
+from runtime.backends.executor import make_callable
+from runtime.core.graph import FuncGraph
+from runtime.passes import (eliminate_common_subexpressions, fold_constants, optimize_graph, prune,
                               simplify_arithmetic)
-from runtime.optimize.constant_folding import MAX_FOLDED_ELEMENTS
+from runtime.passes.constant_folding import MAX_FOLDED_ELEMENTS
 
 
 def trace(fn, *specs):

@@ -5,11 +5,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import runtime as rt
-from runtime import interpreter
-from runtime.context import graph_scope
-from runtime.executor import make_callable
-from runtime.graph import FuncGraph
-from runtime.optimize import optimize_graph
+from runtime.backends import interpreter
+from runtime.core.context import graph_scope
+from runtime.backends.executor import make_callable
+from runtime.core.graph import FuncGraph
+from runtime.passes import optimize_graph
 
 BINARY = {"add": rt.add, "subtract": rt.subtract, "multiply": rt.multiply, "maximum": rt.maximum,
           "minimum": rt.minimum}

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.context import graph_scope
-from runtime.interpreter import run_graph
+from runtime.core.context import graph_scope
+from runtime.backends.interpreter import run_graph
 
 
 def op_types(graph):

@@ -9,8 +9,8 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
-from runtime import interpreter
-from runtime.source_locations import creation_site, resolve
+from runtime.backends import interpreter
+from runtime.core.source_locations import creation_site, resolve
 from user_errors import LIBRARY_DIRS, line_of
 
 

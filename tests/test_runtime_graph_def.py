@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.context import graph_scope
-from runtime.interpreter import make_callable, needed_operations, run_graph
+from runtime.core.context import graph_scope
+from runtime.backends.interpreter import make_callable, needed_operations, run_graph
 
 GREATER_TEXT = """node {
   name: "x"
@@ -157,7 +157,7 @@ def test_interpreter_errors():
 
 
 def test_interpreter_matches_compiled_executor_on_a_traced_function():
-    from runtime.executor import make_callable as compiled
+    from runtime.backends.executor import make_callable as compiled
 
     def f(x):
         total = rt.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s + x * rt.cast(i, rt.float32)),

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import autograph_lite as ag
 import runtime as rt
-from runtime.errors import LoadError, SaveError
-from runtime.serialize import CONSTANTS_FILE, GRAPH_FILE, LoadedFunction
+from runtime.core.errors import LoadError, SaveError
+from runtime.saving.serialize import CONSTANTS_FILE, GRAPH_FILE, LoadedFunction
 
 
 def same(a, b):
@@ -140,14 +140,14 @@ def test_variables_keep_values_and_stay_mutable(tmp_path):
 
 
 def test_loaded_graphs_are_optimized_and_run_by_the_compiled_executor(tmp_path, monkeypatch):
-    import runtime.executor
+    import runtime.backends.executor
     compiled = []
-    real_make_callable = runtime.executor.make_callable
+    real_make_callable = runtime.backends.executor.make_callable
 
     def counting_make_callable(graph):
         compiled.append(graph)
         return real_make_callable(graph)
-    monkeypatch.setattr(runtime.executor, "make_callable", counting_make_callable)
+    monkeypatch.setattr(runtime.backends.executor, "make_callable", counting_make_callable)
 
     @ag.function
     def wasteful(x):

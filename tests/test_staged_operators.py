@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import autograph_lite.operators as ag__
 import runtime as rt
 from autograph_lite.operators import py_builtins
-from runtime import context
+from runtime.core import context
 from staged_programs import (collatz_steps, collatz_steps_generated, first_index_above,
                              first_index_above_generated, trace_and_run)
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import runtime as rt
 from autograph_lite.operators.logical import truth_value
-from runtime.tensor import SymbolicTensor
+from runtime.core.tensor import SymbolicTensor
 
 
 def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], expr_repr: str = "") -> Any:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional, Sequence
 from autograph_lite.operators.iteration import as_staged_iterable
 from autograph_lite.operators.staged_if import staged_if
 from autograph_lite.operators.staged_loops import staged_for, staged_while
-from runtime.tensor import SymbolicTensor
+from runtime.core.tensor import SymbolicTensor
 
 GetState = Callable[[], tuple]
 SetState = Callable[[tuple], None]

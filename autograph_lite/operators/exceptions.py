@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 import runtime as rt
-from runtime.tensor import SymbolicTensor
+from runtime.core.tensor import SymbolicTensor
 
 
 def assert_stmt(test: Any, message: Callable[[], Optional[Any]]) -> Any:

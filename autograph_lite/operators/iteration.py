@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import runtime as rt
-from runtime.tensor import SymbolicTensor
+from runtime.core.tensor import SymbolicTensor
 
 
 class StagedIterable:

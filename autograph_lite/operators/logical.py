@@ -16,7 +16,7 @@ import threading
 from typing import Any, Callable
 
 import runtime as rt
-from runtime.tensor import SymbolicTensor
+from runtime.core.tensor import SymbolicTensor
 
 Operand = Callable[[], Any]
 

@@ -22,7 +22,7 @@ from typing import Any
 import runtime as rt
 from autograph_lite.operators.iteration import (StagedEnumerate, StagedIterable, StagedRange, StagedZip,
                                                 TensorRows, as_staged_iterable)
-from runtime.tensor import SymbolicTensor
+from runtime.core.tensor import SymbolicTensor
 
 
 def range_(*args: Any) -> Any:

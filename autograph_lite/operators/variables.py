@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, NoReturn
 
-from runtime import errors
+from runtime.core import errors
 
 
 UNBOUND_MESSAGE = ("cannot access local variable '{}' where it is not associated with a value"

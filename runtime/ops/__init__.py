@@ -1,4 +1,4 @@
-"""All public ops. Each module registers its ops in ``runtime.ops.registry`` when imported.
+"""All public ops. Each module registers its ops in ``runtime.core.registry`` when imported.
 
 ``debugging`` (Assert and assert_*) and ``random`` (uniform) are namespaces, as in TensorFlow.
 """
@@ -18,3 +18,5 @@ from runtime.ops.reduction_ops import (argmax, argmin, cumsum, reduce_all, reduc
                                        reduce_min, reduce_prod, reduce_sum)
 from runtime.ops.shape_ops import rank, shape, size
 from runtime.ops.unary_ops import abs, exp, log, negative, sign, sqrt, square  # noqa: A004
+from runtime.ops import operators  # noqa: F401  (installs +, *, <, [] ... on Tensor)
+from runtime.ops import control_flow_ops, variables  # noqa: F401  (If/While and the Variable ops)

@@ -10,13 +10,13 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.ops import shapes
+from runtime.core import dtypes
+from runtime.core import shapes
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.core import IDENTITY
-from runtime.ops.registry import apply_op, register_op
+from runtime.core.registry import apply_op, register_op
 from runtime.ops.shape_ops import known_or_none, shape_argument
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 
 def _cast_kernel(x, *, dtype):

@@ -1,7 +1,7 @@
 """Functional control flow ops: ``If`` (two branch graphs) and ``While`` (cond and body graphs).
 
 Their subgraphs are ``FuncGraph`` attrs, so the graph stays a flat list of ops that every tool can
-walk; kernels run the subgraphs with the reference interpreter. Built by ``runtime.control_flow``.
+walk. They have no kernel: each backend runs the subgraphs its own way. Built by ``runtime.tracing.control_flow``.
 
 ``If``: inputs ``(cond, *branch_inputs)``; attrs ``then_branch``, ``else_branch`` (their ``inputs``
 match ``branch_inputs`` one-to-one). ``While``: inputs ``(*loop_vars, *captured)``; attrs ``cond``,
@@ -9,11 +9,11 @@ match ``branch_inputs`` one-to-one). ``While``: inputs ``(*loop_vars, *captured)
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import List
 
-from runtime.ops.registry import OutputSpec, register_op
-from runtime.ops.shapes import format_shape
-from runtime.tensor import Shape
+from runtime.core.registry import OutputSpec, register_op
+from runtime.core.shapes import format_shape
+from runtime.core.tensor import Shape
 
 
 def most_specific_common_shape(a: Shape, b: Shape) -> Shape:
@@ -53,11 +53,6 @@ def _if_infer(specs: List[OutputSpec], attrs) -> List[OutputSpec]:
     return outputs
 
 
-def _if_kernel(cond, *inputs, then_branch, else_branch):
-    from runtime.interpreter import run_graph  # the interpreter imports the registry: import lazily
-    return tuple(run_graph(then_branch if bool(cond) else else_branch, inputs))
-
-
 def _while_infer(specs: List[OutputSpec], attrs) -> List[OutputSpec]:
     cond_graph, body_graph, count = attrs["cond"], attrs["body"], attrs["num_loop_vars"]
     _check_inputs(cond_graph, specs, "While", "cond")
@@ -73,20 +68,7 @@ def _while_infer(specs: List[OutputSpec], attrs) -> List[OutputSpec]:
     return [(p.dtype, p.shape) for p in body_graph.inputs[:count]]
 
 
-def _while_kernel(*inputs, cond, body, num_loop_vars: int, maximum_iterations: Optional[int]):
-    from runtime.interpreter import run_graph
-    loop_vars: List[Any] = list(inputs[:num_loop_vars])
-    captured = list(inputs[num_loop_vars:])
-    iterations = 0
-    while maximum_iterations is None or iterations < maximum_iterations:
-        if not bool(run_graph(cond, loop_vars + captured)[0]):
-            break
-        loop_vars = run_graph(body, loop_vars + captured)
-        iterations += 1
-    return tuple(loop_vars)
-
-
-IF = register_op("If", ("cond",), _if_infer, _if_kernel,
+IF = register_op("If", ("cond",), _if_infer, None,
                  doc="Runs then_branch or else_branch on the inputs, depending on a scalar bool.")
-WHILE = register_op("While", (), _while_infer, _while_kernel,
+WHILE = register_op("While", (), _while_infer, None,
                     doc="Runs body while cond holds (at most maximum_iterations times); outputs the loop vars.")

@@ -9,8 +9,8 @@ from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
-from runtime import context, dtypes
-from runtime.tensor import EagerTensor, Tensor
+from runtime.core import context, dtypes
+from runtime.core.tensor import EagerTensor, Tensor
 
 
 def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Graph plumbing ops: constants, placeholders, identity."""
 from __future__ import annotations
 
-from runtime.ops.registry import register_op
+from runtime.core.registry import register_op
 
 CONST = register_op(
     "Const", (), lambda specs, attrs: [(attrs["value"].dtype, attrs["value"].shape)],

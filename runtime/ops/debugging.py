@@ -12,13 +12,13 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.errors import InvalidArgumentError
+from runtime.core import dtypes
+from runtime.core.errors import InvalidArgumentError
 from runtime.ops.convert import convert_operands, convert_to_tensor
 from runtime.ops.logging_ops import render, split_template
 from runtime.ops.math_ops import equal, greater, greater_equal, less, less_equal, not_equal
 from runtime.ops.reduction_ops import reduce_all
-from runtime.ops.registry import apply_op, register_op
+from runtime.core.registry import apply_op, register_op
 
 
 def _assert_infer(specs, attrs):

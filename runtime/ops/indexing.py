@@ -14,12 +14,12 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.errors import InvalidArgumentError
-from runtime.ops import shapes
+from runtime.core import dtypes
+from runtime.core.errors import InvalidArgumentError
+from runtime.core import shapes
 from runtime.ops.convert import convert_to_tensor
-from runtime.ops.registry import apply_op, register_op
-from runtime.tensor import EagerTensor, Tensor
+from runtime.core.registry import apply_op, register_op
+from runtime.core.tensor import EagerTensor, Tensor
 
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 _VALID_KEYS = ("valid subscripts are ints, slices (a:b:c), ... (Ellipsis), None (new axis) and scalar int "

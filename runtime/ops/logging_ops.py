@@ -15,8 +15,8 @@ from typing import Any, List, Sequence, Tuple, Union
 import numpy as np
 
 from runtime.ops.convert import convert_to_tensor
-from runtime.ops.registry import apply_op, register_op
-from runtime.tensor import Tensor
+from runtime.core.registry import apply_op, register_op
+from runtime.core.tensor import Tensor
 
 # A literal string; the position of a tensor input; or ("list" | "tuple" | "dict", items) for a Python
 # structure holding tensors (dict items are (key text, item) pairs).

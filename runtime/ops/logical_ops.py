@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.ops import shapes
+from runtime.core import dtypes
+from runtime.core import shapes
 from runtime.ops.convert import convert_operands, convert_to_tensor
-from runtime.ops.registry import OpDef, apply_op, register_op
-from runtime.tensor import Tensor
+from runtime.core.registry import OpDef, apply_op, register_op
+from runtime.core.tensor import Tensor
 
 
 def _bool_only(specs, attrs):

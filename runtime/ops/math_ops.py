@@ -13,13 +13,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.errors import InvalidArgumentError
-from runtime.ops import shapes
+from runtime.core import dtypes
+from runtime.core.errors import InvalidArgumentError
+from runtime.core import shapes
 from runtime.ops.convert import convert_operands
 from runtime.ops.array_ops import CAST
-from runtime.ops.registry import OpDef, apply_op, register_op
-from runtime.tensor import Tensor
+from runtime.core.registry import OpDef, apply_op, register_op
+from runtime.core.tensor import Tensor
 
 
 def _same_dtype_broadcast(specs, attrs):

@@ -13,12 +13,12 @@ from typing import Any, Optional
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.errors import InvalidArgumentError
+from runtime.core import dtypes
+from runtime.core.errors import InvalidArgumentError
 from runtime.ops.convert import convert_to_tensor
-from runtime.ops.registry import apply_op, register_op
+from runtime.core.registry import apply_op, register_op
 from runtime.ops.shape_ops import known_or_none, shape_argument
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 _UNSEEDED = np.random.default_rng()
 

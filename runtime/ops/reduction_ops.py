@@ -12,13 +12,13 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from runtime import dtypes
-from runtime.errors import InvalidArgumentError
-from runtime.ops import shapes
+from runtime.core import dtypes
+from runtime.core.errors import InvalidArgumentError
+from runtime.core import shapes
 from runtime.ops.convert import convert_to_tensor
-from runtime.ops.registry import OpDef, apply_op, register_op
+from runtime.core.registry import OpDef, apply_op, register_op
 from runtime.ops.shape_ops import constant_value
-from runtime.tensor import Tensor
+from runtime.core.tensor import Tensor
 
 Axis = Union[int, Sequence[int], None]
 _NUMERIC, _BOOL = "fiu", "b"

@@ -15,11 +15,11 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from runtime import context, dtypes
+from runtime.core import context, dtypes
 from runtime.ops.combine_ops import stack
 from runtime.ops.convert import convert_to_tensor
-from runtime.ops.registry import apply_op, register_op
-from runtime.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
+from runtime.core.registry import apply_op, register_op
+from runtime.core.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
 
 StaticDims = Optional[Tuple[Optional[int], ...]]  # None = not even the length is known
 

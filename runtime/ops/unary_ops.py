@@ -13,8 +13,8 @@ from typing import Any, Callable
 import numpy as np
 
 from runtime.ops.convert import convert_to_tensor
-from runtime.ops.registry import apply_op, register_op
-from runtime.tensor import Tensor
+from runtime.core.registry import apply_op, register_op
+from runtime.core.tensor import Tensor
 
 _NUMERIC = "fiu"  # numpy kinds: float, signed and unsigned int (not bool)
 _KIND_NAMES = {"f": "floating-point", _NUMERIC: "numeric (not bool)"}

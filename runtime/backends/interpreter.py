@@ -1,0 +1,129 @@
+"""The reference executor: walks a graph's operations in program order and runs their kernels.
+
+Execution is non-strict, like TensorFlow's: only the ops that an output needs run, plus every stateful
+op (print, assert, variable reads/writes, random) and what those need — in program order. So an unused
+``gather`` with a bad index raises nothing, while ``rt.print`` always prints.
+
+The plan (which ops run, where each value lives) is computed once per graph by ``make_callable``;
+calling the result only runs kernels.
+
+>>> import runtime as rt
+>>> from runtime.core.context import graph_scope
+>>> g = rt.FuncGraph("add_one")
+>>> with graph_scope(g):
+...     x = g.add_placeholder(rt.int32, (), name="x")
+...     g.outputs = [rt.add(x, 1)]
+>>> run_graph(g, [np.int32(41)])
+[array(42, dtype=int32)]
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from runtime.core.errors import InvalidArgumentError
+from runtime.core.graph import FuncGraph, Operation
+from runtime.core.registry import run_kernel
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.passes.analysis import needed_ops
+from runtime.core.source_locations import with_creation_site
+
+
+def needed_operations(graph: FuncGraph) -> List[Operation]:
+    """The ops that must run, in program order: those the outputs depend on and all stateful ones."""
+    needed = needed_ops(graph)
+    return [op for op in graph.operations if id(op) in needed]
+
+
+class _Step:
+    """One op to run: its kernel's inputs and where its outputs go, resolved to slot numbers."""
+
+    __slots__ = ("op_def", "name", "attrs", "input_slots", "output_slots", "site")
+
+    def __init__(self, op: Operation, slot_of: Dict[int, int]):
+        self.op_def = op.op_def
+        self.name = op.name
+        self.attrs = op.attrs
+        self.input_slots = [slot_of[id(t)] for t in op.inputs]
+        self.output_slots = [slot_of[id(t)] for t in op.outputs]
+        self.site = op.creation_site
+
+
+def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
+    """A function ``run(*input_arrays) -> [output arrays]`` executing ``graph`` non-strictly.
+
+    ``input_arrays`` feed ``graph.inputs`` in order (arguments, then captured values).
+    """
+    operations = needed_operations(graph)
+    slot_of: Dict[int, int] = {}
+    for op in operations:
+        for tensor in op.outputs:
+            slot_of[id(tensor)] = len(slot_of)
+    for tensor in graph.inputs:  # unused inputs still get a slot so feeding stays positional
+        slot_of.setdefault(id(tensor), len(slot_of))
+    fed = {id(t.op) for t in graph.inputs}
+    for op in operations:
+        if op.type == "Placeholder" and id(op) not in fed:
+            raise ValueError(f"graph {graph.name}: placeholder {op.name} is needed but is not one of the "
+                             "graph's inputs, so nothing can feed it")
+    steps = [_Step(op, slot_of) for op in operations if op.type != "Placeholder"]
+    input_slots = [slot_of[id(t)] for t in graph.inputs]
+    output_slots = [slot_of[id(t)] for t in graph.outputs]
+    num_slots = len(slot_of)
+    graph_name = graph.name
+
+    def run(*arrays: np.ndarray) -> List[np.ndarray]:
+        if len(arrays) != len(input_slots):
+            raise TypeError(f"graph {graph_name} takes {len(input_slots)} input arrays, got {len(arrays)}")
+        values: List[Any] = [None] * num_slots
+        for slot, array in zip(input_slots, arrays):
+            values[slot] = array
+        for step in steps:
+            try:
+                result = run_kernel(step.op_def, [values[s] for s in step.input_slots], step.attrs, step.name,
+                                    _CONTROL_FLOW.get(step.op_def))
+            except InvalidArgumentError as error:
+                raise with_creation_site(error, step.site) from None
+            if isinstance(result, tuple):
+                for slot, array in zip(step.output_slots, result):
+                    values[slot] = _as_array(array)
+            else:
+                values[step.output_slots[0]] = _as_array(result)
+        return [values[s] for s in output_slots]
+
+    return run
+
+
+def _as_array(value: Any) -> np.ndarray:
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
+def _run_if(cond, *inputs, then_branch, else_branch):
+    return tuple(run_graph(then_branch if bool(cond) else else_branch, inputs))
+
+
+def _run_while(*inputs, cond, body, num_loop_vars: int, maximum_iterations: Optional[int]):
+    loop_vars: List[Any] = list(inputs[:num_loop_vars])
+    captured = list(inputs[num_loop_vars:])
+    iterations = 0
+    while maximum_iterations is None or iterations < maximum_iterations:
+        if not bool(run_graph(cond, loop_vars + captured)[0]):
+            break
+        loop_vars = run_graph(body, loop_vars + captured)
+        iterations += 1
+    return tuple(loop_vars)
+
+
+_CONTROL_FLOW = {IF: _run_if, WHILE: _run_while}  # ops without a kernel: their subgraphs run here
+
+_CALLABLES: "weakref.WeakKeyDictionary[FuncGraph, Callable]" = weakref.WeakKeyDictionary()
+
+
+def run_graph(graph: FuncGraph, input_arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """Run ``graph`` on ``input_arrays`` (its plan is built on first use and kept with the graph)."""
+    run = _CALLABLES.get(graph)
+    if run is None:
+        run = _CALLABLES[graph] = make_callable(graph)
+    return run(*input_arrays)

@@ -1,0 +1,172 @@
+"""``to_onnx``: write a concrete function's graph as an ONNX model (opset 18).
+
+Only what the outputs need is exported (graph execution is non-strict, and ONNX runtimes would
+otherwise run ops whose errors our executor never raises). ``If`` becomes ONNX ``If``; ``While``
+becomes ONNX ``Loop`` with the condition graph inlined before the loop and at the end of the body.
+Variables are exported with their current values, as constants. Side effects (print, assert,
+variable assignment) have no ONNX equivalent and are reported, with every other unmapped op, in one
+``ExportError``.
+
+>>> import runtime as rt
+>>> "MatMul" in exportable_op_types()
+True
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from runtime.core.errors import ExportError
+from runtime.backends.onnx import ops as onnx_ops
+from runtime.passes.analysis import needed_ops
+
+OPSET = 18
+_NO_CONVERTER_NEEDED = ("Placeholder",)
+
+
+def _import_onnx():
+    try:
+        import onnx
+    except ImportError:
+        raise ImportError("rt.export.to_onnx needs the 'onnx' package, an optional extra: "
+                          "pip install 'autograph-lite[onnx]'") from None
+    return onnx
+
+
+def exportable_op_types() -> List[str]:
+    """Op types (registry names) that have an ONNX mapping."""
+    return sorted(onnx_ops.CONVERTERS)
+
+
+def _ops_for(graph, outputs: Sequence[Any]) -> List[Any]:
+    """The ops of ``graph`` that ``outputs`` depend on, in graph order (side effects are refused)."""
+    needed = needed_ops(graph, outputs, side_effects=False)
+    return [op for op in graph.operations if id(op) in needed]
+
+
+def _unmapped(graph, outputs: Sequence[Any], found: Dict[str, List[str]]) -> None:
+    """Collect op types without a converter: needed ones, and every side effect (it can't be dropped)."""
+    needed = set(_ops_for(graph, outputs))
+    for op in graph.operations:
+        side_effect = op.op_def.stateful and op.type not in onnx_ops.SNAPSHOT_OPS
+        unmapped = op.type not in onnx_ops.CONVERTERS and op.type not in _NO_CONVERTER_NEEDED
+        if side_effect or (op in needed and unmapped):
+            found.setdefault(op.type, []).append(op.name)
+        if op in needed or op.is_stateful:
+            for sub in op.subgraphs():
+                _unmapped(sub, sub.outputs, found)
+
+
+class ModelBuilder:
+    """Collects ONNX nodes of one (sub)graph; names are unique across the whole model, as ONNX requires."""
+
+    def __init__(self, onnx, names: Optional[set] = None):
+        self.onnx = onnx
+        self.helper = onnx.helper
+        self.nodes: List[Any] = []
+        self._names = set() if names is None else names  # shared with nested builders
+
+    def fresh(self, hint: str) -> str:
+        base = hint.replace(":", "_") or "t"
+        name, suffix = base, 1
+        while name in self._names:
+            name, suffix = f"{base}_{suffix}", suffix + 1
+        self._names.add(name)
+        return name
+
+    def child(self) -> "ModelBuilder":
+        return ModelBuilder(self.onnx, self._names)
+
+    def node(self, op_type: str, inputs: Sequence[str], hint: str = "", outputs: int = 1, **attrs) -> List[str]:
+        """Add one ONNX node; returns its output names."""
+        names = [self.fresh(f"{hint or op_type}:{i}") for i in range(outputs)]
+        self.nodes.append(self.helper.make_node(op_type, list(inputs), names, name=self.fresh(hint or op_type),
+                                                **attrs))
+        return names
+
+    def one(self, op_type: str, inputs: Sequence[str], hint: str = "", **attrs) -> str:
+        return self.node(op_type, inputs, hint, 1, **attrs)[0]
+
+    def constant(self, value: Any, hint: str = "const", dtype: Any = None) -> str:
+        array = np.asarray(value, dtype=dtype)
+        tensor = self.onnx.numpy_helper.from_array(array, name=self.fresh(hint + "_value"))
+        return self.one("Constant", [], hint, value=tensor)
+
+    def value_info(self, name: str, dtype: np.dtype, shape, symbolic_prefix: Optional[str] = None):
+        elem_type = self.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+        if shape is not None and symbolic_prefix is not None:
+            shape = [f"{symbolic_prefix}_dim{i}" if d is None else d for i, d in enumerate(shape)]
+        return self.helper.make_tensor_value_info(name, elem_type, None if shape is None else list(shape))
+
+    # --- graphs --------------------------------------------------------------------------------
+    def emit(self, graph, bindings: Dict[Any, str], outputs: Sequence[Any]) -> List[str]:
+        """Add the ops that ``outputs`` need; ``bindings`` gives names for the graph's placeholders."""
+        names = dict(bindings)
+        for op in _ops_for(graph, outputs):
+            if op.type == "Placeholder":
+                if op.outputs[0] not in names:
+                    raise ExportError(f"placeholder '{op.name}' of graph '{graph.name}' has no value")
+                continue
+            results = onnx_ops.CONVERTERS[op.type](self, op, [names[t] for t in op.inputs])
+            if len(results) != len(op.outputs):
+                raise ExportError(f"ONNX converter for {op.type} gave {len(results)} outputs, "
+                                  f"expected {len(op.outputs)}")
+            names.update(zip(op.outputs, results))
+        return [names[t] for t in outputs]
+
+    def subgraph(self, graph, bindings: Dict[Any, str], outputs: Sequence[Any], name: str):
+        """An ONNX GraphProto (no inputs) computing ``outputs`` of ``graph``, e.g. an If branch."""
+        return self.loop_body(lambda inner: inner.emit(graph, bindings, outputs), name, [],
+                              [(t.dtype, t.shape) for t in outputs])
+
+    def loop_body(self, build, name: str, graph_inputs: Sequence[Any], output_specs: Sequence[tuple]):
+        """An ONNX GraphProto whose nodes ``build(inner_builder)`` adds, returning its result names.
+
+        Outer names may be read directly, as ONNX scopes allow; each result gets its own Identity
+        because a subgraph must produce its outputs itself.
+        """
+        inner = self.child()
+        results = build(inner)
+        output_infos = []
+        for source, (dtype, shape) in zip(results, output_specs):
+            out = inner.one("Identity", [source], "out")
+            output_infos.append(inner.value_info(out, dtype, shape))
+        return self.helper.make_graph(inner.nodes, self.fresh(name), list(graph_inputs), output_infos)
+
+
+def to_onnx(concrete_function: Any, path: Optional[str] = None):
+    """Export ``concrete_function`` (or a FuncGraph) to ONNX; writes ``path`` if given, returns the ModelProto.
+
+    >>> import autograph_lite as ag, runtime as rt                                  # doctest: +SKIP
+    >>> f = ag.function(lambda x: rt.maximum(x, 0.0))                               # doctest: +SKIP
+    >>> rt.export.to_onnx(f.get_concrete_function(rt.TensorSpec([None])), "relu.onnx")  # doctest: +SKIP
+    """
+    onnx = _import_onnx()
+    graph = getattr(concrete_function, "graph", concrete_function)
+    found: Dict[str, List[str]] = {}
+    _unmapped(graph, graph.outputs, found)
+    if found:
+        listed = "; ".join(f"{op_type} (node {', '.join(repr(n) for n in nodes[:3])}"
+                           f"{', ...' if len(nodes) > 3 else ''})" for op_type, nodes in sorted(found.items()))
+        raise ExportError(f"cannot export '{graph.name}' to ONNX: no ONNX mapping for {listed}. Ops that "
+                          f"export: {', '.join(exportable_op_types())}")
+    builder = ModelBuilder(onnx)
+    bindings, inputs = {}, []
+    for index, placeholder in enumerate(graph.inputs):
+        name = builder.fresh(placeholder.op.name)
+        bindings[placeholder] = name
+        inputs.append(builder.value_info(name, placeholder.dtype, placeholder.shape, symbolic_prefix=name))
+    results = builder.emit(graph, bindings, graph.outputs)
+    outputs = []
+    for index, (result, tensor) in enumerate(zip(results, graph.outputs)):
+        out = builder.one("Identity", [result], f"output_{index}")
+        outputs.append(builder.value_info(out, tensor.dtype, tensor.shape, symbolic_prefix=out))
+    model = onnx.helper.make_model(
+        onnx.helper.make_graph(builder.nodes, graph.name, inputs, outputs),
+        opset_imports=[onnx.helper.make_opsetid("", OPSET)], producer_name="autograph_lite")
+    model.ir_version = min(model.ir_version, 9)  # readable by onnxruntime releases from 2023 on
+    onnx.checker.check_model(model)
+    if path is not None:
+        onnx.save(model, str(path))
+    return model

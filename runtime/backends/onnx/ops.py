@@ -1,0 +1,345 @@
+"""How each registered op type becomes ONNX nodes (opset 18).
+
+``CONVERTERS`` maps an op type (the registry's name; a test checks every key is registered) to
+``convert(builder, op, input_names) -> [output names]``. Ops not listed here cannot be exported;
+``to_onnx`` names them in its error. Semantics follow our kernels, not ONNX's defaults where they
+differ (floor division and modulo round toward -inf, integer means truncate, arg-max returns int32).
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List
+
+import numpy as np
+
+from runtime.core.errors import ExportError
+
+Converter = Callable[..., List[str]]
+CONVERTERS: Dict[str, Converter] = {}
+SNAPSHOT_OPS = ("ReadVariableOp",)  # stateful, but exported as the variable's current value
+
+
+def _converts(*op_types: str):
+    def register(function: Converter) -> Converter:
+        for op_type in op_types:
+            CONVERTERS[op_type] = function
+        return function
+    return register
+
+
+def _same(onnx_type: str) -> Converter:
+    """A converter for an op that is exactly one ONNX node with the same inputs."""
+    def convert(b, op, inputs):
+        return [b.one(onnx_type, inputs, op.name)]
+    return convert
+
+
+for _ours, _theirs in {
+        "Identity": "Identity", "AddV2": "Add", "Sub": "Sub", "Mul": "Mul", "RealDiv": "Div",
+        "Maximum": "Max", "Minimum": "Min", "Pow": "Pow", "MatMul": "MatMul",
+        "Greater": "Greater", "GreaterEqual": "GreaterOrEqual", "Less": "Less", "LessEqual": "LessOrEqual",
+        "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or", "LogicalNot": "Not",
+        "Neg": "Neg", "Abs": "Abs", "Sign": "Sign", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt"}.items():
+    CONVERTERS[_ours] = _same(_theirs)
+
+
+def _int64(b, name: str, hint: str) -> str:
+    return b.one("Cast", [name], hint, to=b.onnx.TensorProto.INT64)
+
+
+def _onnx_type(b, dtype) -> int:
+    return b.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+
+@_converts("Const")
+def _const(b, op, inputs):
+    return [b.constant(op.attrs["value"], op.name)]
+
+
+@_converts("ReadVariableOp")
+def _read_variable(b, op, inputs):
+    return [b.constant(np.asarray(op.attrs["variable"]), op.name)]  # a snapshot of the current value
+
+
+@_converts("NotEqual")
+def _not_equal(b, op, inputs):
+    return [b.one("Not", [b.one("Equal", inputs, op.name + "/eq")], op.name)]
+
+
+@_converts("Square")
+def _square(b, op, inputs):
+    return [b.one("Mul", [inputs[0], inputs[0]], op.name)]
+
+
+@_converts("FloorMod")
+def _floor_mod(b, op, inputs):
+    x, y = inputs
+    if op.outputs[0].dtype.kind in "iu":
+        return [b.one("Mod", inputs, op.name, fmod=0)]  # integer Mod takes the divisor's sign, like ours
+    quotient = b.one("Floor", [b.one("Div", inputs, op.name + "/div")], op.name + "/floor")
+    return [b.one("Sub", [x, b.one("Mul", [quotient, y], op.name + "/mul")], op.name)]
+
+
+@_converts("FloorDiv")
+def _floor_div(b, op, inputs):
+    x, y = inputs
+    if op.outputs[0].dtype.kind in "iu":  # ONNX integer Div truncates; (x - x mod y) / y is exact
+        remainder = b.one("Mod", inputs, op.name + "/mod", fmod=0)
+        return [b.one("Div", [b.one("Sub", [x, remainder], op.name + "/sub"), y], op.name)]
+    return [b.one("Floor", [b.one("Div", inputs, op.name + "/div")], op.name)]
+
+
+@_converts("Cast")
+def _cast(b, op, inputs):
+    return [b.one("Cast", inputs, op.name, to=_onnx_type(b, op.attrs["dtype"]))]
+
+
+@_converts("Reshape")
+def _reshape(b, op, inputs):
+    return [b.one("Reshape", [inputs[0], _int64(b, inputs[1], op.name + "/shape")], op.name)]
+
+
+@_converts("Transpose")
+def _transpose(b, op, inputs):
+    perm = op.attrs["perm"]
+    if perm is None:
+        rank = op.inputs[0].ndim
+        if rank is None:
+            raise ExportError(f"{op.name}: Transpose of a tensor of unknown rank cannot be exported")
+        perm = tuple(reversed(range(rank)))
+    return [b.one("Transpose", inputs, op.name, perm=list(perm))]
+
+
+@_converts("ExpandDims")
+def _expand_dims(b, op, inputs):
+    axes = b.constant(np.array([op.attrs["axis"]], dtype=np.int64), op.name + "/axes")
+    return [b.one("Unsqueeze", [inputs[0], axes], op.name)]
+
+
+@_converts("Squeeze")
+def _squeeze(b, op, inputs):
+    axis = op.attrs["axis"]
+    if axis is None:
+        return [b.one("Squeeze", inputs, op.name)]
+    axes = b.constant(np.array(axis, dtype=np.int64), op.name + "/axes")
+    return [b.one("Squeeze", [inputs[0], axes], op.name)]
+
+
+@_converts("Tile")
+def _tile(b, op, inputs):
+    return [b.one("Tile", [inputs[0], _int64(b, inputs[1], op.name + "/multiples")], op.name)]
+
+
+@_converts("Shape")
+def _shape(b, op, inputs):
+    shape = b.one("Shape", inputs, op.name + "/int64")
+    return [b.one("Cast", [shape], op.name, to=_onnx_type(b, op.attrs["out_type"]))]
+
+
+@_converts("Size")
+def _size(b, op, inputs):
+    size = b.one("Size", inputs, op.name + "/int64")
+    return [b.one("Cast", [size], op.name, to=_onnx_type(b, op.attrs["out_type"]))]
+
+
+@_converts("Rank")
+def _rank(b, op, inputs):
+    rank = b.one("Size", [b.one("Shape", inputs, op.name + "/shape")], op.name + "/int64")
+    return [b.one("Cast", [rank], op.name, to=b.onnx.TensorProto.INT32)]
+
+
+# --- reductions ------------------------------------------------------------------------------------
+def _axes(b, op) -> List[str]:
+    """ONNX reductions take axes as an optional int64 input; none means every axis."""
+    axis = op.attrs["axis"]
+    return [] if axis is None else [b.constant(np.array(axis, dtype=np.int64), op.name + "/axes")]
+
+
+def _reduction(onnx_type: str) -> Converter:
+    def convert(b, op, inputs):
+        return [b.one(onnx_type, inputs + _axes(b, op), op.name, keepdims=int(op.attrs["keepdims"]))]
+    return convert
+
+
+for _ours, _theirs in {"Sum": "ReduceSum", "Prod": "ReduceProd", "Max": "ReduceMax", "Min": "ReduceMin"}.items():
+    CONVERTERS[_ours] = _reduction(_theirs)
+
+
+@_converts("Mean")
+def _mean(b, op, inputs):
+    if op.outputs[0].dtype.kind == "f":
+        return _reduction("ReduceMean")(b, op, inputs)
+    # integer mean truncates toward zero: int64 sum, then ONNX integer Div (which truncates)
+    wide = _int64(b, inputs[0], op.name + "/wide")
+    total = b.one("ReduceSum", [wide] + _axes(b, op), op.name + "/sum", keepdims=int(op.attrs["keepdims"]))
+    count = b.one("Div", [b.one("Size", [wide], op.name + "/size"), b.one("Size", [total], op.name + "/groups")],
+                  op.name + "/count")
+    mean = b.one("Div", [total, count], op.name + "/mean")
+    return [b.one("Cast", [mean], op.name, to=_onnx_type(b, op.outputs[0].dtype))]
+
+
+def _boolean_reduction(onnx_type: str) -> Converter:
+    def convert(b, op, inputs):
+        as_int = b.one("Cast", inputs, op.name + "/int", to=b.onnx.TensorProto.INT32)
+        reduced = b.one(onnx_type, [as_int] + _axes(b, op), op.name + "/reduce", keepdims=int(op.attrs["keepdims"]))
+        return [b.one("Cast", [reduced], op.name, to=b.onnx.TensorProto.BOOL)]
+    return convert
+
+
+CONVERTERS["Any"] = _boolean_reduction("ReduceMax")
+CONVERTERS["All"] = _boolean_reduction("ReduceMin")
+
+
+def _arg(onnx_type: str) -> Converter:
+    def convert(b, op, inputs):
+        index = b.one(onnx_type, inputs, op.name + "/int64", axis=op.attrs["axis"], keepdims=0)
+        return [b.one("Cast", [index], op.name, to=_onnx_type(b, op.attrs["output_type"]))]
+    return convert
+
+
+CONVERTERS["ArgMax"] = _arg("ArgMax")
+CONVERTERS["ArgMin"] = _arg("ArgMin")
+
+
+@_converts("Cumsum")
+def _cumsum(b, op, inputs):
+    axis = b.constant(np.array(op.attrs["axis"], dtype=np.int64), op.name + "/axis")
+    return [b.one("CumSum", [inputs[0], axis], op.name, exclusive=int(op.attrs["exclusive"]),
+                  reverse=int(op.attrs["reverse"]))]
+
+
+# --- combining, creating, indexing -----------------------------------------------------------------
+@_converts("ConcatV2")
+def _concat(b, op, inputs):
+    return [b.one("Concat", inputs, op.name, axis=op.attrs["axis"])]
+
+
+@_converts("Pack")
+def _pack(b, op, inputs):
+    axes = b.constant(np.array([op.attrs["axis"]], dtype=np.int64), op.name + "/axes")
+    expanded = [b.one("Unsqueeze", [name, axes], op.name + "/expand") for name in inputs]
+    return [b.one("Concat", expanded, op.name, axis=op.attrs["axis"])]
+
+
+@_converts("SelectV2")
+def _select(b, op, inputs):
+    return [b.one("Where", inputs, op.name)]
+
+
+@_converts("Where")
+def _where(b, op, inputs):
+    return [b.one("Transpose", [b.one("NonZero", inputs, op.name + "/nonzero")], op.name, perm=[1, 0])]
+
+
+@_converts("GatherV2")
+def _gather(b, op, inputs):
+    return [b.one("Gather", inputs, op.name, axis=op.attrs["axis"])]
+
+
+@_converts("Fill")
+def _fill(b, op, inputs):
+    return [b.one("Expand", [inputs[1], _int64(b, inputs[0], op.name + "/dims")], op.name)]
+
+
+def _like(value: int) -> Converter:
+    def convert(b, op, inputs):
+        scalar = b.constant(np.array(value, dtype=op.outputs[0].dtype), op.name + "/value")
+        return [b.one("Expand", [scalar, b.one("Shape", inputs, op.name + "/shape")], op.name)]
+    return convert
+
+
+CONVERTERS["ZerosLike"] = _like(0)
+CONVERTERS["OnesLike"] = _like(1)
+
+
+@_converts("Range")
+def _range(b, op, inputs):
+    return [b.one("Range", inputs, op.name)]
+
+
+_INT64_MAX, _INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+
+
+@_converts("StridedSlice")
+def _strided_slice(b, op, inputs):
+    """``x[key]`` item by item: slices → Slice, indices → Gather (drops the axis), None → Unsqueeze."""
+    value, dynamic = inputs[0], inputs[1:]
+    key = op.attrs["key"]
+    rank = op.inputs[0].ndim
+    consumed = sum(1 for item in key if item[0] in ("index", "slice"))
+    position = 0
+
+    def number(component, default, hint):
+        if component is None:
+            return b.constant(np.array([default], dtype=np.int64), hint)
+        if type(component) is tuple:
+            wide = _int64(b, dynamic[component[1]], hint + "/int64")
+            return b.one("Reshape", [wide, b.constant(np.array([1], np.int64), hint + "/one")], hint)
+        return b.constant(np.array([component], dtype=np.int64), hint)
+
+    def axis():
+        return b.constant(np.array([position], dtype=np.int64), op.name + "/axis")
+
+    for item in key:
+        kind = item[0]
+        if kind == "index":
+            index = item[1]
+            index = (b.one("Reshape", [dynamic[index[1]], b.constant(np.array([], np.int64), op.name + "/scalar")],
+                           op.name + "/index") if type(index) is tuple
+                     else b.constant(np.array(index, dtype=np.int64), op.name + "/index"))
+            value = b.one("Gather", [value, index], op.name + "/gather", axis=position)
+        elif kind == "slice":
+            start, stop, step = item[1:]
+            if type(step) is tuple and (start is None or stop is None):
+                raise ExportError(f"{op.name}: a slice with a run-time step and an open end cannot be exported")
+            backwards = step is not None and type(step) is not tuple and step < 0
+            starts = number(start, _INT64_MAX if backwards else 0, op.name + "/start")
+            ends = number(stop, _INT64_MIN if backwards else _INT64_MAX, op.name + "/stop")
+            steps = number(step, 1, op.name + "/step")
+            value = b.one("Slice", [value, starts, ends, axis(), steps], op.name + "/slice")
+            position += 1
+        elif kind == "newaxis":
+            value = b.one("Unsqueeze", [value, axis()], op.name + "/newaxis")
+            position += 1
+        else:  # ellipsis: skip the dims no other item consumes
+            if rank is None:
+                raise ExportError(f"{op.name}: '...' in a subscript of a tensor of unknown rank cannot be exported")
+            position += rank - consumed
+    return [b.one("Identity", [value], op.name)]
+
+
+# --- control flow ----------------------------------------------------------------------------------
+@_converts("If")
+def _if(b, op, inputs):
+    condition, branch_inputs = inputs[0], inputs[1:]
+    branches = {}
+    for attr in ("then_branch", "else_branch"):
+        graph = op.attrs[attr]
+        bindings = dict(zip(graph.inputs, branch_inputs))  # branches read outer names directly
+        branches[attr] = b.subgraph(graph, bindings, graph.outputs, f"{op.name}_{attr}")
+    return b.node("If", [condition], op.name, len(op.outputs), **branches)
+
+
+@_converts("While")
+def _while(b, op, inputs):
+    count = op.attrs["num_loop_vars"]
+    initial, captured = inputs[:count], inputs[count:]
+    cond_graph, body_graph = op.attrs["cond"], op.attrs["body"]
+    first_test = b.emit(cond_graph, dict(zip(cond_graph.inputs, inputs)), cond_graph.outputs)[0]
+    limit = op.attrs.get("maximum_iterations")
+    trip_count = "" if limit is None else b.constant(np.array(int(limit), dtype=np.int64), op.name + "/limit")
+
+    # ONNX Loop body: (iteration, condition, *loop vars) -> (condition, *next loop vars)
+    body_inputs = [b.fresh(f"{op.name}/iteration"), b.fresh(f"{op.name}/condition")]
+    loop_var_names = [b.fresh(f"{op.name}/{t.op.name}") for t in body_graph.inputs[:count]]
+    infos = [b.value_info(body_inputs[0], np.int64, ()), b.value_info(body_inputs[1], np.bool_, ())]
+    infos += [b.value_info(name, t.dtype, t.shape) for name, t in zip(loop_var_names, body_graph.inputs)]
+    bindings = dict(zip(body_graph.inputs, loop_var_names + captured))
+
+    def body_with_test(inner):
+        next_vars = inner.emit(body_graph, bindings, body_graph.outputs)
+        test = inner.emit(cond_graph, dict(zip(cond_graph.inputs, next_vars + captured)), cond_graph.outputs)[0]
+        return [test] + next_vars
+
+    body = b.loop_body(body_with_test, f"{op.name}_body", infos,
+                       [(np.bool_, ())] + [(t.dtype, t.shape) for t in body_graph.outputs])
+    return b.node("Loop", [trip_count, first_test] + initial, op.name, count, body=body)

@@ -1,0 +1,136 @@
+"""The one op registry. Each op is declared once here-by-registration; everything reads it.
+
+An ``OpDef`` has a name (the op type, e.g. ``"MatMul"``), its input argument names, a function that
+infers output dtypes/shapes from input specs and attrs, a numpy kernel, and whether it is stateful.
+Eager execution, tracing, constant folding, the executor, serialization, drawing and export all look
+ops up here by name.
+
+>>> from runtime.core.registry import get_op
+>>> get_op("MatMul").inputs
+('a', 'b')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from runtime.core import context, dtypes
+from runtime.core.errors import InvalidArgumentError
+from runtime.core.tensor import EagerTensor, Shape, Tensor
+
+OutputSpec = Tuple[np.dtype, Shape]
+InferFn = Callable[[List[OutputSpec], Dict[str, Any]], List[OutputSpec]]
+
+
+@dataclass(frozen=True, eq=False)
+class OpDef:
+    """Declaration of one op type.
+
+    ``inputs``: argument names, used for naming captured constants (``Greater/y``) and for
+    documentation; a single name starting with ``*`` means "any number of inputs".
+    ``infer(input_specs, attrs)`` returns one (dtype, shape) per output; shapes use None for unknown
+    dims and raise ``ValueError``/``TypeError`` with a clear message on incompatible inputs.
+    ``kernel(*arrays, **attrs)`` returns an ndarray (one output) or a tuple of ndarrays.
+    ``stateful`` ops are never pruned, folded or merged, and run in program order.
+    ``shape_only`` ops (``Shape``, ``Size``, ``Rank``) read only their inputs' dtypes and shapes, never
+    the values, so constant folding evaluates them whenever those shapes are fully known.
+    """
+
+    name: str
+    inputs: Tuple[str, ...]
+    infer: InferFn
+    kernel: Optional[Callable[..., Any]]
+    stateful: bool = False
+    doc: str = ""
+    attr_names: Tuple[str, ...] = field(default=())
+    shape_only: bool = False
+
+    def input_name(self, index: int) -> str:
+        if len(self.inputs) == 1 and self.inputs[0].startswith("*"):
+            return f"{self.inputs[0][1:]}_{index}"
+        return self.inputs[index] if index < len(self.inputs) else f"input_{index}"
+
+
+_REGISTRY: Dict[str, OpDef] = {}
+
+
+def register_op(name: str, inputs: Sequence[str], infer: InferFn, kernel: Optional[Callable[..., Any]],
+                stateful: bool = False, doc: str = "", shape_only: bool = False) -> OpDef:
+    """Declare an op. Registering the same name twice is a programming error."""
+    if name in _REGISTRY:
+        raise ValueError(f"op {name!r} is already registered")
+    op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc, shape_only=shape_only)
+    _REGISTRY[name] = op_def
+    return op_def
+
+
+def get_op(name: str) -> OpDef:
+    """The registered ``OpDef`` called ``name``; ``KeyError`` with the known names otherwise."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown op {name!r}; registered ops: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def registered_ops() -> Dict[str, OpDef]:
+    return dict(_REGISTRY)
+
+
+def run_kernel(op_def: OpDef, arrays: Sequence[np.ndarray], attrs: Dict[str, Any], node_name: str,
+               kernel: Optional[Callable[..., Any]] = None):
+    """Run ``op_def``'s kernel (or ``kernel``, for ops a backend runs itself, such as If/While), turning
+    numpy's complaints into InvalidArgumentError naming the node."""
+    try:
+        return (kernel or op_def.kernel)(*arrays, **attrs)
+    except InvalidArgumentError as error:
+        if str(error).startswith(node_name + ":"):
+            raise
+        raise InvalidArgumentError(f"{node_name}: {error}") from None
+    except (ValueError, IndexError, FloatingPointError, ZeroDivisionError) as error:
+        raise InvalidArgumentError(f"{node_name}: {error}") from None
+
+
+def apply_op(op_def: OpDef, inputs: Sequence[Tensor], attrs: Optional[Dict[str, Any]] = None,
+             name: Optional[str] = None):
+    """Run an op now (eager) or add it to the graph being traced; returns tensor(s).
+
+    ``inputs`` are tensors (convert Python values first, see ``runtime.ops.convert``).
+    Returns a single tensor for one-output ops, else a tuple.
+    """
+    attrs = attrs or {}
+    graph = context.current_graph()
+    if graph is None:
+        try:
+            arrays = [t._value for t in inputs]
+        except AttributeError:
+            raise _leaked_symbolic_error(op_def, inputs) from None
+        result = run_kernel(op_def, arrays, attrs, op_def.name)
+        if isinstance(result, tuple):
+            return tuple(EagerTensor(_as_array(r)) for r in result)
+        return EagerTensor(_as_array(result))
+    op = graph.create_op(op_def, inputs, attrs, name=name)
+    return op.outputs[0] if len(op.outputs) == 1 else tuple(op.outputs)
+
+
+def _leaked_symbolic_error(op_def: OpDef, inputs: Sequence[Tensor]) -> Exception:
+    leaked = [t for t in inputs if not isinstance(t, EagerTensor)]
+    return TypeError(
+        f"{op_def.name}: input {leaked[0]!r} is a symbolic tensor from a traced function, used outside "
+        "of it. Return it from the function instead of storing it (e.g. in a global or an attribute).")
+
+
+def _as_array(value) -> np.ndarray:
+    # Kernels may return numpy scalars (e.g. reductions); keep everything an ndarray.
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
+def infer_output_specs(op_def: OpDef, input_specs: List[OutputSpec], attrs: Dict[str, Any],
+                       node_name: str) -> List[OutputSpec]:
+    """Shape/dtype inference with the node named in any error."""
+    try:
+        specs = op_def.infer(input_specs, attrs)
+    except (ValueError, TypeError) as error:
+        raise type(error)(f"{node_name} ({op_def.name}): {error}") from None
+    return [(dtypes.as_dtype(d), s) for d, s in specs]

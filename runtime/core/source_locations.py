@@ -1,0 +1,92 @@
+"""Where in the user's source each graph op was created, so errors raised while a graph runs point there.
+
+While tracing, every new op remembers the first frame on the stack outside the libraries (runtime
+itself, and any library that registered its directory): ``(filename, line, function)``. That costs one
+short walk up the stack per op; turning it into text happens only when an error is raised. A library
+that runs the user's code in a generated form (autograph_lite) registers a mapper from a generated
+line back to the user's original one.
+
+>>> from runtime.core.source_locations import format_user_code, SourceLocation
+>>> print(format_user_code([SourceLocation("model.py", 3, "f", "y = rt.gather(x, [5])")]).strip())
+in user code:
+    File "model.py", line 3, in f
+      y = rt.gather(x, [5])
+"""
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
+
+
+class SourceLocation(NamedTuple):
+    filename: str
+    lineno: int
+    function_name: str
+    source_line: str
+
+
+# (code filename, line, code name) of the frame that created an op, resolved only when needed.
+CreationSite = Tuple[str, int, str]
+LocationMapper = Callable[[str, int], Optional[Sequence]]  # returns (filename, lineno, function, line)
+
+FROM_STACK = object()  # "look on the stack for the creation site" (the default of Graph.create_op)
+_USER_CODE_HEADER = "\n  in user code:"
+# the runtime package: this file is runtime/core/source_locations.py
+_library_prefixes: Tuple[str, ...] = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
+_mappers: List[LocationMapper] = []
+
+
+def register_library(directory: str, mapper: Optional[LocationMapper] = None) -> None:
+    """Skip frames of files under ``directory`` when recording where an op was created; ``mapper``
+    (if given) maps a frame of generated code to the user's original line, or returns None.
+
+    Example: ``register_library(os.path.dirname(mylib.__file__), mylib.origin_of)``.
+    """
+    global _library_prefixes
+    prefix = os.path.abspath(directory) + os.sep
+    if prefix not in _library_prefixes:
+        _library_prefixes += (prefix,)
+    if mapper is not None and mapper not in _mappers:
+        _mappers.append(mapper)
+
+
+def creation_site() -> Optional[CreationSite]:
+    """The innermost frame of the caller's stack that is not library code (None if there is none)."""
+    frame = sys._getframe(1)
+    prefixes = _library_prefixes
+    while frame is not None:
+        code = frame.f_code
+        if not code.co_filename.startswith(prefixes):
+            return code.co_filename, frame.f_lineno, code.co_name
+        frame = frame.f_back
+    return None
+
+
+def resolve(site: CreationSite) -> SourceLocation:
+    """The user's file, line, function and source text for a recorded creation site."""
+    filename, lineno, function_name = site
+    for mapper in _mappers:
+        mapped = mapper(filename, lineno)
+        if mapped is not None:
+            return SourceLocation(*mapped)
+    return SourceLocation(filename, lineno, function_name, linecache.getline(filename, lineno).strip())
+
+
+def format_user_code(locations: Sequence[SourceLocation], heading: str = "in user code") -> str:
+    """The 'in user code:' section appended to errors, one entry per location (outermost first)."""
+    body = "".join(f'\n    File "{where.filename}", line {where.lineno}, in {where.function_name}'
+                   f'\n      {where.source_line}' for where in locations)
+    return f"\n  {heading}:{body}"
+
+
+def with_creation_site(error: BaseException, site: Optional[CreationSite]) -> BaseException:
+    """``error`` (raised while a graph ran) with the user line that created the failing op appended
+    to its message, unless a nested graph already added one."""
+    if site is None or len(error.args) != 1 or not isinstance(error.args[0], str):
+        return error
+    message = error.args[0]
+    if _USER_CODE_HEADER not in message:
+        error.args = (message + format_user_code([resolve(site)]),)
+    return error

@@ -1,0 +1,231 @@
+"""Tensors: the values ops consume and produce.
+
+``EagerTensor`` holds a numpy array and is what you get outside a traced function.
+``SymbolicTensor`` is the output of an op inside a graph being traced: it knows its dtype and
+(possibly partial) shape, but not its value, so Python cannot branch on it.
+
+>>> t = constant([1.0, 0.0])
+>>> t
+Tensor([1. 0.], shape=(2,), dtype=float32)
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from runtime.core import dtypes
+from runtime.core.errors import OperatorNotAllowedInGraphError
+
+Shape = Optional[Tuple[Optional[int], ...]]  # None = unknown rank; a None dim = unknown size
+
+
+class Tensor:
+    """Base class of eager and symbolic tensors; carries the Python operator overloads."""
+
+    __slots__ = ()
+    __array_priority__ = 100  # make ``ndarray + tensor`` defer to our reflected operators
+
+    # Python operators (+, *, <, [], ...) are installed by runtime.ops.operators: each is one op.
+
+    @property
+    def ndim(self) -> Optional[int]:
+        return None if self.shape is None else len(self.shape)
+
+
+class EagerTensor(Tensor):
+    """A tensor with a concrete value (a numpy array of one of the supported dtypes)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: np.ndarray):
+        self._value = value
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return self._value.shape
+
+    def numpy(self) -> np.ndarray:
+        """The value as a numpy array (a scalar tensor gives a 0-d array's scalar, like TF)."""
+        value = self._value
+        return value[()] if value.ndim == 0 else value
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value if dtype is None else self._value.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"Tensor({self._value}, shape={self._value.shape}, dtype={self._value.dtype.name})"
+
+    __str__ = __repr__
+
+    def __bool__(self) -> bool:
+        if self._value.size != 1:
+            raise ValueError(
+                f"The truth value of a tensor with shape {self._value.shape} is ambiguous; "
+                "reduce it first, e.g. rt.reduce_any(t) or rt.reduce_all(t)")
+        return bool(self._value)
+
+    def __int__(self) -> int: return int(self._value)
+    def __float__(self) -> float: return float(self._value)
+    def __index__(self) -> int:
+        if not dtypes.is_integer(self._value.dtype) or self._value.ndim != 0:
+            raise TypeError(f"only scalar integer tensors can be used as an index, got {self!r}")
+        return int(self._value)
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a scalar tensor")
+        return len(self._value)
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a scalar tensor")
+        return (EagerTensor(row) for row in self._value)
+
+
+_LIBRARY_MODULES = ("runtime", "autograph_lite")  # by name only: runtime never imports autograph_lite
+
+
+def _user_location() -> str:
+    """' (File "f.py", line 3, in g)' for the innermost caller outside this library, if it is a real file.
+
+    Converted code (a generated "<...>" file) gets its user location from autograph_lite instead.
+    """
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in _LIBRARY_MODULES:
+        frame = frame.f_back
+    if frame is None or frame.f_code.co_filename.startswith("<"):
+        return ""
+    return f' (File "{frame.f_code.co_filename}", line {frame.f_lineno}, in {frame.f_code.co_name})'
+
+
+def _symbolic_misuse(tensor: "SymbolicTensor", what: str, fix: str, as_what: str = "") -> OperatorNotAllowedInGraphError:
+    return OperatorNotAllowedInGraphError(
+        f"{what} a symbolic tensor ({tensor.name}, dtype={tensor.dtype.name}, shape={tensor.shape}){as_what} "
+        f"is not allowed while tracing{_user_location()}: its value is only known when the graph runs. {fix}")
+
+
+_CONTROL_FLOW_FIX = ("Let ag.function convert the Python control flow (autograph=True), or use "
+                     "rt.cond / rt.while_loop explicitly.")
+
+
+class SymbolicTensor(Tensor):
+    """The output number ``index`` of ``op`` in a graph being traced."""
+
+    __slots__ = ("op", "index", "dtype", "shape")
+
+    def __init__(self, op, index: int, dtype: np.dtype, shape: Shape):
+        self.op = op
+        self.index = index
+        self.dtype = dtype
+        self.shape = shape
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.index}"
+
+    def __repr__(self) -> str:
+        return f"<SymbolicTensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
+
+    def __bool__(self):
+        raise _symbolic_misuse(self, "Using", _CONTROL_FLOW_FIX, as_what=" as a Python bool")
+
+    def __len__(self):
+        raise _symbolic_misuse(self, "Taking len() of",
+                               "Use rt.shape(t)[0] for a dynamic length, or give the argument a fixed shape.")
+
+    def __iter__(self):
+        raise _symbolic_misuse(self, "Iterating over",
+                               "Iterate with a `for` statement in a converted function (ag.function), which "
+                               "becomes a graph loop; comprehensions, unpacking and list(...) are not converted. "
+                               "Outside converted code use rt.while_loop.")
+
+    def __index__(self):
+        raise _symbolic_misuse(self, "Using", "Use tensor ops (e.g. rt.gather) instead.",
+                               as_what=" as a Python int (e.g. a list index)")
+
+    def __int__(self):
+        raise _symbolic_misuse(self, "Converting to a Python int",
+                               "Use rt.cast(t, rt.int32) to stay in the graph.")
+
+    def __float__(self):
+        raise _symbolic_misuse(self, "Converting to a Python float",
+                               "Use rt.cast(t, rt.float32) to stay in the graph.")
+
+    def numpy(self):
+        raise _symbolic_misuse(self, "Calling .numpy() on",
+                               "Return the tensor from the function, or use rt.print to see it at run time.")
+
+
+def is_symbolic(value: Any) -> bool:
+    """True if ``value`` is a tensor inside a graph being traced (its value is not known yet)."""
+    return isinstance(value, SymbolicTensor)
+
+
+def is_tensor(value: Any) -> bool:
+    return isinstance(value, Tensor)
+
+
+def _spec_shape(shape: Any) -> Tuple[Optional[int], ...]:
+    try:
+        dims = None if isinstance(shape, str) else tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is not None and all(d is None or isinstance(d, (int, np.integer)) for d in dims):
+        return tuple(None if d is None else int(d) for d in dims)
+    raise TypeError(f"TensorSpec: shape must be a list of ints or None, got {shape!r}; "
+                    "e.g. rt.TensorSpec(shape=[None, 3], dtype=rt.float32)")
+
+
+class TensorSpec:
+    """Describes a tensor argument: shape (``None`` dims accept any size) and dtype.
+
+    >>> TensorSpec([None, 3], float32)
+    TensorSpec(shape=(None, 3), dtype=float32, name=None)
+    """
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape=None, dtype=dtypes.float32, name: Optional[str] = None):
+        self.shape: Shape = None if shape is None else _spec_shape(shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, tensor: Any, name: Optional[str] = None) -> "TensorSpec":
+        return cls(tensor.shape, tensor.dtype, name)
+
+    def is_compatible_with(self, tensor: Any) -> bool:
+        """True if a tensor/array of this dtype and a shape matching every known dim is accepted."""
+        if tensor.dtype != self.dtype:
+            return False
+        return shape_compatible(self.shape, tensor.shape)
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype, self.name) == (
+            other.shape, other.dtype, other.name)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.name))
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name}, name={self.name!r})"
+
+
+def shape_compatible(expected: Shape, actual: Shape) -> bool:
+    """True if ``actual`` fits ``expected`` (None rank or None dims in ``expected`` match anything)."""
+    if expected is None or actual is None:
+        return True
+    if len(expected) != len(actual):
+        return False
+    return all(e is None or a is None or e == a for e, a in zip(expected, actual))
+

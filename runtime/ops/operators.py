@@ -1,0 +1,44 @@
+"""Python's operators on tensors: each one is a registered op, installed on ``Tensor`` here.
+
+``Tensor`` lives in ``runtime.core`` and knows no ops; importing this module (the ops package does)
+gives it ``+ - * / // % ** @``, unary ``- abs ~``, ``& |``, the elementwise comparisons and ``[]``,
+the way TensorFlow's ``_override_operator`` does.
+
+>>> import runtime as rt
+>>> rt.constant([1, 2]) * 3 + 1
+Tensor([4 7], shape=(2,), dtype=int32)
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from runtime.core.tensor import Tensor
+from runtime.ops.indexing import slice_by_key
+from runtime.ops.logical_ops import logical_and, logical_not, logical_or
+from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater_equal, less, less_equal, matmul,
+                                  mod, multiply, not_equal, pow, subtract)  # noqa: A004
+from runtime.ops.unary_ops import abs, negative  # noqa: A004
+
+
+def _binary(name: str, op: Callable) -> None:
+    setattr(Tensor, f"__{name}__", lambda self, other: op(self, other))
+    setattr(Tensor, f"__r{name}__", lambda self, other: op(other, self))
+
+
+def install_operators() -> None:
+    """Give ``Tensor`` its Python operators (idempotent)."""
+    for name, op in {"add": add, "sub": subtract, "mul": multiply, "truediv": divide, "floordiv": floordiv,
+                     "mod": mod, "pow": pow, "matmul": matmul, "and": logical_and, "or": logical_or}.items():
+        _binary(name, op)
+    for name, op in {"lt": less, "le": less_equal, "gt": greater, "ge": greater_equal, "eq": equal,
+                     "ne": not_equal}.items():
+        setattr(Tensor, f"__{name}__", lambda self, other, op=op: op(self, other))
+    Tensor.__neg__ = lambda self: negative(self)
+    Tensor.__pos__ = lambda self: self
+    Tensor.__abs__ = lambda self: abs(self)
+    Tensor.__invert__ = lambda self: logical_not(self)
+    Tensor.__getitem__ = lambda self, key: slice_by_key(self, key)
+    Tensor.__hash__ = object.__hash__  # identity: tensors are dict keys internally, though == is elementwise
+
+
+install_operators()

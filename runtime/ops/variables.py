@@ -1,0 +1,183 @@
+"""Variables: mutable state shared by eager code and every traced function that uses it.
+
+A ``Variable`` is a ``Tensor`` whose value is its current array, so eager ops use it directly. In a
+graph it is read by a stateful ``ReadVariableOp`` and written by ``AssignVariableOp`` /
+``AssignAddVariableOp`` / ``AssignSubVariableOp`` (attr ``variable``: the Variable itself, by
+identity). Stateful ops run on every call, in program order, so reads see earlier writes.
+
+>>> v = Variable(1.0, name="counter")
+>>> v.assign_add(2.0)
+<Variable 'counter' shape=() dtype=float32, numpy=3.0>
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Optional
+
+import numpy as np
+
+from runtime.core import context
+from runtime.ops.convert import convert_to_tensor
+from runtime.core.registry import apply_op, register_op
+from runtime.core.tensor import EagerTensor, Tensor, _symbolic_misuse, shape_compatible
+
+
+def _variable_spec(specs, attrs):
+    variable = attrs["variable"]
+    return [(variable.dtype, variable.shape)]
+
+
+def _read_kernel(*, variable):
+    return variable._array
+
+
+def _assign_kernel(value, *, variable):
+    new_value = np.array(value, dtype=variable.dtype, copy=True)  # never alias the caller's array
+    variable._array = new_value
+    return new_value
+
+
+def _assign_add_kernel(delta, *, variable):
+    with variable._lock:  # read-modify-write: keep concurrent increments from losing updates
+        new_value = np.asarray(variable._array + delta, dtype=variable.dtype)
+        variable._array = new_value
+    return new_value
+
+
+def _assign_sub_kernel(delta, *, variable):
+    with variable._lock:
+        new_value = np.asarray(variable._array - delta, dtype=variable.dtype)
+        variable._array = new_value
+    return new_value
+
+
+READ_VARIABLE = register_op("ReadVariableOp", (), _variable_spec, _read_kernel, stateful=True,
+                            doc="The current value of attr 'variable'.")
+ASSIGN_VARIABLE = register_op("AssignVariableOp", ("value",), _variable_spec, _assign_kernel, stateful=True,
+                              doc="Sets attr 'variable' to 'value'; outputs the new value.")
+ASSIGN_ADD_VARIABLE = register_op("AssignAddVariableOp", ("value",), _variable_spec, _assign_add_kernel,
+                                  stateful=True, doc="Adds 'value' to attr 'variable'; outputs the new value.")
+ASSIGN_SUB_VARIABLE = register_op("AssignSubVariableOp", ("value",), _variable_spec, _assign_sub_kernel,
+                                  stateful=True, doc="Subtracts 'value' from attr 'variable'; outputs the new value.")
+
+
+def _numpy_text(array: np.ndarray) -> str:
+    return str(array.item()) if array.ndim == 0 else np.array_repr(array)
+
+
+class Variable(Tensor):
+    """A named, mutable tensor. Create it outside traced functions; read and assign it anywhere.
+
+    >>> v = Variable([1, 2])
+    >>> (v + 1).numpy()
+    array([2, 3], dtype=int32)
+    """
+
+    __slots__ = ("_array", "name", "trainable", "_lock", "__weakref__")
+
+    def __init__(self, initial_value: Any, dtype: Any = None, name: Optional[str] = None,
+                 trainable: bool = True):
+        if context.in_graph_mode():
+            raise ValueError(
+                f"rt.Variable({name or 'Variable'!r}) was created while tracing a function. Variables hold "
+                "state across calls, so create them once, outside the function (e.g. at module level or in "
+                "__init__), and only read or assign them inside it.")
+        if callable(initial_value):
+            initial_value = initial_value()
+        tensor = convert_to_tensor(np.asarray(initial_value) if isinstance(initial_value, Tensor)
+                                   else initial_value, dtype)
+        self._array = np.array(tensor._value, copy=True)
+        self.name = name or "Variable"
+        self.trainable = trainable
+        self._lock = threading.Lock()
+
+    # --- what makes it a tensor ----------------------------------------------------------------------
+    @property
+    def _value(self) -> np.ndarray:
+        return self._array
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._array.dtype
+
+    @property
+    def shape(self):
+        return self._array.shape
+
+    def _graph_tensor(self, graph):
+        """Read the variable inside ``graph`` (a stateful op), tracking it in the enclosing FuncGraphs."""
+        outer = graph
+        while outer is not None:
+            if hasattr(outer, "track_variable"):
+                outer.track_variable(self)
+            outer = getattr(outer, "outer_graph", None)
+        return graph.create_op(READ_VARIABLE, [], {"variable": self}).outputs[0]
+
+    # --- reading -------------------------------------------------------------------------------------
+    def read_value(self) -> Tensor:
+        """The current value: an eager tensor, or a ``ReadVariableOp`` output while tracing."""
+        graph = context.current_graph()
+        if graph is None:
+            return EagerTensor(self._array)
+        return self._graph_tensor(graph)
+
+    def value(self) -> Tensor:
+        return self.read_value()
+
+    def numpy(self):
+        if context.in_graph_mode():
+            raise _symbolic_misuse(self.read_value(), "Calling .numpy() on (a read of) Variable "
+                                   f"'{self.name}', which is", "Return the value from the function instead.")
+        array = self._array.copy()
+        return array[()] if array.ndim == 0 else array
+
+    def __array__(self, dtype=None, copy=None):
+        return self._array if dtype is None else self._array.astype(dtype)
+
+    def __bool__(self): return bool(self.read_value())
+    def __int__(self): return int(self.read_value())
+    def __float__(self): return float(self.read_value())
+    def __index__(self): return self.read_value().__index__()
+    def __len__(self): return len(self.read_value())
+    def __iter__(self): return iter(self.read_value())
+
+    def __repr__(self) -> str:
+        return (f"<Variable '{self.name}' shape={self._array.shape} dtype={self._array.dtype.name}, "
+                f"numpy={_numpy_text(self._array)}>")
+
+    __str__ = __repr__
+
+    # --- writing -------------------------------------------------------------------------------------
+    def assign(self, value: Any):
+        """Set the value (same dtype and shape). Eagerly returns the Variable; traced, the new value."""
+        return self._write(ASSIGN_VARIABLE, value, "assign")
+
+    def assign_add(self, delta: Any):
+        """Add ``delta`` to the value in place (``v += delta``)."""
+        return self._write(ASSIGN_ADD_VARIABLE, delta, "assign_add")
+
+    def assign_sub(self, delta: Any):
+        """Subtract ``delta`` from the value in place (``v -= delta``)."""
+        return self._write(ASSIGN_SUB_VARIABLE, delta, "assign_sub")
+
+    def _write(self, op_def, value: Any, method: str):
+        tensor = self._converted(value, method)
+        graph = context.current_graph()
+        if graph is None:
+            op_def.kernel(tensor._value, variable=self)
+            return self
+        return apply_op(op_def, [tensor], {"variable": self})
+
+    def _converted(self, value: Any, method: str) -> Tensor:
+        if isinstance(value, Tensor) and value.dtype != self.dtype:
+            raise TypeError(f"Variable '{self.name}'.{method}(): the value has dtype {value.dtype.name} but the "
+                            f"variable is {self.dtype.name}; convert it with rt.cast(value, rt.{self.dtype.name})")
+        try:
+            tensor = convert_to_tensor(value, self.dtype)
+        except TypeError as error:
+            raise TypeError(f"Variable '{self.name}'.{method}(): {error}") from None
+        if not shape_compatible(self.shape, tensor.shape):
+            raise ValueError(f"Variable '{self.name}'.{method}(): the value has shape {tensor.shape} but the "
+                             f"variable has shape {self.shape}; a variable's shape cannot change")
+        return tensor
+

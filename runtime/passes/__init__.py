@@ -1,0 +1,62 @@
+"""Graph optimizer: a pipeline of passes, each FuncGraph → new FuncGraph (the input is never changed).
+
+``optimize_graph`` is what a concrete function runs once after tracing; the traced graph stays
+intact for debugging. Passes recurse into If/While subgraphs.
+
+>>> import runtime as rt
+>>> from runtime.core.graph import FuncGraph
+>>> from runtime.core.context import graph_scope
+>>> g = FuncGraph("f")
+>>> with graph_scope(g):
+...     x = g.add_placeholder(rt.int32, (2,))
+...     g.outputs = [rt.multiply(x, rt.add(rt.constant(0), 1))]   # x * (0 + 1) -> x
+>>> [op.type for op in optimize_graph(g).operations]
+['Placeholder']
+"""
+from __future__ import annotations
+
+from typing import List
+
+from runtime.core.graph import FuncGraph
+from runtime.passes.arithmetic import simplify_arithmetic, simplify_op
+from runtime.passes.constant_folding import fold_constants, fold_op
+from runtime.passes.cse import cse_rule, eliminate_common_subexpressions
+from runtime.passes.prune import prune
+from runtime.passes.rewrite import rebuild
+
+__all__ = ["optimize_graph", "prune", "fold_constants", "eliminate_common_subexpressions",
+           "simplify_arithmetic"]
+
+_MAX_ROUNDS = 3
+
+
+def optimize_graph(func_graph: FuncGraph) -> FuncGraph:
+    """Simplify arithmetic, fold constants and merge common subexpressions, then prune.
+
+    All three rules run in one forward walk over the graph: each op sees its already-optimized
+    inputs, so one walk reaches what repeated passes would. Only an ``If`` replaced by its branch
+    (constant condition) brings in ops the walk has not seen; then another round runs. Returns a new
+    FuncGraph with the same inputs and outputs (and output structure).
+    """
+    graph = func_graph
+    for _ in range(_MAX_ROUNDS):
+        inlined: List[bool] = []
+        graph = prune(rebuild(graph, lambda source: _combined_rule(inlined)))
+        if not inlined:
+            break
+    return graph
+
+
+def _combined_rule(inlined: List[bool]):
+    merge = cse_rule()
+
+    def rule(op, inputs, builder):
+        for step in (simplify_op, fold_op, merge):
+            replacement = step(op, inputs, builder)
+            if replacement is not None:
+                if op.type == "If":
+                    inlined.append(True)
+                return replacement
+        return None
+
+    return rule

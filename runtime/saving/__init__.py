@@ -1,0 +1,1 @@
+"""Saving and loading traced functions (JSON + .npz; never pickle, never eval)."""

@@ -1,0 +1,330 @@
+"""``rt.save`` / ``rt.load``: traced functions as portable artifacts that need no Python source.
+
+A saved function is a directory holding
+
+- ``graph.json``: the format version, the parameters, the variables, and per traced signature its
+  input signature, output structure and graph (ops with type, name, inputs and attrs encoded by type;
+  If/While subgraphs nested; see ``runtime.backends.graph_codec``);
+- ``constants.npz``: every array (constants, variable values), read with ``allow_pickle=False``.
+
+Loading never imports the user's module, never unpickles and never evaluates anything from the files:
+ops are looked up by name in the registry and rebuilt through ``Graph.create_op``, and the result runs
+through the same optimizer and executor as a freshly traced function. A file that is damaged,
+truncated, hand-edited into an inconsistent graph, from another format version, names an unknown op,
+or points outside the directory raises ``rt.errors.LoadError``; nothing half-built is returned.
+
+>>> import tempfile, runtime as rt
+>>> f = rt.Function(lambda x: x * 2)
+>>> _ = f(rt.constant([1, 2]))
+>>> directory = tempfile.mkdtemp()
+>>> rt.save(f, directory)
+>>> rt.load(directory)(rt.constant([3, 4]))
+Tensor([6 8], shape=(2,), dtype=int32)
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any, Dict, List, Sequence, Union
+
+import numpy as np
+
+from runtime.core import nest
+from runtime.tracing.concrete_function import ConcreteFunction
+from runtime.core.errors import LoadError, SaveError
+from runtime.backends.graph_codec import OutputRef, decode_graph, decode_value, encode_graph, encode_value
+from runtime.tracing.signature import accepts, describe_key, make_key
+from runtime.core.tensor import SymbolicTensor
+
+FORMAT = "autograph_lite.saved_function"
+FORMAT_VERSION = 1
+GRAPH_FILE = "graph.json"
+CONSTANTS_FILE = "constants.npz"
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+# --- saving ----------------------------------------------------------------------------------------
+class _VariableTable:
+    """Numbers the Variables met while encoding, in order of first use."""
+
+    def __init__(self):
+        self.variables: List[Any] = []
+
+    def index(self, variable: Any) -> int:
+        for i, known in enumerate(self.variables):
+            if known is variable:
+                return i
+        self.variables.append(variable)
+        return len(self.variables) - 1
+
+
+def _concrete_functions(function: Any) -> List[ConcreteFunction]:
+    if isinstance(function, ConcreteFunction):
+        return [function]
+    traces = getattr(function, "concrete_functions", None)
+    if traces is None or callable(traces):
+        raise SaveError(f"rt.save expects a Function (rt.Function / ag.function) or a ConcreteFunction, got "
+                        f"{type(function).__name__}")
+    traces = list(traces)
+    if not traces:
+        name = getattr(function, "__name__", None) or getattr(function, "name", "function")
+        raise SaveError(f"{name} has not been traced yet, so there is no graph to save; call it once (or call "
+                        "get_concrete_function(rt.TensorSpec(...))) before rt.save")
+    return traces
+
+
+def _output_structure(concrete: ConcreteFunction) -> Any:
+    graph = concrete.unoptimized_graph
+    position = {id(t): i for i, t in reversed(list(enumerate(graph.outputs)))}
+
+    def replace(leaf):
+        if isinstance(leaf, SymbolicTensor):
+            if id(leaf) not in position:
+                raise SaveError(f"{concrete.name}: a returned tensor ({leaf.name}) is not among the graph's outputs")
+            return OutputRef(position[id(leaf)])
+        return leaf
+    structure = graph.structured_outputs
+    if isinstance(structure, SymbolicTensor):
+        return replace(structure)
+    return nest.pack_sequence_as(structure, [replace(leaf) for leaf in nest.flatten(structure)])
+
+
+def _encode_concrete(concrete: ConcreteFunction, arrays, variables: _VariableTable) -> Dict[str, Any]:
+    args, _ = concrete.structured_input_signature
+    where = f"{concrete.name}: argument"
+    return {
+        "input_signature": [encode_value(value, arrays, variables.index, f"{where} '{name}'")
+                            for name, value in zip(concrete._param_names, args)],
+        "output_structure": encode_value(_output_structure(concrete), arrays, variables.index,
+                                         f"{concrete.name}: return value"),
+        "graph": encode_graph(concrete.unoptimized_graph, arrays, variables.index),
+    }
+
+
+def _parameters(function: Any, first: ConcreteFunction) -> List[Dict[str, Any]]:
+    """Name, kind and (if it has a plain JSON form) default of each parameter, to bind calls on load."""
+    python_function = getattr(function, "python_function", None)
+    try:
+        parameters = list(inspect.signature(python_function).parameters.values()) if python_function else []
+    except (TypeError, ValueError):
+        parameters = []
+    if [p.name for p in parameters] != list(first._param_names):
+        parameters = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in first._param_names]
+
+    def refuse(value):
+        raise SaveError("not saved")
+
+    described = []
+    for parameter in parameters:
+        entry: Dict[str, Any] = {"name": parameter.name, "kind": parameter.kind.name}
+        if parameter.default is not inspect.Parameter.empty:
+            trial: Dict[str, np.ndarray] = {}
+            try:
+                encoded = encode_value(parameter.default, trial, refuse, parameter.name)
+                if not trial:  # array or Variable defaults are not kept: pass them explicitly
+                    entry["default"] = encoded
+            except SaveError:
+                pass
+        described.append(entry)
+    return described
+
+
+def save(function: Any, path: PathLike) -> None:
+    """Save a traced ``Function`` (every signature traced so far) or one ``ConcreteFunction`` to ``path``.
+
+    ``path`` is a directory (created if needed). Variables are saved with their current values.
+
+    >>> import tempfile, runtime as rt
+    >>> f = rt.Function(lambda x: x + 1)
+    >>> rt.save(f.get_concrete_function(rt.TensorSpec([], rt.int32)), tempfile.mkdtemp())
+    """
+    traces = _concrete_functions(function)
+    arrays: Dict[str, np.ndarray] = {}
+    variables = _VariableTable()
+    encoded = [_encode_concrete(concrete, arrays, variables) for concrete in traces]
+    saved_variables = [{"name": v.name, "trainable": bool(v.trainable),
+                        "value": encode_value(np.array(v.numpy()), arrays, variables.index, f"variable '{v.name}'")}
+                       for v in list(variables.variables)]
+    document = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "kind": "concrete_function" if isinstance(function, ConcreteFunction) else "function",
+        "name": traces[0].name,
+        "parameters": _parameters(function, traces[0]),
+        "constants_file": CONSTANTS_FILE,
+        "variables": saved_variables,
+        "concrete_functions": encoded,
+    }
+    directory = Path(path)
+    directory.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(directory / CONSTANTS_FILE, **arrays)
+    (directory / GRAPH_FILE).write_text(json.dumps(document, separators=(",", ":")), encoding="utf-8")
+
+
+# --- loading ---------------------------------------------------------------------------------------
+class LoadedFunction:
+    """A loaded ``Function``: calls go to the saved concrete function whose signature matches.
+
+    Python-valued arguments must equal the values they were traced with; tensors must match a saved
+    dtype and shape. ``variables`` are the loaded copies (mutable; the file is not changed).
+    """
+
+    def __init__(self, name: str, signature: inspect.Signature, traces: List[ConcreteFunction],
+                 keys: List[Any], variables: List[Any]):
+        self.__name__ = self.name = name
+        self.__signature__ = signature
+        self.concrete_functions = traces
+        self._keys = keys
+        self.variables = variables
+
+    def _bind(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[Any]:
+        """One value per parameter, defaults applied, as ``Function`` canonicalizes its calls."""
+        try:
+            bound = self.__signature__.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self.name}(): {error}") from None
+        bound.apply_defaults()
+        return [bound.arguments.get(p.name, () if p.kind is p.VAR_POSITIONAL else {})
+                for p in self.__signature__.parameters.values()]
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The saved concrete function that accepts these arguments (TypeError listing them if none)."""
+        return self._match(self._bind(args, kwargs))[0]
+
+    def _match(self, values: List[Any]):
+        key, _ = make_key(tuple(values))
+        for concrete, saved_key in zip(self.concrete_functions, self._keys):
+            if accepts(saved_key, key):
+                return concrete, values
+        given = ", ".join(f"{p}={describe_key(k)}" for p, k in zip(self.__signature__.parameters, key))
+        raise TypeError(f"{self.name}: no saved signature matches ({given}). A loaded function cannot trace "
+                        f"new graphs; it accepts:\n\n{self.pretty_printed_concrete_signatures()}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        concrete, values = self._match(self._bind(args, kwargs))
+        return concrete(*[values[i] for i in concrete._tensor_params])
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        return "\n\n".join(c.pretty_printed_signature() for c in self.concrete_functions)
+
+    def __repr__(self) -> str:
+        return f"<LoadedFunction {self.name} with {len(self.concrete_functions)} signature(s)>"
+
+
+def _inside(directory: Path, name: Any) -> Path:
+    """``directory/name``, refusing anything that would leave the directory (``..``, absolute, symlinks)."""
+    if not isinstance(name, str) or not name or os.path.isabs(name):
+        raise LoadError(f"{directory / GRAPH_FILE}: bad constants file reference {name!r}")
+    target = (directory / name).resolve()
+    if not target.is_relative_to(directory.resolve()):
+        raise LoadError(f"{directory / GRAPH_FILE}: the constants file {name!r} is outside the saved directory; "
+                        "refusing to read it")
+    return target
+
+
+def _read_arrays(path: Path) -> Dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+    except FileNotFoundError:
+        raise LoadError(f"{path} is missing; a saved function needs both {GRAPH_FILE} and its constants") from None
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as error:
+        raise LoadError(f"{path} is damaged or not a numpy archive ({type(error).__name__}: {error})") from None
+
+
+def _read_document(directory: Path) -> Dict[str, Any]:
+    graph_path = directory / GRAPH_FILE
+    if not graph_path.is_file():
+        raise LoadError(f"no saved function at {directory}: {GRAPH_FILE} not found")
+    try:
+        document = json.loads(graph_path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise LoadError(f"{graph_path} is damaged or truncated: {error}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise LoadError(f"{graph_path} is not an autograph_lite saved function")
+    version = document.get("format_version")
+    if version != FORMAT_VERSION:
+        raise LoadError(f"{graph_path} has format version {version!r}; this version of autograph_lite reads "
+                        f"version {FORMAT_VERSION} (re-save the function with a matching version)")
+    return document
+
+
+def _build(document: Dict[str, Any], arrays: Dict[str, np.ndarray]):
+    from runtime.ops.variables import Variable
+    variables = []
+    for index, entry in enumerate(document["variables"]):
+        value = decode_value(entry["value"], arrays, [], f"variable {index}")
+        if not isinstance(value, np.ndarray):
+            raise LoadError(f"variable {index}: its value must be an array")
+        variables.append(Variable(value, name=str(entry["name"]), trainable=bool(entry["trainable"])))
+    signature = _signature(document["parameters"], arrays, variables)
+    parameters = list(signature.parameters)
+    traces, keys = [], []
+    for number, entry in enumerate(document["concrete_functions"]):
+        where = f"concrete function {number}"
+        values = [decode_value(v, arrays, variables, f"{where} argument") for v in entry["input_signature"]]
+        if len(values) != len(parameters):
+            raise LoadError(f"{where}: {len(values)} arguments recorded for {len(parameters)} parameters")
+        graph = decode_graph(entry["graph"], arrays, variables)
+        structure = decode_value(entry["output_structure"], arrays, variables, f"{where} output structure")
+        graph.structured_outputs = _resolve_outputs(structure, graph, where)
+        key, _ = make_key(tuple(values))
+        traces.append(ConcreteFunction(graph, str(document["name"]), parameters, tuple(values), key, variables))
+        keys.append(key)
+    if not traces:
+        raise LoadError("the file holds no concrete function")
+    if document["kind"] == "concrete_function":
+        return traces[0]
+    return LoadedFunction(str(document["name"]), signature, traces, keys, variables)
+
+
+_PARAMETER_KINDS = {kind.name: kind for kind in (
+    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.VAR_POSITIONAL,
+    inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)}
+
+
+def _signature(entries: Any, arrays, variables) -> inspect.Signature:
+    parameters = []
+    for entry in entries:
+        kind = _PARAMETER_KINDS.get(entry["kind"])
+        if kind is None:
+            raise LoadError(f"parameter {entry.get('name')!r} has an unknown kind {entry['kind']!r}")
+        default = (decode_value(entry["default"], arrays, variables, f"default of {entry['name']}")
+                   if "default" in entry else inspect.Parameter.empty)
+        parameters.append(inspect.Parameter(str(entry["name"]), kind, default=default))
+    return inspect.Signature(parameters)
+
+
+def _resolve_outputs(structure: Any, graph, where: str) -> Any:
+    def resolve(leaf):
+        if isinstance(leaf, OutputRef):
+            if leaf.index >= len(graph.outputs):
+                raise LoadError(f"{where}: output structure refers to output {leaf.index}, the graph has "
+                                f"{len(graph.outputs)}")
+            return graph.outputs[leaf.index]
+        return leaf
+    if isinstance(structure, OutputRef):
+        return resolve(structure)
+    return nest.pack_sequence_as(structure, [resolve(leaf) for leaf in nest.flatten(structure)])
+
+
+def load(path: PathLike) -> Union[LoadedFunction, ConcreteFunction]:
+    """Load what ``rt.save`` wrote: a ``LoadedFunction`` for a saved Function, else a ConcreteFunction.
+
+    Raises ``rt.errors.LoadError`` for anything wrong with the files (see the module docstring).
+    """
+    directory = Path(path)
+    document = _read_document(directory)
+    arrays = _read_arrays(_inside(directory, document.get("constants_file")))
+    try:
+        return _build(document, arrays)
+    except LoadError as error:
+        raise LoadError(f"{directory / GRAPH_FILE}: {error}") from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as error:
+        problem = f"missing entry {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
+        raise LoadError(f"{directory / GRAPH_FILE} is damaged or was edited inconsistently ({problem})") from None

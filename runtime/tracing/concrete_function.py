@@ -1,0 +1,152 @@
+"""``ConcreteFunction``: one traced graph, optimized and compiled once, callable with arrays.
+
+The traced graph stays available as ``unoptimized_graph``; ``graph`` is what runs (after the
+``runtime.passes`` passes). Execution goes through one callable built when the concrete function is
+created (``runtime.backends.executor.make_callable``).
+
+>>> import runtime as rt
+>>> f = rt.Function(lambda x: x * 2)
+>>> concrete = f.get_concrete_function(rt.TensorSpec([None], rt.int32))
+>>> concrete(rt.constant([1, 2]))
+Tensor([2 4], shape=(2,), dtype=int32)
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Sequence, Tuple
+
+import numpy as np
+
+from runtime import passes
+from runtime.backends import executor
+from runtime.core import nest
+from runtime.core.graph import FuncGraph
+from runtime.ops.convert import convert_to_tensor
+from runtime.tracing.signature import describe_spec, has_tensors, spec_structure
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
+
+
+def optimize_graph(graph: FuncGraph) -> FuncGraph:
+    """The graph after the optimizer passes (``runtime.passes``)."""
+    return passes.optimize_graph(graph)
+
+
+def build_executor(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
+    """``run(*arrays) -> [arrays]`` for ``graph``: the compiled executor."""
+    return executor.make_callable(graph)
+
+
+def _make_packer(structure: Any) -> Callable[[List[np.ndarray]], Any]:
+    """How to turn the executor's flat output arrays into the function's (nested) result."""
+    if isinstance(structure, SymbolicTensor):
+        return lambda arrays: EagerTensor(arrays[0])
+    if structure is None:
+        return lambda arrays: None
+    if isinstance(structure, (tuple, list)) and all(isinstance(t, SymbolicTensor) for t in structure) \
+            and not hasattr(type(structure), "_fields"):
+        kind = type(structure)
+        return lambda arrays: kind([EagerTensor(a) for a in arrays])
+    return lambda arrays: nest.pack_sequence_as(structure, [EagerTensor(a) for a in arrays])
+
+
+def describe_structure(structure: Any) -> str:
+    """``float32 Tensor, shape=()`` for a tensor; nested containers shown around their tensors."""
+    if isinstance(structure, (SymbolicTensor, TensorSpec)):
+        return describe_spec(structure.dtype, structure.shape)
+    if isinstance(structure, list):
+        return "[" + ", ".join(describe_structure(s) for s in structure) + "]"
+    if isinstance(structure, tuple):
+        inner = ", ".join(describe_structure(s) for s in structure)
+        return f"({inner},)" if len(structure) == 1 else f"({inner})"
+    if isinstance(structure, dict):
+        return "{" + ", ".join(f"{k!r}: {describe_structure(v)}" for k, v in structure.items()) + "}"
+    return repr(structure)
+
+
+class ConcreteFunction:
+    """A traced graph for one input signature; call it with tensors matching that signature."""
+
+    def __init__(self, graph: FuncGraph, function_name: str, param_names: Sequence[str],
+                 canonical_values: Tuple[Any, ...], key: Tuple[Any, ...], keep_alive: Sequence[Any] = ()):
+        self.unoptimized_graph = graph
+        self.graph = optimize_graph(graph)
+        self.name = function_name
+        self._run = build_executor(self.graph)
+        self._pack = _make_packer(self.graph.structured_outputs)
+        self._param_names = tuple(param_names)
+        self._key = key
+        self._tensor_params = [i for i, entry in enumerate(key) if has_tensors(entry)]
+        self._python_args = {param_names[i]: canonical_values[i] for i in range(len(key))
+                             if i not in self._tensor_params}
+        self.structured_input_signature = (
+            tuple(spec_structure(v, e, n) for v, e, n in zip(canonical_values, key, param_names)), {})
+        self._keep_alive = tuple(keep_alive)  # Variables keyed by id must outlive this trace
+
+    # --- what it is ----------------------------------------------------------------------------------
+    @property
+    def inputs(self) -> List[SymbolicTensor]:
+        return self.graph.inputs
+
+    @property
+    def outputs(self) -> List[SymbolicTensor]:
+        return self.graph.outputs
+
+    @property
+    def structured_outputs(self) -> Any:
+        return self.graph.structured_outputs
+
+    @property
+    def variables(self) -> List[Any]:
+        return list(self.graph.variables)
+
+    def pretty_printed_signature(self) -> str:
+        """``name(x)`` / ``Args:`` tensor arguments / ``Returns:`` the output types; Python args inline."""
+        header = ", ".join(name if i in self._tensor_params else f"{name}={self._python_args[name]!r}"
+                           for i, name in enumerate(self._param_names))
+        lines = [f"{self.name}({header})"]
+        if self._tensor_params:
+            lines.append("  Args:")
+            specs = self.structured_input_signature[0]
+            lines.extend(f"    {self._param_names[i]}: {describe_structure(specs[i])}" for i in self._tensor_params)
+        lines += ["  Returns:", f"    {describe_structure(self.structured_outputs)}"]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]}>"
+
+    # --- calling -------------------------------------------------------------------------------------
+    def _call_flat(self, arrays: List[np.ndarray]) -> Any:
+        return self._pack(self._run(*arrays))
+
+    def __call__(self, *args: Any) -> Any:
+        """Call with the tensor arguments only (Python-valued ones were fixed when tracing).
+
+        Each tensor must match its placeholder's dtype and (known) shape.
+        """
+        if len(args) != len(self._tensor_params):
+            names = ", ".join(self._param_names[i] for i in self._tensor_params)
+            raise TypeError(f"{self.name}: this concrete function takes {len(self._tensor_params)} tensor "
+                            f"argument(s) ({names}), got {len(args)}")
+        arrays: List[np.ndarray] = []
+        specs = self.structured_input_signature[0]
+        for index, value in zip(self._tensor_params, args):
+            name = self._param_names[index]
+            expected = nest.flatten(specs[index])
+            given = nest.flatten(value) if isinstance(value, (list, tuple, dict)) else [value]
+            if len(given) != len(expected):
+                raise TypeError(f"{self.name}: argument '{name}' must be {describe_structure(specs[index])}, "
+                                f"got {value!r}")
+            for spec, leaf in zip(expected, given):
+                arrays.append(checked_array(self.name, name, spec, leaf))
+        return self._call_flat(arrays)
+
+
+def checked_array(function: str, name: str, spec: TensorSpec, value: Any) -> np.ndarray:
+    tensor = value if isinstance(value, Tensor) else convert_to_tensor(value, spec.dtype)
+    got = describe_spec(tensor.dtype, tensor.shape)
+    if tensor.dtype != spec.dtype:
+        raise TypeError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
+                        f"got {got}; convert it with rt.cast({name}, rt.{spec.dtype.name})")
+    if not spec.is_compatible_with(tensor):
+        raise ValueError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
+                         f"got {got} (None dims accept any size; the rank and other dims must match)")
+    return np.asarray(tensor)

@@ -1,0 +1,332 @@
+"""``cond`` and ``while_loop``: Python control flow eagerly, ``If`` / ``While`` ops while tracing.
+
+Branches and loop bodies are traced into ``FuncGraph``s nested in the current graph; tensors they use
+from outside are captured (the subgraph gets a placeholder, the op gets the outer tensor as an input).
+Values may be nested tuples/lists/dicts of tensors or Python numbers (converted to tensors).
+
+>>> import runtime as rt
+>>> cond(rt.constant(True), lambda: 1, lambda: 2)
+1
+>>> while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+[3]
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from runtime.core import context, nest
+from runtime.core.errors import StateError
+from runtime.core.graph import FuncGraph, Graph
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.convert import convert_to_tensor
+from runtime.core.shapes import format_shape
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
+
+_subgraph_ids = itertools.count(1)  # makes subgraph names unique process-wide (they share a library)
+
+
+def _where(fn: Callable) -> str:
+    """Where the user wrote ``fn``; nothing for functions of this library or generated code (autograph_lite
+    names the user's line itself), whose location would only mislead."""
+    code = getattr(fn, "__code__", None)
+    if (code is None or code.co_filename.startswith("<")
+            or getattr(fn, "__module__", "").split(".")[0] in ("runtime", "autograph_lite")):
+        return ""
+    return f" ({fn.__name__} at {code.co_filename}:{code.co_firstlineno})"
+
+
+def _check_callable(api: str, **functions: Any) -> None:
+    for argument, fn in functions.items():
+        if not callable(fn):
+            raise TypeError(f"{api}: {argument} must be a callable (e.g. a lambda), got {type(fn).__name__} "
+                            f"{fn!r}; write `lambda: value` to produce a fixed value")
+
+
+def _as_graph_tensor(value: Any) -> Optional[Tensor]:
+    """The symbolic tensor to branch or loop on, if ``value`` must be decided while the graph runs."""
+    if isinstance(value, SymbolicTensor):
+        return value
+    if isinstance(value, Tensor) and not isinstance(value, EagerTensor) and context.in_graph_mode():
+        return value.read_value()  # a Variable: its value may change between calls
+    return None
+
+
+def _named_items(result: Any, names: Optional[Sequence[str]], what: str) -> List[Tuple[str, Any]]:
+    """Split a result into top-level (name, value) pairs, named by ``names`` or by position."""
+    if names is not None and isinstance(result, (tuple, list)) and len(result) == len(names):
+        return [(f"'{name}'", item) for name, item in zip(names, result)]
+    if names is not None and len(names) == 1:
+        return [(f"'{names[0]}'", result)]
+    if isinstance(result, (tuple, list)):
+        return [(f"{what} {index}", item) for index, item in enumerate(result)]
+    return [(f"the {what}", result)]
+
+
+def _leaf_name(name: str, path: str) -> str:
+    return name + (f" (element {path})" if path else "")
+
+
+def _into_graph(graph: Graph, tensor: Tensor) -> SymbolicTensor:
+    """``tensor`` as a tensor of ``graph``: outer symbolic ones captured, eager ones made constants."""
+    if isinstance(tensor, EagerTensor):
+        return graph.constant(tensor._value)
+    if isinstance(tensor, SymbolicTensor) and tensor.op.graph is graph:
+        return tensor
+    return graph._as_graph_tensor(tensor, "output", "value")
+
+
+def _unify_captures(graphs: Sequence[FuncGraph], leading: int) -> List[SymbolicTensor]:
+    """Give every graph a placeholder for every outer tensor any of them captured; same input order.
+
+    The first ``leading`` inputs of each graph (loop variables) stay first. Returns the outer tensors.
+    """
+    outer_tensors: List[SymbolicTensor] = []
+    seen = set()
+    for graph in graphs:
+        for outer, _ in graph.captures.values():
+            if id(outer) not in seen:
+                seen.add(id(outer))
+                outer_tensors.append(outer)
+    for graph in graphs:
+        placeholder_of = {id(outer): inner for outer, inner in graph.captures.values()}
+        for outer in outer_tensors:
+            if id(outer) not in placeholder_of:
+                placeholder = graph.add_placeholder(outer.dtype, outer.shape, name=outer.op.name)
+                graph.captures[id(outer)] = (outer, placeholder)
+                placeholder_of[id(outer)] = placeholder
+        graph.inputs = graph.inputs[:leading] + [placeholder_of[id(o)] for o in outer_tensors]
+    return outer_tensors
+
+
+# --- cond ----------------------------------------------------------------------------------------------
+def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], *,
+         output_names: Optional[Sequence[str]] = None) -> Any:
+    """``true_fn()`` if ``pred`` else ``false_fn()``; an ``If`` op when ``pred`` is symbolic.
+
+    Both branches must return the same nested structure with the same dtypes (``StateError``
+    otherwise, naming ``output_names[i]`` or the position).
+
+    >>> import runtime as rt
+    >>> cond(rt.constant(3) > 2, lambda: "big", lambda: "small")
+    'big'
+    """
+    _check_callable("rt.cond", true_fn=true_fn, false_fn=false_fn)
+    symbolic_pred = _as_graph_tensor(pred)
+    if symbolic_pred is None:
+        return true_fn() if bool(pred) else false_fn()
+    if symbolic_pred.dtype.kind != "b":
+        raise TypeError(f"rt.cond: the condition must be a bool tensor, got {symbolic_pred.dtype.name} "
+                        f"{symbolic_pred!r}; compare it first, e.g. rt.not_equal(x, 0)")
+    if symbolic_pred.shape is not None and symbolic_pred.shape != ():
+        raise ValueError(f"rt.cond: the condition must be a scalar, got shape {format_shape(symbolic_pred.shape)}; "
+                         "reduce it first, e.g. rt.reduce_all(c) or rt.reduce_any(c)")
+    outer = context.current_graph()
+    number = next(_subgraph_ids)
+    branches = []
+    for fn, label in ((true_fn, "true"), (false_fn, "false")):
+        graph = FuncGraph(f"cond_{label}_{number}", outer_graph=outer)
+        with context.graph_scope(graph):
+            branches.append((graph, fn()))
+    (then_graph, then_result), (else_graph, else_result) = branches
+    then_flat, else_flat = _branch_outputs(then_result, else_result, then_graph, else_graph, output_names,
+                                           true_fn, false_fn)
+    then_graph.outputs, else_graph.outputs = then_flat, else_flat
+    then_graph.structured_outputs = nest.pack_sequence_as(then_result, then_flat)
+    else_graph.structured_outputs = nest.pack_sequence_as(else_result, else_flat)
+    captured = _unify_captures([then_graph, else_graph], leading=0)
+    op = outer.create_op(IF, [symbolic_pred, *captured], {"then_branch": then_graph, "else_branch": else_graph},
+                         name="cond")
+    return nest.pack_sequence_as(then_result, op.outputs)
+
+
+def _branch_outputs(then_result, else_result, then_graph, else_graph, output_names, true_fn, false_fn):
+    """Flat output tensors of both branches, checked to agree; Python values adopt the other side's dtype."""
+    then_items = _named_items(then_result, output_names, "output")
+    else_items = _named_items(else_result, output_names, "output")
+    where = f"{_where(true_fn)}{_where(false_fn)}"
+    if len(then_items) != len(else_items):
+        raise StateError(f"rt.cond: the true branch returns {nest.describe(then_result)} but the false branch "
+                         f"returns {nest.describe(else_result)}{where}; both branches must return the same "
+                         "structure")
+    then_flat: List[SymbolicTensor] = []
+    else_flat: List[SymbolicTensor] = []
+    for (name, then_value), (_, else_value) in zip(then_items, else_items):
+        if not nest.same_structure(then_value, else_value):
+            raise StateError(
+                f"rt.cond: {name} is {nest.describe(then_value)} in the true branch but "
+                f"{nest.describe(else_value)} in the false branch{where}; both branches must give it the same "
+                "structure (a value must be set in both branches, or in neither)")
+        paths = nest.leaf_paths(then_value)
+        for path, t, e in zip(paths, nest.flatten(then_value), nest.flatten(else_value)):
+            t_tensor, e_tensor = _convert_pair(_leaf_name(name, path), t, e, then_graph, else_graph, where)
+            then_flat.append(t_tensor)
+            else_flat.append(e_tensor)
+    return then_flat, else_flat
+
+
+def _convert_pair(name: str, then_value: Any, else_value: Any, then_graph: FuncGraph,
+                  else_graph: FuncGraph, where: str) -> Tuple[SymbolicTensor, SymbolicTensor]:
+    def dtype_of(value):
+        return value.dtype if isinstance(value, Tensor) else None
+
+    then_dtype, else_dtype = dtype_of(then_value), dtype_of(else_value)
+    results = []
+    for graph, value, other_dtype, label in ((then_graph, then_value, else_dtype, "true"),
+                                             (else_graph, else_value, then_dtype, "false")):
+        with context.graph_scope(graph):
+            try:
+                tensor = convert_to_tensor(value, other_dtype if dtype_of(value) is None else None)
+            except TypeError as error:
+                raise StateError(f"rt.cond: {name} in the {label} branch cannot be a tensor{where}: {error}. "
+                                 "Return tensors, numbers or bools from both branches") from None
+            results.append(_into_graph(graph, tensor))
+    then_tensor, else_tensor = results
+    if then_tensor.dtype != else_tensor.dtype:
+        raise StateError(
+            f"rt.cond: {name} is {then_tensor.dtype.name} in the true branch but {else_tensor.dtype.name} in the "
+            f"false branch{where}; make both branches produce the same dtype, e.g. with "
+            f"rt.cast(value, rt.{then_tensor.dtype.name})")
+    return then_tensor, else_tensor
+
+
+# --- while_loop -----------------------------------------------------------------------------------------
+def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Sequence[Any],
+               maximum_iterations: Optional[int] = None, *,
+               loop_var_names: Optional[Sequence[str]] = None) -> Any:
+    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; a ``While`` op while tracing.
+
+    Each loop variable must keep its structure, dtype and rank; otherwise ``StateError`` names
+    ``loop_var_names[i]`` (or the position). A dim the body changes (a growing vector) becomes unknown:
+    the loop is traced again with it relaxed to ``None``, so Python side effects of ``body`` may run
+    more than once while tracing.
+
+    >>> while_loop(lambda i, total: i < 4, lambda i, total: (i + 1, total + i), (0, 0))
+    (4, 6)
+    """
+    _check_callable("rt.while_loop", cond=cond, body=body)
+    if not isinstance(loop_vars, (tuple, list)):
+        raise TypeError(f"rt.while_loop: loop_vars must be a tuple or list, got {type(loop_vars).__name__}; "
+                        "wrap a single value like (x,)")
+    if loop_var_names is not None and len(loop_var_names) != len(loop_vars):
+        raise ValueError(f"rt.while_loop: {len(loop_var_names)} loop_var_names for {len(loop_vars)} loop_vars")
+    outer = context.current_graph()
+    if outer is None:
+        return _python_loop(cond, body, loop_vars, maximum_iterations)
+    names = [f"'{n}'" for n in loop_var_names] if loop_var_names else \
+        [f"loop variable {i}" for i in range(len(loop_vars))]
+    max_iterations = _static_iterations(maximum_iterations)
+    initial = [nest.map_structure(convert_to_tensor, v) for v in loop_vars]
+    flat_initial = nest.flatten(initial)
+    number = next(_subgraph_ids)
+    shapes = [t.shape for t in flat_initial]
+    where = _where(body)
+    while True:  # a dim the body changes is relaxed to None and the loop traced again (at most rank times)
+        cond_graph, body_graph = _trace_loop(outer, cond, body, loop_vars, initial, shapes, number,
+                                             loop_var_names, names, where)
+        relaxed = [_relaxed_shape(name, shape, output.shape, where)
+                   for name, shape, output in zip(_leaf_names(names, initial), shapes, body_graph.outputs)]
+        if relaxed == shapes:
+            break
+        shapes = relaxed
+    cond_graph.structured_outputs = cond_graph.outputs[0]
+    body_graph.structured_outputs = nest.pack_sequence_as(initial, body_graph.outputs)
+    captured = _unify_captures([cond_graph, body_graph], leading=len(flat_initial))
+    op = outer.create_op(WHILE, [*flat_initial, *captured],
+                         {"cond": cond_graph, "body": body_graph, "num_loop_vars": len(flat_initial),
+                          "maximum_iterations": max_iterations}, name="while")
+    return type(loop_vars)(nest.pack_sequence_as(list(initial), op.outputs))
+
+
+def _trace_loop(outer: Graph, cond: Callable, body: Callable, loop_vars: Sequence[Any], initial: List[Any],
+                shapes: List[Any], number: int, loop_var_names: Optional[Sequence[str]],
+                names: List[str], where: str) -> Tuple[FuncGraph, FuncGraph]:
+    """The cond and body graphs, their loop-variable placeholders shaped ``shapes`` (flat)."""
+    cond_graph = FuncGraph(f"while_cond_{number}", outer_graph=outer)
+    body_graph = FuncGraph(f"while_body_{number}", outer_graph=outer)
+    placeholder_names = [name for name, value in zip(loop_var_names or ["loop_var"] * len(loop_vars), initial)
+                         for _ in nest.flatten(value)]
+
+    def loop_placeholders(graph: FuncGraph) -> List[Any]:
+        flat = [graph.add_placeholder(t.dtype, shape, name=name)
+                for name, t, shape in zip(placeholder_names, nest.flatten(initial), shapes)]
+        return nest.pack_sequence_as(initial, flat)
+
+    with context.graph_scope(cond_graph):
+        keep_going = convert_to_tensor(cond(*loop_placeholders(cond_graph)))
+        if keep_going.dtype.kind != "b" or (keep_going.shape is not None and keep_going.shape != ()):
+            raise TypeError(f"rt.while_loop: cond must return a scalar bool, got {keep_going!r}"
+                            f"{_where(cond)}; compare with rt.less(...) etc. or reduce with rt.reduce_all")
+        cond_graph.outputs = [_into_graph(cond_graph, keep_going)]
+    with context.graph_scope(body_graph):
+        body_inputs = loop_placeholders(body_graph)
+        result = _one_value_per_loop_var(body(*body_inputs), len(loop_vars), where)
+        body_graph.outputs = _body_outputs(result, initial, body_graph, names, where)
+    return cond_graph, body_graph
+
+
+def _static_iterations(maximum_iterations: Any) -> Optional[int]:
+    if maximum_iterations is None:
+        return None
+    if isinstance(maximum_iterations, SymbolicTensor):
+        raise TypeError("rt.while_loop: maximum_iterations must be known when tracing (a Python int), got the "
+                        f"symbolic tensor {maximum_iterations!r}; bound the loop in cond instead")
+    return int(maximum_iterations)
+
+
+def _body_outputs(result: Sequence[Any], initial: List[Any], body_graph: FuncGraph, names: List[str],
+                  where: str) -> List[SymbolicTensor]:
+    outputs: List[SymbolicTensor] = []
+    for name, new, old in zip(names, result, initial):
+        if not nest.same_structure(new, old):
+            raise StateError(f"rt.while_loop: {name} starts as {nest.describe(old)} but the body makes it "
+                             f"{nest.describe(new)}{where}; a loop variable must keep its structure")
+        for path, new_leaf, old_leaf in zip(nest.leaf_paths(old), nest.flatten(new), nest.flatten(old)):
+            leaf = _leaf_name(name, path)
+            if isinstance(new_leaf, Tensor) and new_leaf.dtype != old_leaf.dtype:
+                raise StateError(
+                    f"rt.while_loop: {leaf} starts as {old_leaf.dtype.name} but the body makes it "
+                    f"{new_leaf.dtype.name}{where}; a loop variable must keep its dtype: cast the new value "
+                    f"with rt.cast(value, rt.{old_leaf.dtype.name}) or start from a {new_leaf.dtype.name} value")
+            try:
+                tensor = convert_to_tensor(new_leaf, old_leaf.dtype)
+            except TypeError as error:
+                raise StateError(f"rt.while_loop: {leaf} must stay {old_leaf.dtype.name}{where}: {error}") from None
+            outputs.append(_into_graph(body_graph, tensor))
+    return outputs
+
+
+def _leaf_names(names: List[str], initial: List[Any]) -> List[str]:
+    return [_leaf_name(name, path) for name, value in zip(names, initial) for path in nest.leaf_paths(value)]
+
+
+def _relaxed_shape(name: str, shape: Any, new: Any, where: str) -> Any:
+    """``shape`` with the dims the body changes made unknown; a change of rank is an error."""
+    if shape is None:
+        return None
+    if new is None or len(new) != len(shape):
+        raise StateError(
+            f"rt.while_loop: {name} starts with shape {format_shape(shape)} but the body makes it "
+            f"{format_shape(new)}{where}; a loop variable must keep its rank (dims that change are allowed: "
+            "they become unknown). Reshape the new value to the same number of dims")
+    return tuple(None if old != dim else old for old, dim in zip(shape, new))
+
+
+def _one_value_per_loop_var(result: Any, count: int, where: str) -> Sequence[Any]:
+    """The body's result as a sequence of ``count`` values (a lone value stands for a 1-tuple)."""
+    if count == 1 and not (isinstance(result, (tuple, list)) and len(result) == 1):
+        result = (result,)
+    if not isinstance(result, (tuple, list)) or len(result) != count:
+        raise StateError(f"rt.while_loop: body returned {nest.describe(result)} for {count} loop "
+                         f"variables{where}; return one value per loop variable, in order")
+    return result
+
+
+def _python_loop(cond: Callable, body: Callable, loop_vars: Sequence[Any], maximum_iterations: Any):
+    values = tuple(loop_vars)
+    limit = None if maximum_iterations is None else int(maximum_iterations)
+    iterations = 0
+    while (limit is None or iterations < limit) and bool(cond(*values)):
+        values = tuple(_one_value_per_loop_var(body(*values), len(values), _where(body)))
+        iterations += 1
+    return type(loop_vars)(values)

@@ -1,0 +1,390 @@
+"""``Function``: a Python function traced into one graph per input signature, then run as graphs.
+
+Calling a ``Function`` computes the call's key (see ``runtime.tracing.signature``), looks it up, and runs the
+cached ``ConcreteFunction``; a new key traces the Python function once with placeholders. Python
+side effects such as ``print`` therefore happen only while tracing; ``rt.print`` runs on every call.
+
+>>> import runtime as rt
+>>> @function
+... def double(x):
+...     return x * 2
+>>> double(rt.constant(3)), double(rt.constant(4)), double.experimental_get_tracing_count()
+(Tensor(6, shape=(), dtype=int32), Tensor(8, shape=(), dtype=int32), 1)
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import threading
+import types
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from runtime.core import context, nest
+
+from runtime.tracing import signature
+from runtime.tracing.concrete_function import ConcreteFunction, checked_array, describe_structure
+from runtime.core.graph import FuncGraph
+from runtime.ops.convert import convert_to_tensor
+from runtime.tracing.signature import TENSOR, accepts, describe_key, make_key, relax
+from runtime.core.tensor import EagerTensor, Tensor, TensorSpec
+
+logger = logging.getLogger("runtime")
+_RETRACE_WINDOW, _RETRACE_LIMIT = 10, 5  # warn when 5 of the last 10 calls traced
+_run_eagerly = [False]  # one global switch, like tf.config.run_functions_eagerly
+
+
+def run_functions_eagerly(flag: bool) -> None:
+    """Make every ``Function`` call its Python function directly (op by op) instead of graphs.
+
+    >>> run_functions_eagerly(True); functions_run_eagerly()
+    True
+    >>> run_functions_eagerly(False)
+    """
+    _run_eagerly[0] = bool(flag)
+
+
+def functions_run_eagerly() -> bool:
+    """Whether ``run_functions_eagerly(True)`` is in effect."""
+    return _run_eagerly[0]
+
+
+class Function:
+    """A polymorphic, graph-backed callable (see the module docstring).
+
+    ``input_signature``: list of ``TensorSpec`` fixing the arguments (one trace; None dims accept any
+    size). ``reduce_retracing``: after a second shape for the same dtype and rank, trace once with the
+    differing dims unknown and reuse that graph. ``trace_with(python_function)`` gives the function
+    actually traced (autograph passes its converter).
+    """
+
+    def __init__(self, python_function: Callable, input_signature: Optional[Sequence[TensorSpec]] = None,
+                 reduce_retracing: bool = False, *, trace_with: Optional[Callable[[Callable], Callable]] = None):
+        if not callable(python_function):
+            raise TypeError(f"rt.Function needs a callable, got {type(python_function).__name__} "
+                            f"{python_function!r}")
+        functools.update_wrapper(self, python_function)
+        self.python_function = python_function
+        self._name = getattr(python_function, "__name__", type(python_function).__name__)
+        self._parameters = _parameters_of(python_function)
+        self._arity = len(self._parameters) if all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in self._parameters) else -1
+        self._input_signature = _checked_input_signature(self._name, input_signature)
+        self._signature_key = None if input_signature is None else tuple(
+            signature.KeyBuilder().key(spec) for spec in self._input_signature)
+        self._reduce_retracing = reduce_retracing
+        self._trace_with = trace_with
+        self._traced_python_function: Optional[Callable] = None
+        self._cache: Dict[Any, ConcreteFunction] = {}  # key -> concrete function able to run it
+        self._traces: List[Tuple[Any, ConcreteFunction]] = []  # (trace key, concrete), in trace order
+        self._tracing_count = 0
+        self._in_progress: Dict[Any, threading.Event] = {}
+        self._lock = threading.RLock()
+        self._calls = 0
+        self._trace_call_numbers: List[int] = []
+        self._warned = False
+        self._bound: Dict[int, "Function"] = {}
+
+    # --- calling -------------------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _run_eagerly[0]:
+            return self.python_function(*args, **kwargs)
+        if context._state.graph is not None:  # called while tracing another function: trace inline
+            return self._function_to_trace()(*args, **kwargs)
+        self._calls += 1
+        if self._input_signature is not None:
+            return self._call_with_signature(args, kwargs)
+        if not kwargs and len(args) == self._arity:  # fast path: all arguments eager tensors
+            key_parts = []
+            arrays = []
+            for arg in args:
+                if type(arg) is not EagerTensor:
+                    break
+                array = arg._value
+                arrays.append(array)
+                key_parts.append((TENSOR, array.dtype, array.shape))
+            else:
+                key = tuple(key_parts)
+                concrete = self._cache.get(key)
+                if concrete is None:
+                    concrete = self._concrete_for(key, args)
+                return concrete._call_flat(arrays)
+        values = self._canonicalize(args, kwargs)
+        key, arrays = make_key(values)
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._concrete_for(key, values)
+        return concrete._call_flat(arrays)
+
+    def _call_with_signature(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+        values = self._canonicalize(args, kwargs)
+        specs = self._input_signature
+        if len(values) != len(specs):
+            raise TypeError(f"{self._name}() takes {len(specs)} argument(s) as declared by its input_signature, "
+                            f"got {len(values)}")
+        arrays: List[np.ndarray] = []
+        for name, spec, value in zip(self._parameter_names(), specs, values):
+            leaves = nest.flatten(spec)
+            given = nest.flatten(value) if isinstance(spec, (list, tuple, dict)) else [value]
+            if isinstance(spec, (list, tuple, dict)) and not nest.same_structure(spec, value):
+                raise TypeError(f"{self._name}(): argument '{name}' must be {describe_structure(spec)} "
+                                f"(input_signature), got {value!r}")
+            for leaf_spec, leaf in zip(leaves, given):
+                arrays.append(checked_array(f"{self._name}()", name, leaf_spec, leaf))
+        concrete = self._cache.get(self._signature_key)
+        if concrete is None:
+            concrete = self._concrete_for(self._signature_key, specs)
+        return concrete._call_flat(arrays)
+
+    def _canonicalize(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Tuple[Any, ...]:
+        """One value per parameter, defaults applied (``*args`` as a tuple, ``**kwargs`` as a dict)."""
+        if not kwargs and len(args) == self._arity:
+            return args
+        try:
+            bound = self._signature().bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self._name}(): {error}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments[p.name] if p.name in bound.arguments else
+                     (() if p.kind is p.VAR_POSITIONAL else {}) for p in self._parameters)
+
+    def _signature(self) -> inspect.Signature:
+        return inspect.Signature(self._parameters)
+
+    def _parameter_names(self) -> List[str]:
+        return [p.name for p in self._parameters]
+
+    # --- the cache -----------------------------------------------------------------------------------
+    def _concrete_for(self, key: Tuple[Any, ...], values: Tuple[Any, ...]) -> ConcreteFunction:
+        """The concrete function for ``key``: reused if one accepts it, else traced (once per key)."""
+        while True:
+            with self._lock:
+                concrete = self._cache.get(key)
+                if concrete is not None:
+                    return concrete
+                for trace_key, traced in self._traces:
+                    if accepts(trace_key, key):
+                        self._cache[key] = traced
+                        return traced
+                waiting_for = self._in_progress.get(key)
+                if waiting_for is None:
+                    done = self._in_progress[key] = threading.Event()
+                    break
+            waiting_for.wait()  # another thread is tracing this key; then look again
+        try:
+            trace_key = self._relaxed(key) if self._reduce_retracing else key
+            concrete = self._trace(trace_key, values)
+            with self._lock:
+                self._cache[key] = self._cache[trace_key] = concrete
+                self._traces.append((trace_key, concrete))
+                self._tracing_count += 1
+                self._note_trace(key)
+        finally:
+            with self._lock:
+                del self._in_progress[key]
+            done.set()
+        return concrete
+
+    def _relaxed(self, key: Tuple[Any, ...]) -> Tuple[Any, ...]:
+        for trace_key, _ in reversed(self._traces):
+            relaxed = relax(trace_key, key)
+            if relaxed is not None:
+                return relaxed
+        return key
+
+    def _function_to_trace(self) -> Callable:
+        if self._traced_python_function is None:
+            with self._lock:
+                if self._traced_python_function is None:
+                    transform = self._trace_with
+                    self._traced_python_function = (transform(self.python_function) if transform
+                                                    else self.python_function)
+        return self._traced_python_function
+
+    def _trace(self, key: Tuple[Any, ...], values: Tuple[Any, ...]) -> ConcreteFunction:
+        graph = FuncGraph(self._name)
+        names = self._parameter_names()
+        with context.graph_scope(graph):
+            inputs = [signature.substitute_placeholders(v, e, graph, n) for v, e, n in zip(values, key, names)]
+            args, kwargs = self._call_arguments(inputs)
+            result = self._function_to_trace()(*args, **kwargs)
+            graph.outputs = [_output_tensor(graph, self._name, path, leaf)
+                             for path, leaf in zip(nest.leaf_paths(result), nest.flatten(result))]
+        graph.structured_outputs = nest.pack_sequence_as(result, graph.outputs)
+        builder = signature.KeyBuilder()
+        for value in values:
+            builder.key(value)
+        keep_alive = list(builder.variables)  # ids in the key must stay unique while the trace lives
+        for obj in builder.by_identity:
+            try:
+                weakref.finalize(obj, _forget_identity, weakref.ref(self), id(obj))
+            except TypeError:  # cannot be weakly referenced: hold it, so its id is never reused
+                keep_alive.append(obj)
+        shown = tuple(signature.display_value(v, e) for v, e in zip(values, key))
+        return ConcreteFunction(graph, self._name, names, shown, key, keep_alive)
+
+    def _forget(self, object_id: int) -> None:
+        """Drop the traces keyed by an unhashable argument object that no longer exists."""
+        entry = (signature.IDENTITY, object_id)
+        with self._lock:
+            for key in [k for k in self._cache if signature.contains(k, entry)]:
+                del self._cache[key]
+            self._traces = [(k, c) for k, c in self._traces if not signature.contains(k, entry)]
+
+    def _call_arguments(self, values: List[Any]) -> Tuple[List[Any], Dict[str, Any]]:
+        args: List[Any] = []
+        kwargs: Dict[str, Any] = {}
+        for parameter, value in zip(self._parameters, values):
+            if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+                args.append(value)
+            elif parameter.kind is parameter.VAR_POSITIONAL:
+                args.extend(value)
+            elif parameter.kind is parameter.KEYWORD_ONLY:
+                kwargs[parameter.name] = value
+            else:
+                kwargs.update(value)
+        return args, kwargs
+
+    def _note_trace(self, key: Tuple[Any, ...]) -> None:
+        """Warn (once) when tracing happens on most calls: the graphs are not being reused."""
+        self._trace_call_numbers.append(self._calls)
+        recent = self._trace_call_numbers[-_RETRACE_LIMIT:]
+        if self._warned or len(recent) < _RETRACE_LIMIT or self._calls - recent[0] >= _RETRACE_WINDOW:
+            return
+        self._warned = True
+        previous = self._traces[-2][0] if len(self._traces) > 1 else None
+        logger.warning(
+            "%s() was traced %d times in its last %d calls; tracing is slow (it reruns the Python function and "
+            "builds a new graph). The last retrace happened because %s. To avoid retracing: pass tensors "
+            "instead of Python values (e.g. rt.constant(n)), declare input_signature=[rt.TensorSpec(shape="
+            "[None], ...)] so one graph accepts every size, or use reduce_retracing=True.",
+            self._name, _RETRACE_LIMIT, _RETRACE_WINDOW, self._why_retraced(previous, key))
+
+    def _why_retraced(self, previous: Optional[Tuple[Any, ...]], key: Tuple[Any, ...]) -> str:
+        if previous is None:
+            return "of a new input signature"
+        changes = []
+        for name, old, new in zip(self._parameter_names(), previous, key):
+            if old != new:
+                kind = "tensor" if signature.has_tensors(new) else "Python value"
+                changes.append(f"argument '{name}' ({kind}) changed from {describe_key(old)} to {describe_key(new)}")
+        return "; ".join(changes) or "of a new input signature"
+
+    # --- introspection -------------------------------------------------------------------------------
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The concrete function for these arguments (tensors, ``TensorSpec``s or Python values); traces
+        if needed. With an ``input_signature`` and no arguments, the signature's one concrete function."""
+        if self._input_signature is not None:
+            specs = tuple(self._input_signature)
+            if args or kwargs:
+                values = self._canonicalize(args, kwargs)
+                for name, spec, value in zip(self._parameter_names(), specs, values):
+                    if isinstance(value, TensorSpec) and not (value.dtype == spec.dtype and accepts(
+                            (TENSOR, spec.dtype, spec.shape), (TENSOR, value.dtype, value.shape))):
+                        raise ValueError(f"{self._name}(): argument '{name}' {value} does not match the "
+                                         f"input_signature's {spec}")
+            key = self._signature_key
+            return self._cache.get(key) or self._concrete_for(key, specs)
+        values = self._canonicalize(args, kwargs)
+        key, _ = make_key(values)
+        return self._cache.get(key) or self._concrete_for(key, values)
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many graphs this function has traced."""
+        return self._tracing_count
+
+    @property
+    def concrete_functions(self) -> List[ConcreteFunction]:
+        return [concrete for _, concrete in self._traces]
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        """Every traced signature with its argument and return types, in trace order."""
+        return "\n\n".join(c.pretty_printed_signature() for c in self.concrete_functions)
+
+    @property
+    def input_signature(self) -> Optional[Tuple[TensorSpec, ...]]:
+        return self._input_signature
+
+    def __repr__(self) -> str:
+        return f"<runtime.Function {self._name} ({len(self._traces)} traced signature(s))>"
+
+    # --- methods -------------------------------------------------------------------------------------
+    def __get__(self, instance: Any, owner: Any = None) -> "Function":
+        """``obj.method``: a Function bound to ``obj`` (one per instance, with its own traces)."""
+        if instance is None:
+            return self
+        bound = self._bound.get(id(instance))
+        if bound is None:
+            with self._lock:
+                bound = self._bound.get(id(instance))
+                if bound is None:
+                    bound = Function(types.MethodType(self.python_function, instance), self._input_signature,
+                                     self._reduce_retracing, trace_with=self._trace_with)
+                    self._bound[id(instance)] = bound
+                    _forget_when_collected(instance, self._bound)
+        return bound
+
+
+def _forget_identity(function_ref: "weakref.ref[Function]", object_id: int) -> None:
+    function = function_ref()
+    if function is not None:
+        function._forget(object_id)
+
+
+def _forget_when_collected(instance: Any, bound: Dict[int, Function]) -> None:
+    """Drop the bound Function when its instance dies (instances are held weakly, keyed by id)."""
+    key = id(instance)
+    try:
+        weakref.finalize(instance, bound.pop, key, None)
+    except TypeError:
+        pass  # not weak-referenceable (e.g. __slots__ without __weakref__): kept for the Function's life
+
+
+def _parameters_of(python_function: Callable) -> List[inspect.Parameter]:
+    try:
+        return list(inspect.signature(python_function).parameters.values())
+    except (TypeError, ValueError):  # some builtins have no signature: accept any positional arguments
+        return [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)]
+
+
+def _checked_input_signature(name: str, input_signature: Any) -> Optional[Tuple[Any, ...]]:
+    if input_signature is None:
+        return None
+    if not isinstance(input_signature, (list, tuple)):
+        raise TypeError(f"{name}: input_signature must be a list of rt.TensorSpec, got {input_signature!r}")
+    for spec in nest.flatten(list(input_signature)):
+        if not isinstance(spec, TensorSpec):
+            raise TypeError(f"{name}: input_signature must contain only rt.TensorSpec, got {spec!r}; "
+                            "write e.g. rt.TensorSpec(shape=[None], dtype=rt.float32)")
+    return tuple(input_signature)
+
+
+def _output_tensor(graph: FuncGraph, name: str, path: str, value: Any):
+    """An output leaf as a tensor of ``graph``: Python numbers/bools/arrays become constants."""
+    try:
+        tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    except TypeError:
+        where = f" (element {path})" if path else ""
+        raise TypeError(f"{name}() returned {value!r}{where}, a {type(value).__name__}, which cannot be a graph "
+                        "output; return tensors, numbers, bools, None or tuples/lists/dicts of them") from None
+    if isinstance(tensor, EagerTensor):
+        return graph.constant(tensor._value)
+    return graph._as_graph_tensor(tensor, "output", "value")
+
+
+def function(func: Optional[Callable] = None, *, input_signature: Optional[Sequence[TensorSpec]] = None,
+             reduce_retracing: bool = False) -> Any:
+    """``rt.function`` as a decorator, with or without arguments.
+
+    >>> @function(reduce_retracing=True)
+    ... def square(x):
+    ...     return x * x
+    >>> square(convert_to_tensor(3))
+    Tensor(9, shape=(), dtype=int32)
+    """
+    if func is None:
+        return lambda f: Function(f, input_signature, reduce_retracing)
+    return Function(func, input_signature, reduce_retracing)
