@@ -280,3 +280,33 @@ def test_no_retracing_warning_when_traces_are_spread_out(caplog):
                 f(rt.constant(2), n)
     assert caplog.records == []
     assert f.experimental_get_tracing_count() == 6
+
+
+def test_retracing_warning_says_how_many_graphs_are_held_and_warns_again_as_the_cache_grows(caplog):
+    f = rt.function(lambda x, n: x * n + rt.constant(np.zeros(256, np.float32)))
+    with caplog.at_level(logging.WARNING, logger="runtime"):
+        for n in range(101):
+            f(rt.constant(1.0), float(n))
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 2  # at 5 graphs, then when the cache reached 100
+    assert "It now holds 5 graphs (" in messages[0] and "KB of constants and buffers" in messages[0]
+    assert "It now holds 100 graphs (" in messages[1]
+    assert f.experimental_get_tracing_count() == 101
+
+
+def test_cache_misses_stay_flat_and_keep_trace_order_semantics():
+    f = rt.function(lambda x, n: x * n)
+    for n in range(300):
+        f(rt.constant([1.0, 2.0]), n)
+    assert f.experimental_get_tracing_count() == 300
+    general = f.get_concrete_function(rt.TensorSpec([None], rt.float32), 7)
+    assert f.experimental_get_tracing_count() == 301
+    # the exact trace for n=7 and shape (2,) still wins over the later general one
+    assert f.get_concrete_function(rt.constant([1.0, 2.0]), 7) is not general
+    assert f.get_concrete_function(rt.constant([1.0, 2.0, 3.0]), 7) is general
+    assert f(rt.constant([1.0, 2.0, 3.0]), 7).numpy().tolist() == [7.0, 14.0, 21.0]
+    assert f.experimental_get_tracing_count() == 301
+    unknown_rank = f.get_concrete_function(rt.TensorSpec(None, rt.float32), 8)
+    assert f.get_concrete_function(rt.constant([[1.0]]), 8) is unknown_rank
+    assert f.get_concrete_function(rt.constant(2.0), 8) is unknown_rank
+    assert f.experimental_get_tracing_count() == 302

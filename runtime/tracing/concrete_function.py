@@ -113,6 +113,15 @@ class ConcreteFunction:
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.pretty_printed_signature().splitlines()[0]}>"
 
+    def memory_bytes(self) -> int:
+        """Bytes this concrete function keeps alive: its graphs' constants and its buffer pool."""
+        return (_constant_bytes(self.graph) + _constant_bytes(self.unoptimized_graph)
+                + getattr(self._run, "pooled_bytes", lambda: 0)())
+
+    def op_count(self) -> int:
+        """Ops of the optimized graph, subgraphs of If/While included."""
+        return _op_count(self.graph)
+
     # --- calling -------------------------------------------------------------------------------------
     def _call_flat(self, arrays: List[np.ndarray]) -> Any:
         return self._pack(self._run(*arrays))
@@ -138,6 +147,19 @@ class ConcreteFunction:
             for spec, leaf in zip(expected, given):
                 arrays.append(checked_array(self.name, name, spec, leaf))
         return self._call_flat(arrays)
+
+
+def _constant_bytes(graph: FuncGraph) -> int:
+    total = 0
+    for op in graph.operations:
+        value = op.attrs.get("value")
+        total += value.nbytes if isinstance(value, np.ndarray) else 0
+        total += sum(_constant_bytes(g) for g in op.subgraphs())
+    return total
+
+
+def _op_count(graph: FuncGraph) -> int:
+    return sum(1 + sum(_op_count(g) for g in op.subgraphs()) for op in graph.operations)
 
 
 def checked_array(function: str, name: str, spec: TensorSpec, value: Any) -> np.ndarray:

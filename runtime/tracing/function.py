@@ -29,11 +29,13 @@ from runtime.tracing import signature
 from runtime.tracing.concrete_function import ConcreteFunction, checked_array, describe_structure
 from runtime.core.graph import FuncGraph
 from runtime.ops.convert import convert_to_tensor
-from runtime.tracing.signature import TENSOR, accepts, describe_key, make_key, relax
+from runtime.tracing.signature import TENSOR, accepts, describe_key, make_key
 from runtime.core.tensor import EagerTensor, Tensor, TensorSpec
+from runtime.tracing.trace_index import TraceIndex
 
 logger = logging.getLogger("runtime")
 _RETRACE_WINDOW, _RETRACE_LIMIT = 10, 5  # warn when 5 of the last 10 calls traced
+_WARN_AGAIN_AT = 100  # ...and again (with the cache's size) at 100, 1000, ... graphs
 _run_eagerly = [False]  # one global switch, like tf.config.run_functions_eagerly
 
 
@@ -79,13 +81,14 @@ class Function:
         self._trace_with = trace_with
         self._traced_python_function: Optional[Callable] = None
         self._cache: Dict[Any, ConcreteFunction] = {}  # key -> concrete function able to run it
-        self._traces: List[Tuple[Any, ConcreteFunction]] = []  # (trace key, concrete), in trace order
+        self._traces = TraceIndex()  # (trace key, concrete), in trace order, found by shape-free form
         self._tracing_count = 0
         self._in_progress: Dict[Any, threading.Event] = {}
         self._lock = threading.RLock()
         self._calls = 0
         self._trace_call_numbers: List[int] = []
         self._warned = False
+        self._warn_again_at = _WARN_AGAIN_AT  # warn again when the number of graphs reaches this
         self._bound: Dict[int, "Function"] = {}
 
     # --- calling -------------------------------------------------------------------------------------
@@ -165,21 +168,21 @@ class Function:
                 concrete = self._cache.get(key)
                 if concrete is not None:
                     return concrete
-                for trace_key, traced in self._traces:
-                    if accepts(trace_key, key):
-                        self._cache[key] = traced
-                        return traced
+                traced = self._traces.accepting(key)
+                if traced is not None:
+                    self._cache[key] = traced
+                    return traced
                 waiting_for = self._in_progress.get(key)
                 if waiting_for is None:
                     done = self._in_progress[key] = threading.Event()
                     break
             waiting_for.wait()  # another thread is tracing this key; then look again
         try:
-            trace_key = self._relaxed(key) if self._reduce_retracing else key
+            trace_key = self._traces.relaxed(key) if self._reduce_retracing else key
             concrete = self._trace(trace_key, values)
             with self._lock:
                 self._cache[key] = self._cache[trace_key] = concrete
-                self._traces.append((trace_key, concrete))
+                self._traces.add(trace_key, concrete)
                 self._tracing_count += 1
                 self._note_trace(key)
         finally:
@@ -187,13 +190,6 @@ class Function:
                 del self._in_progress[key]
             done.set()
         return concrete
-
-    def _relaxed(self, key: Tuple[Any, ...]) -> Tuple[Any, ...]:
-        for trace_key, _ in reversed(self._traces):
-            relaxed = relax(trace_key, key)
-            if relaxed is not None:
-                return relaxed
-        return key
 
     def _function_to_trace(self) -> Callable:
         if self._traced_python_function is None:
@@ -232,7 +228,7 @@ class Function:
         with self._lock:
             for key in [k for k in self._cache if signature.contains(k, entry)]:
                 del self._cache[key]
-            self._traces = [(k, c) for k, c in self._traces if not signature.contains(k, entry)]
+            self._traces.remove_where(lambda k: signature.contains(k, entry))
 
     def _call_arguments(self, values: List[Any]) -> Tuple[List[Any], Dict[str, Any]]:
         args: List[Any] = []
@@ -252,16 +248,22 @@ class Function:
         """Warn (once) when tracing happens on most calls: the graphs are not being reused."""
         self._trace_call_numbers.append(self._calls)
         recent = self._trace_call_numbers[-_RETRACE_LIMIT:]
+        if len(self._traces) >= self._warn_again_at:  # the cache keeps growing: say how big it is now
+            self._warn_again_at *= 10
+            self._warned = False
         if self._warned or len(recent) < _RETRACE_LIMIT or self._calls - recent[0] >= _RETRACE_WINDOW:
             return
         self._warned = True
         previous = self._traces[-2][0] if len(self._traces) > 1 else None
+        graphs = self.concrete_functions
         logger.warning(
             "%s() was traced %d times in its last %d calls; tracing is slow (it reruns the Python function and "
-            "builds a new graph). The last retrace happened because %s. To avoid retracing: pass tensors "
+            "builds a new graph). The last retrace happened because %s. It now holds %d graphs (%d ops, %s of "
+            "constants and buffers), kept for the life of the function. To avoid retracing: pass tensors "
             "instead of Python values (e.g. rt.constant(n)), declare input_signature=[rt.TensorSpec(shape="
             "[None], ...)] so one graph accepts every size, or use reduce_retracing=True.",
-            self._name, _RETRACE_LIMIT, _RETRACE_WINDOW, self._why_retraced(previous, key))
+            self._name, _RETRACE_LIMIT, _RETRACE_WINDOW, self._why_retraced(previous, key), len(graphs),
+            sum(c.op_count() for c in graphs), _format_bytes(sum(c.memory_bytes() for c in graphs)))
 
     def _why_retraced(self, previous: Optional[Tuple[Any, ...]], key: Tuple[Any, ...]) -> str:
         if previous is None:
@@ -326,6 +328,14 @@ class Function:
                     self._bound[id(instance)] = bound
                     _forget_when_collected(instance, self._bound)
         return bound
+
+
+def _format_bytes(count: int) -> str:
+    for unit in ("bytes", "KB", "MB"):
+        if count < 1024 or unit == "MB":
+            return f"{count:.0f} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024
+    return ""
 
 
 def _forget_identity(function_ref: "weakref.ref[Function]", object_id: int) -> None:

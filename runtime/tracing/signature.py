@@ -111,6 +111,35 @@ def accepts(general: Any, specific: Any) -> bool:
     return type(general) is type(specific) and general == specific
 
 
+def shape_free(key: Any) -> Any:
+    """``key`` with each tensor's shape replaced by its rank: the traces that could ``accept`` or ``relax``
+    with a key all share its ``shape_free`` form (unknown-rank tensors excepted, see ``has_unknown_rank``).
+
+    >>> import runtime as rt
+    >>> shape_free(make_key((rt.constant([1.0, 2.0]), 3))[0])
+    ((<tensor>, dtype('float32'), 1), (<class 'int'>, 3))
+    """
+    if is_tensor_entry(key):
+        return (TENSOR, key[1], None if key[2] is None else len(key[2]))
+    if type(key) is tuple:
+        return tuple(shape_free(item) for item in key)
+    return key
+
+
+def has_unknown_dims(key: Any) -> bool:
+    """True if some tensor of ``key`` has a None dim or an unknown rank (a trace for many shapes)."""
+    if is_tensor_entry(key):
+        return key[2] is None or None in key[2]
+    return type(key) is tuple and any(has_unknown_dims(item) for item in key)
+
+
+def has_unknown_rank(key: Any) -> bool:
+    """True if some tensor of ``key`` has an unknown rank (it accepts tensors of every rank)."""
+    if is_tensor_entry(key):
+        return key[2] is None
+    return type(key) is tuple and any(has_unknown_rank(item) for item in key)
+
+
 def relax(a: Any, b: Any) -> Optional[Any]:
     """The key accepting both ``a`` and ``b`` by making differing dims None; None if they differ otherwise."""
     if is_tensor_entry(a):
