@@ -220,3 +220,23 @@ def test_early_stopping_loop_exports_as_onnx_loop_with_if():
     assert [n.op_type for n in model.graph.node if n.op_type in ("Loop", "If")] == ["If", "Loop"]
     body = next(n for n in model.graph.node if n.op_type == "Loop").attribute[0].g
     assert "If" in {n.op_type for n in body.node}
+
+
+SCATTER_CASES = {
+    "gather_nd": (lambda x, i: (rt.gather_nd(x, i), rt.gather_nd(x, i[:, :1])),
+                  [S([None, 3]), S([None, 2], rt.int32)], [M, np.array([[1, 2], [0, 0], [1, 0]], np.int32)]),
+    "scatter_nd": (lambda x, i: (rt.tensor_scatter_nd_update(x, i, rt.constant([10.0, 20.0])),
+                                 rt.tensor_scatter_nd_add(x, i, rt.constant([10.0, 20.0])),
+                                 rt.tensor_scatter_nd_add(x, i[:, :1], x[:2] * 2),
+                                 rt.scatter_nd(i, rt.constant([1.0, 2.0]), [3, 3])),
+                   [S([2, 3]), S([2, 2], rt.int32)], [M, np.array([[1, 2], [0, 0]], np.int32)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCATTER_CASES))
+def test_scatter_and_gather_nd_round_trip_through_onnxruntime(name):
+    function, specs, arrays = SCATTER_CASES[name]
+    graph = trace(function, *specs, name=name)
+    ours = run(graph, *arrays)
+    assert_same(ours, run_onnx(to_onnx(graph), *arrays))
+    assert_same(ours, [np.asarray(t) for t in function(*[rt.constant(a) for a in arrays])])  # == eager

@@ -9,11 +9,12 @@ from runtime.ops.array_ops import cast, expand_dims, identity, reshape, squeeze,
 from runtime.ops.combine_ops import concat, stack, where
 from runtime.ops.convert import constant, convert_to_tensor
 from runtime.ops.creation_ops import eye, fill, ones, ones_like, range, zeros, zeros_like  # noqa: A004
-from runtime.ops.indexing import gather, slice_by_key
+from runtime.ops.indexing import gather, slice_by_key, update_by_key
 from runtime.ops.logging_ops import print  # noqa: A004
 from runtime.ops.logical_ops import logical_and, logical_not, logical_or
 from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater_equal, less, less_equal, matmul,
                                   maximum, minimum, mod, multiply, not_equal, pow, subtract)  # noqa: A004
+from runtime.ops.scatter_ops import gather_nd, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update
 from runtime.ops.reduction_ops import (argmax, argmin, cumsum, reduce_all, reduce_any, reduce_max, reduce_mean,
                                        reduce_min, reduce_prod, reduce_sum)
 from runtime.ops.shape_ops import rank, shape, size

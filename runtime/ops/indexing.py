@@ -36,16 +36,7 @@ def _resolve(value: Any, dynamic: Tuple[np.ndarray, ...]) -> Optional[int]:
 
 
 def _strided_slice_kernel(x, *dynamic, key):
-    index = []
-    for item in key:
-        kind = item[0]
-        if kind == "index":
-            index.append(_resolve(item[1], dynamic))
-        elif kind == "slice":
-            index.append(slice(_resolve(item[1], dynamic), _resolve(item[2], dynamic), _resolve(item[3], dynamic)))
-        else:
-            index.append(Ellipsis if kind == "ellipsis" else None)
-    return np.array(x[tuple(index)])  # a copy, not a view: tensors never share memory
+    return np.array(x[_index_tuple(key, dynamic)])  # a copy, not a view: tensors never share memory
 
 
 def _slice_length(size: Optional[int], start, stop, step) -> Optional[int]:
@@ -193,3 +184,63 @@ def gather(params: Any, indices: Any, axis: int = 0) -> Tensor:
     elif axis < 0:
         raise ValueError("GatherV2: a negative axis needs params of known rank")
     return apply_op(GATHER, (params, indices), {"axis": axis})
+
+
+def _index_tuple(key: tuple, dynamic: Tuple[np.ndarray, ...]) -> tuple:
+    index = []
+    for item in key:
+        kind = item[0]
+        if kind == "index":
+            index.append(_resolve(item[1], dynamic))
+        elif kind == "slice":
+            index.append(slice(_resolve(item[1], dynamic), _resolve(item[2], dynamic), _resolve(item[3], dynamic)))
+        else:
+            index.append(Ellipsis if kind == "ellipsis" else None)
+    return tuple(index)
+
+
+def _slice_update_infer(specs, attrs):
+    (dtype, shape), (value_dtype, value_shape) = specs[:2]
+    if value_dtype != dtype:
+        raise TypeError(f"the new value must have the tensor's dtype {dtype.name}, got {value_dtype.name}")
+    ((_, part_shape),) = _strided_slice_infer([specs[0], *specs[2:]], attrs)
+    if part_shape is not None and value_shape is not None:
+        try:
+            fits = shapes.broadcast(part_shape, value_shape) == part_shape or None in part_shape
+        except ValueError:
+            fits = False
+        if not fits or len(value_shape) > len(part_shape):
+            raise ValueError(f"cannot assign a value of shape {shapes.format_shape(value_shape)} to a part of shape "
+                             f"{shapes.format_shape(part_shape)}")
+    return [(dtype, shape)]
+
+
+def _slice_update_kernel(x, value, *dynamic, key):
+    result = x.copy()  # tensors are immutable: the update is a new tensor
+    index = _index_tuple(key, dynamic)
+    if any(item is None for item in index):
+        raise ValueError("a new axis (None) cannot be assigned to")
+    result[index] = value
+    return result
+
+
+STRIDED_SLICE_UPDATE = register_op(
+    "TensorStridedSliceUpdate", ("input", "value", "*index"), _slice_update_infer, _slice_update_kernel,
+    doc="A copy of input with input[key] = value (numpy broadcasting); attr 'key' as in StridedSlice.")
+
+
+def update_by_key(tensor: Any, key: Any, value: Any) -> Tensor:
+    """A copy of ``tensor`` with ``tensor[key] = value`` applied: what ``x[key] = value`` becomes in converted code.
+
+    ``key`` is anything ``tensor[key]`` accepts; ``value`` broadcasts to the selected part and takes the
+    tensor's dtype. An index out of range raises ``InvalidArgumentError`` when the op runs.
+
+    >>> update_by_key(convert_to_tensor([1, 2, 3, 4]), slice(1, 3), 0)
+    Tensor([1 0 0 4], shape=(4,), dtype=int32)
+    """
+    tensor = convert_to_tensor(tensor)
+    value = convert_to_tensor(value, tensor.dtype)
+    encoded, dynamic = _encode_key(key)
+    if ("newaxis",) in encoded:
+        raise IndexError(f"cannot assign to a new axis (None) in the subscript {key!r}")
+    return apply_op(STRIDED_SLICE_UPDATE, (tensor, value, *dynamic), {"key": encoded})

@@ -235,6 +235,19 @@ def _gather(b, op, inputs):
     return [b.one("Gather", inputs, op.name, axis=op.attrs["axis"])]
 
 
+@_converts("GatherNd")
+def _gather_nd(b, op, inputs):
+    return [b.one("GatherND", [inputs[0], _int64(b, inputs[1], op.name + "/indices")], op.name)]
+
+
+@_converts("TensorScatterUpdate", "TensorScatterAdd")
+def _scatter_nd(b, op, inputs):
+    tensor, indices, updates = inputs
+    reduction = "add" if op.type == "TensorScatterAdd" else "none"
+    return [b.one("ScatterND", [tensor, _int64(b, indices, op.name + "/indices"), updates], op.name,
+                  reduction=reduction)]
+
+
 @_converts("Fill")
 def _fill(b, op, inputs):
     return [b.one("Expand", [inputs[1], _int64(b, inputs[0], op.name + "/dims")], op.name)]
