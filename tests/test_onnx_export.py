@@ -230,6 +230,10 @@ SCATTER_CASES = {
                                  rt.tensor_scatter_nd_add(x, i[:, :1], x[:2] * 2),
                                  rt.scatter_nd(i, rt.constant([1.0, 2.0]), [3, 3])),
                    [S([2, 3]), S([2, 2], rt.int32)], [M, np.array([[1, 2], [0, 0]], np.int32)]),
+    "item_assignment": (lambda x, i: (rt.update_by_key(x, (i, 1), 7.0), rt.update_by_key(x, -1, rt.constant([1.0, 2, 3])),
+                                      rt.update_by_key(x, (slice(None), slice(None, None, -2)), 0.0),
+                                      rt.update_by_key(x, (Ellipsis, slice(i, None)), x[:, :1] * 10)),
+                        [S([None, 3]), S([], rt.int32)], [M, np.array(1, np.int32)]),
 }
 
 

@@ -16,13 +16,12 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from runtime import context, dtypes
-from runtime.errors import InvalidArgumentError
-from runtime.ops import shapes
+from runtime.core import context, dtypes, shapes
+from runtime.core.errors import InvalidArgumentError
+from runtime.core.registry import apply_op, register_op
+from runtime.core.tensor import Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.creation_ops import zeros
-from runtime.ops.registry import apply_op, register_op
-from runtime.tensor import Shape, Tensor
 
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 

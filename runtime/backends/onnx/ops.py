@@ -7,6 +7,7 @@ differ (floor division and modulo round toward -inf, integer means truncate, arg
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Callable, Dict, List
 
 import numpy as np
@@ -318,6 +319,27 @@ def _strided_slice(b, op, inputs):
                 raise ExportError(f"{op.name}: '...' in a subscript of a tensor of unknown rank cannot be exported")
             position += rank - consumed
     return [b.one("Identity", [value], op.name)]
+
+
+@_converts("TensorStridedSliceUpdate")
+def _strided_slice_update(b, op, inputs):
+    """``x[key] = v``: number x's elements (an int64 grid shaped like x), slice the grid with ``key`` exactly as
+    ``x[key]`` is exported, and write the broadcast value at those flat positions with ScatterND."""
+    x, value, dynamic = inputs[0], inputs[1], inputs[2:]
+    name = op.name
+    shape = b.one("Shape", [x], name + "/shape")
+    size = b.one("ReduceProd", [shape], name + "/size", keepdims=0)
+    zero, one = b.constant(np.array(0, np.int64), name + "/zero"), b.constant(np.array(1, np.int64), name + "/one")
+    grid = b.one("Reshape", [b.one("Range", [zero, size, one], name + "/range"), shape], name + "/grid")
+    reading = SimpleNamespace(name=name + "/read", attrs=op.attrs, inputs=op.inputs)
+    (positions,) = _strided_slice(b, reading, [grid, *dynamic])
+    flat_positions = b.one("Reshape", [positions, b.constant(np.array([-1, 1], np.int64), name + "/column")],
+                           name + "/positions")
+    values = b.one("Expand", [value, b.one("Shape", [positions], name + "/part_shape")], name + "/expand")
+    flat_values = b.one("Reshape", [values, b.constant(np.array([-1], np.int64), name + "/flat")], name + "/values")
+    flat = b.one("Reshape", [x, b.constant(np.array([-1], np.int64), name + "/flat_x")], name + "/flat_input")
+    updated = b.one("ScatterND", [flat, flat_positions, flat_values], name + "/scatter")
+    return [b.one("Reshape", [updated, shape], name)]
 
 
 # --- control flow ----------------------------------------------------------------------------------
