@@ -14,7 +14,7 @@ Tensor(0.0, shape=(), dtype=float32)
 """
 from autograph_lite.api import (convert, do_not_convert, function, functions_run_eagerly,
                                 run_functions_eagerly, to_code, to_graph)
-from autograph_lite.errors import ConversionError
+from autograph_lite.pyct.errors import ConversionError
 
 __all__ = ['function', 'to_code', 'to_graph', 'convert', 'do_not_convert', 'run_functions_eagerly',
            'functions_run_eagerly', 'ConversionError']

@@ -15,8 +15,9 @@ import weakref
 from typing import Any, Callable, Optional, Sequence
 
 from autograph_lite import conversion, error_locations
-from autograph_lite.errors import ConversionError
-from autograph_lite.operators.call_trees import DO_NOT_CONVERT
+from autograph_lite.pyct.errors import ConversionError
+from autograph_lite import calls
+from autograph_lite.calls import DO_NOT_CONVERT
 from autograph_lite.operators.variables import UNBOUND_MESSAGE, Undefined
 from autograph_lite.pyct.origin_info import Origin
 
@@ -56,7 +57,7 @@ def to_graph(entity: Callable) -> Callable:
         return function
     wrapper = _graph_cache.get(function)
     if wrapper is None:
-        wrapper = _with_user_locations(conversion.instantiate(function), function)
+        wrapper = _with_user_locations(calls.convert(function), function)
         _graph_cache[function] = wrapper
     return wrapper
 

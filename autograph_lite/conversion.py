@@ -6,7 +6,6 @@ globals and closure cells. Conversions are cached by code object; functions by i
 >>> converted_source(f).splitlines()[1]
 "    return ag__.if_exp(x < 0, lambda: -x, lambda: x, '-x if x < 0 else x')"
 """
-import importlib
 import itertools
 import linecache
 import os
@@ -31,6 +30,7 @@ class ConvertedCode(NamedTuple):
     source: str               # the converted function, as to_code shows it
     code: types.CodeType      # its compiled code object (free variables: ag__ + the original's)
     filename: str             # the name it was compiled under (registered in linecache)
+    first_line: int           # the line of that file where ``source`` starts (after the factory's header)
 
 
 def _convert_tree(node, ctx: Context):
@@ -76,7 +76,7 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
     origin_info.register(filename, origins)
     factory_code = next(c for c in module_code.co_consts if getattr(c, 'co_name', None) == _FACTORY)
     code = next(c for c in factory_code.co_consts if getattr(c, 'co_name', None) == name)
-    return ConvertedCode(source, code, filename)
+    return ConvertedCode(source, code, filename, len(header) + 1)
 
 
 _code_cache: 'weakref.WeakKeyDictionary[types.CodeType, dict]' = weakref.WeakKeyDictionary()
@@ -107,16 +107,12 @@ def converted_source(entity: Callable) -> str:
     return convert_code(entity).source
 
 
-def operators_module():
-    """The ``ag__`` namespace given to converted code."""
-    return importlib.import_module('autograph_lite.operators')
-
-
-def instantiate(entity: types.FunctionType) -> types.FunctionType:
-    """A converted copy of ``entity`` over the same globals, closure cells and defaults."""
+def instantiate(entity: types.FunctionType, ag_namespace: types.ModuleType) -> types.FunctionType:
+    """A converted copy of ``entity`` over the same globals, closure cells and defaults, whose generated
+    code calls the operators in ``ag_namespace`` (``autograph_lite.calls.AG_NAMESPACE``)."""
     converted = convert_code(entity)
     cells = dict(zip(entity.__code__.co_freevars, entity.__closure__ or ()))
-    cells['ag__'] = types.CellType(operators_module())
+    cells['ag__'] = types.CellType(ag_namespace)
     closure = tuple(cells.get(name) or types.CellType() for name in converted.code.co_freevars)
     function = types.FunctionType(converted.code, entity.__globals__, entity.__name__,
                                   entity.__defaults__, closure)

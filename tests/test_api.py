@@ -71,7 +71,7 @@ def test_called_lambda_and_user_helper_are_converted(monkeypatch):
     double = lambda v: v * 2 if v > 0 else 0  # noqa: E731
     calls = []
     real_instantiate = conversion.instantiate
-    monkeypatch.setattr(conversion, 'instantiate', lambda f: calls.append(f.__name__) or real_instantiate(f))
+    monkeypatch.setattr(conversion, 'instantiate', lambda f, ns: calls.append(f.__name__) or real_instantiate(f, ns))
     assert ag.to_graph(apply)(double, 4) == 8
     assert calls == ['apply', '<lambda>']
 
@@ -152,7 +152,7 @@ def test_do_not_convert_functions_are_called_as_is(monkeypatch):
 
     calls = []
     real_instantiate = conversion.instantiate
-    monkeypatch.setattr(conversion, 'instantiate', lambda f: calls.append(f.__name__) or real_instantiate(f))
+    monkeypatch.setattr(conversion, 'instantiate', lambda f, ns: calls.append(f.__name__) or real_instantiate(f, ns))
     assert ag.to_graph(caller)(5) == 1
     assert calls == ['caller']
     assert ag.to_graph(legacy) is legacy
@@ -167,7 +167,7 @@ def test_library_and_builtin_calls_are_not_converted(monkeypatch):
 
     calls = []
     real_instantiate = conversion.instantiate
-    monkeypatch.setattr(conversion, 'instantiate', lambda f: calls.append(f.__name__) or real_instantiate(f))
+    monkeypatch.setattr(conversion, 'instantiate', lambda f, ns: calls.append(f.__name__) or real_instantiate(f, ns))
     assert ag.to_graph(caller)([1, 2, 3]) == '[6, 3, 2, 3]'
     assert calls == ['caller']
 
@@ -309,7 +309,7 @@ def test_function_objects_partials_and_callable_objects_from_converted_code(monk
 
     calls = []
     real_instantiate = conversion.instantiate
-    monkeypatch.setattr(conversion, 'instantiate', lambda f: calls.append(f.__qualname__) or real_instantiate(f))
+    monkeypatch.setattr(conversion, 'instantiate', lambda f, ns: calls.append(f.__qualname__) or real_instantiate(f, ns))
     assert ag.to_graph(caller)(functools.partial(helper), Doubler(), 3) == 12
     assert calls == ['test_function_objects_partials_and_callable_objects_from_converted_code.<locals>.caller',
                      'helper', 'Doubler.__call__']

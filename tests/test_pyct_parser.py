@@ -5,7 +5,7 @@ import gast
 import pytest
 
 from autograph_lite import ConversionError
-from autograph_lite.errors import SourceUnavailableError
+from autograph_lite.pyct.errors import SourceUnavailableError
 from autograph_lite.pyct import anno, parser
 
 

@@ -5,7 +5,7 @@ Runs first. Nested generator/async functions and classes are marked to be left e
 """
 import gast
 
-from autograph_lite.errors import ConversionError
+from autograph_lite.pyct.errors import ConversionError
 from autograph_lite.pyct import anno
 from autograph_lite.pyct.transformer import SKIP, contains
 

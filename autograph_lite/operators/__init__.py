@@ -1,9 +1,9 @@
-"""The ``ag__`` namespace of converted code: every name generated code calls (docs/GENERATED_CODE.md).
+"""The operators of converted code: with ``converted_call`` they make the ``ag__`` namespace
+(``autograph_lite.calls.AG_NAMESPACE``; docs/GENERATED_CODE.md).
 
 Each operator runs plain Python on Python values and eager tensors, and stages into ``rt.cond`` /
 ``rt.while_loop`` when its condition or iterable is a symbolic tensor (SEMANTICS.md, "the one rule").
 """
-from autograph_lite.operators.call_trees import converted_call
 from autograph_lite.operators.conditional_expressions import if_exp
 from autograph_lite.operators.control_flow import for_stmt, if_stmt, while_stmt
 from autograph_lite.operators.exceptions import assert_stmt
@@ -12,5 +12,5 @@ from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.operators.variables import (Undefined, UndefinedReturnValue, return_value,
                                                 value_or_undefined)
 
-__all__ = ["converted_call", "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
+__all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
            "Undefined", "UndefinedReturnValue", "return_value", "value_or_undefined", "BUILTIN_OVERRIDES"]

@@ -1,5 +1,6 @@
 """Annotations: analysis results and bookkeeping attached to AST nodes.
 
+>>> import gast
 >>> node = gast.parse('x = 1').body[0]
 >>> setanno(node, 'origin', 'user.py:3'); getanno(node, 'origin')
 'user.py:3'

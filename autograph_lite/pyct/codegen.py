@@ -4,6 +4,7 @@ Uses the standard library's precedence-aware unparser (fewer parentheses than as
 three readability tweaks: a blank line after a nested ``def`` block, parenthesized tuple targets
 ``(a, b) = vars_``, and long call lines wrapped at top-level commas.
 
+>>> from autograph_lite.pyct.parser import parse_str
 >>> source, origins = unparse(parse_str('if x:\\n    y = 1'))
 >>> source
 'if x:\\n    y = 1\\n'

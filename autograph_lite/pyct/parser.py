@@ -14,7 +14,7 @@ from typing import Callable, List, Optional, Tuple
 
 import gast
 
-from autograph_lite.errors import ConversionError, SourceUnavailableError
+from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 from autograph_lite.pyct import origin_info, python_ast
 
 

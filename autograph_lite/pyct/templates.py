@@ -2,9 +2,11 @@
 
 This is the only way converters produce new code, so what they emit reads like the code itself.
 
+>>> import gast
+>>> from autograph_lite.pyct.codegen import unparse
 >>> node = replace('target = ag__.not_(value)', target='x', value=gast.Name('y', gast.Load(), None, None))
->>> unparse(node)
-'x = ag__.not_(y)'
+>>> unparse(node)[0]
+'x = ag__.not_(y)\\n'
 
 A replacement may be: a ``str`` (a name; also renames defs, arguments, keywords and entries of
 ``nonlocal``/``global``), an expression node, a statement node or a list of statements (where the

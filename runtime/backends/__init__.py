@@ -5,8 +5,11 @@ Importing this package gives every ``Graph`` its two views, ``as_graph_def()`` a
 graph lives in ``runtime.core`` and must not import the backends above it.
 
 >>> import runtime as rt
->>> print(rt.FuncGraph("empty").as_graph_def())
-<BLANKLINE>
+>>> graph = rt.Function(lambda x: x + 1).get_concrete_function(rt.TensorSpec([], rt.int32)).graph
+>>> [node["op"] for node in graph.as_graph_def().to_dict()["node"]]
+['Placeholder', 'Const', 'AddV2']
+>>> graph.to_dot().splitlines()[0]
+'digraph "<lambda>" {'
 """
 from runtime.backends.dot import to_dot
 from runtime.backends.graph_def import GraphDef

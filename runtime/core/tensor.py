@@ -4,6 +4,7 @@
 ``SymbolicTensor`` is the output of an op inside a graph being traced: it knows its dtype and
 (possibly partial) shape, but not its value, so Python cannot branch on it.
 
+>>> from runtime import constant
 >>> t = constant([1.0, 0.0])
 >>> t
 Tensor([1. 0.], shape=(2,), dtype=float32)
@@ -189,6 +190,7 @@ def _spec_shape(shape: Any) -> Tuple[Optional[int], ...]:
 class TensorSpec:
     """Describes a tensor argument: shape (``None`` dims accept any size) and dtype.
 
+    >>> from runtime.core.dtypes import float32
     >>> TensorSpec([None, 3], float32)
     TensorSpec(shape=(None, 3), dtype=float32, name=None)
     """

@@ -1,4 +1,4 @@
-"""Reshaping and converting one tensor: cast, identity, reshape, transpose, expand_dims, squeeze, tile.
+"""Reshaping one tensor: identity, reshape, transpose, expand_dims, squeeze, tile.
 
 >>> reshape([1, 2, 3, 4], [2, -1])
 Tensor([[1 2]
@@ -12,30 +12,12 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core import shapes
+from runtime.ops.cast_op import cast  # noqa: F401  (re-exported: rt.cast lives with the reshaping ops)
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.core import IDENTITY
 from runtime.core.registry import apply_op, register_op
 from runtime.ops.shape_ops import known_or_none, shape_argument
 from runtime.core.tensor import Tensor
-
-
-def _cast_kernel(x, *, dtype):
-    with np.errstate(all="ignore"):  # nan/inf → int is undefined in TensorFlow too; no warning
-        return x.astype(dtype, copy=False)
-
-
-CAST = register_op("Cast", ("x",), lambda specs, attrs: [(attrs["dtype"], specs[0][1])], _cast_kernel,
-                   doc="Converts to attr 'dtype' (floats → ints truncate toward zero, nonzero → True).")
-
-
-def cast(x: Any, dtype: Any) -> Tensor:
-    """``x`` converted to ``dtype``; always an op, even when the dtype already matches.
-
-    >>> cast([1.7, -1.7], "int32")
-    Tensor([ 1 -1], shape=(2,), dtype=int32)
-    """
-    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
-    return apply_op(CAST, (x,), {"dtype": dtypes.as_dtype(dtype)})
 
 
 def identity(input: Any) -> Tensor:  # noqa: A002 - TensorFlow's argument name

@@ -12,6 +12,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core import shapes
 from runtime.ops.convert import convert_operands, convert_to_tensor
+from runtime.ops.pack_op import STACK, merge_dims
 from runtime.core.registry import apply_op, register_op
 from runtime.core.tensor import Tensor
 
@@ -27,14 +28,6 @@ def _convert_all(values: Sequence[Any], op_name: str) -> List[Tensor]:
             raise TypeError(f"{op_name}: all values must have the same dtype, got {tensors[0].dtype.name} "
                             f"(values[0]) and {t.dtype.name} (values[{i}]); use rt.cast to convert them")
     return tensors
-
-
-def _merge_dims(a: Optional[int], b: Optional[int], what: str) -> Optional[int]:
-    if a is None:
-        return b
-    if b is not None and a != b:
-        raise ValueError(what)
-    return a
 
 
 def _concat_infer(specs, attrs):
@@ -56,7 +49,7 @@ def _concat_infer(specs, attrs):
             if i == axis:
                 out[i] = None if out[i] is None or d is None else out[i] + d
             else:
-                out[i] = _merge_dims(out[i], d, f"dimension {i} differs between shapes "
+                out[i] = merge_dims(out[i], d, f"dimension {i} differs between shapes "
                                      f"{shapes.format_shape(known[0])} and {shapes.format_shape(shape)}")
     if len(known) < len(specs):
         out[axis] = None  # a value of unknown rank has an unknown size along the axis
@@ -76,27 +69,6 @@ def concat(values: Sequence[Any], axis: int) -> Tensor:
     """
     tensors = _convert_all(values, "ConcatV2")
     return apply_op(CONCAT, tensors, {"axis": int(axis)})
-
-
-def _stack_infer(specs, attrs):
-    dtype = specs[0][0]
-    known = [s for _, s in specs if s is not None]
-    if not known:
-        return [(dtype, None)]
-    element: List[Optional[int]] = list(known[0])
-    for shape in known:
-        if len(shape) != len(element):
-            raise ValueError(f"all values must have the same shape, got {shapes.format_shape(known[0])} and "
-                             f"{shapes.format_shape(shape)}")
-        element = [_merge_dims(a, b, f"all values must have the same shape, got "
-                               f"{shapes.format_shape(known[0])} and {shapes.format_shape(shape)}")
-                   for a, b in zip(element, shape)]
-    axis = shapes.normalize_axis(attrs["axis"], len(element) + 1, "Pack")
-    return [(dtype, tuple(element[:axis]) + (len(specs),) + tuple(element[axis:]))]
-
-
-STACK = register_op("Pack", ("*values",), _stack_infer, lambda *values, axis: np.stack(values, axis),
-                    doc="Stacks same-shaped tensors along a new axis (attr 'axis').")
 
 
 def stack(values: Sequence[Any], axis: int = 0) -> Tensor:

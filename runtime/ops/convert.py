@@ -10,7 +10,9 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime.core import context, dtypes
+from runtime.core.registry import apply_op
 from runtime.core.tensor import EagerTensor, Tensor
+from runtime.ops.pack_op import STACK
 
 
 def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
@@ -72,9 +74,8 @@ def _first_tensor_dtype(value: Any) -> Optional[np.dtype]:
 
 def _pack(value: Sequence[Any], dtype: Optional[np.dtype]) -> Tensor:
     """A list mixing tensors and numbers becomes a ``Pack`` (stack) of them, like TensorFlow's auto-packing."""
-    from runtime.ops.combine_ops import stack  # here: combine_ops imports this module
     dtype = dtype or _first_tensor_dtype(value)
-    return stack([convert_to_tensor(v, dtype) for v in value])
+    return apply_op(STACK, [convert_to_tensor(v, dtype) for v in value], {"axis": 0})
 
 
 def constant(value: Any, dtype: Any = None, shape: Optional[Sequence[int]] = None) -> Tensor:

@@ -13,7 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from runtime.core import context, dtypes
-from runtime.ops.array_ops import cast
+from runtime.ops.cast_op import cast
 from runtime.ops.convert import constant, convert_to_tensor
 from runtime.core.registry import apply_op, register_op
 from runtime.ops.shape_ops import constant_value, known_or_none, shape_argument

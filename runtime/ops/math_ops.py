@@ -17,7 +17,7 @@ from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.core import shapes
 from runtime.ops.convert import convert_operands
-from runtime.ops.array_ops import CAST
+from runtime.ops.cast_op import CAST
 from runtime.core.registry import OpDef, apply_op, register_op
 from runtime.core.tensor import Tensor
 

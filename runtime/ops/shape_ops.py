@@ -16,6 +16,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from runtime.core import context, dtypes
+from runtime.ops.cast_op import cast
 from runtime.ops.combine_ops import stack
 from runtime.ops.convert import convert_to_tensor
 from runtime.core.registry import apply_op, register_op
@@ -156,7 +157,6 @@ def shape_argument(value: Any, op_name: str, arg: str) -> Tuple[Tensor, StaticDi
 
 
 def _cast_int32(tensor: Tensor) -> Tensor:
-    from runtime.ops.array_ops import cast  # here: array_ops imports this module
     return cast(tensor, dtypes.int32)
 
 

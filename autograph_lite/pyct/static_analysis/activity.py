@@ -9,6 +9,7 @@ defs) rebinds it wherever it is called: a direct call of the helper by name read
 variables, so loops and branches that call it carry them as state. Only direct calls count; a
 helper passed elsewhere (or a name that a comprehension or nested scope shadows) does not.
 
+>>> from autograph_lite.pyct.parser import parse_str
 >>> node = parse_str('def f(a):\\n    b = a + c\\n').body[0]
 >>> scope = analyze_function(node)
 >>> sorted(scope.locals), sorted(scope.free_reads)

@@ -5,7 +5,10 @@ statement's effect is summarised as (gen, kill): names read before being assigne
 certainly assigned. Blocks compose those summaries bottom-up once; the live-out sets are then
 pushed top-down once - linear in the size of the function. Requires activity annotations.
 
+>>> from autograph_lite.pyct.parser import parse_str
 >>> node = parse_str('def f(a):\\n    b = a\\n    if a:\\n        b = 1\\n    return b').body[0]
+>>> from autograph_lite.pyct.static_analysis import activity
+>>> _ = activity.analyze_function(node)
 >>> analyze(node); sorted(anno.getanno(node.body[1], anno.LIVE_OUT))
 ['b']
 """

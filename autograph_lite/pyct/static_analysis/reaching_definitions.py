@@ -4,7 +4,10 @@ A name that no definition can reach at a statement is certainly undefined there;
 converter initializes such state variables with ``ag__.Undefined``. Loops feed their body's
 definitions back to their start. Requires activity annotations.
 
+>>> from autograph_lite.pyct.parser import parse_str
 >>> node = parse_str('def f(a):\\n    if a:\\n        b = 1\\n    c = b').body[0]
+>>> from autograph_lite.pyct.static_analysis import activity
+>>> _ = activity.analyze_function(node)
 >>> analyze(node); sorted(anno.getanno(node.body[1], anno.DEFINED_IN))
 ['a', 'b']
 """

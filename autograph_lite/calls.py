@@ -1,4 +1,4 @@
-"""``converted_call``: what every call in converted code goes through.
+"""``converted_call``: what every call in converted code goes through, and the policy of what to convert.
 
 User functions, methods, nested functions and lambdas are converted on first call (then cached);
 builtins that must understand tensors go to ``py_builtins``; everything else - other builtins,
@@ -20,7 +20,9 @@ import weakref
 from typing import Any, Callable, Optional
 
 from autograph_lite import conversion
-from autograph_lite.errors import ConversionError, SourceUnavailableError
+from autograph_lite import operators
+from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
+from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 
 logger = logging.getLogger('autograph_lite')
 
@@ -39,11 +41,6 @@ def _is_library_module(module: str, filename: str) -> bool:
     path = os.path.normcase(filename)
     return 'site-packages' in path or 'dist-packages' in path or (
         path.startswith(_STDLIB) and not path.startswith(os.path.join(_STDLIB, 'site-packages')))
-
-
-def _builtin_overrides():
-    from autograph_lite import operators
-    return getattr(operators, 'BUILTIN_OVERRIDES', {})
 
 
 def _why_not_convert(function: types.FunctionType) -> Optional[str]:
@@ -68,7 +65,7 @@ def _target_for(function: types.FunctionType) -> Callable:
     target = function
     if reason is None:
         try:
-            target = conversion.instantiate(function)
+            target = conversion.instantiate(function, AG_NAMESPACE)
         except SourceUnavailableError as exc:
             reason = f'no source: {exc.problem}'
         except ConversionError as exc:
@@ -89,7 +86,7 @@ def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
     if type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
         return _target_for(f.__func__)(f.__self__, *args, **kwargs)
     try:
-        override = _builtin_overrides().get(f)
+        override = BUILTIN_OVERRIDES.get(f)
     except TypeError:   # unhashable callable object
         override = None
     if override is not None:
@@ -102,3 +99,19 @@ def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
         # A callable object of a user class: convert its __call__ (rt.Function is library code).
         return _target_for(call)(f, *args, **kwargs)
     return f(*args, **kwargs)
+
+
+def _ag_namespace() -> types.ModuleType:
+    namespace = types.ModuleType('ag__', 'The namespace converted code calls: the operators and converted_call.')
+    for name in operators.__all__:
+        setattr(namespace, name, getattr(operators, name))
+    namespace.converted_call = converted_call
+    return namespace
+
+
+AG_NAMESPACE = _ag_namespace()
+
+
+def convert(function: types.FunctionType) -> types.FunctionType:
+    """The converted copy of ``function`` (not cached here: see ``converted_call`` for the cache)."""
+    return conversion.instantiate(function, AG_NAMESPACE)
