@@ -1,9 +1,12 @@
 """All public ops. Each module registers its ops in ``runtime.core.registry`` when imported.
 
-``debugging`` (Assert and assert_*) and ``random`` (uniform) are namespaces, as in TensorFlow.
+``debugging`` (Assert and assert_*), ``random`` (uniform, normal, categorical) and ``math`` are
+namespaces, as in TensorFlow; the names TensorFlow also has at its top level (``tanh``, ``sort``, ...)
+are here too.
 """
 from runtime.ops import core  # noqa: F401  (Const, Placeholder, Identity)
 from runtime.ops import debugging  # noqa: F401
+from runtime.ops import math_namespace as math  # noqa: F401
 from runtime.ops import random_ops as random  # noqa: F401
 from runtime.ops.array_ops import cast, expand_dims, identity, reshape, squeeze, tile, transpose
 from runtime.ops.combine_ops import concat, stack, where
@@ -15,9 +18,11 @@ from runtime.ops.logical_ops import logical_and, logical_not, logical_or
 from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater_equal, less, less_equal, matmul,
                                   maximum, minimum, mod, multiply, not_equal, pow, subtract)  # noqa: A004
 from runtime.ops.scatter_ops import gather_nd, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update
-from runtime.ops.reduction_ops import (argmax, argmin, cumsum, reduce_all, reduce_any, reduce_max, reduce_mean,
-                                       reduce_min, reduce_prod, reduce_sum)
+from runtime.ops.reduction_ops import (argmax, argmin, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+                                       reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from runtime.ops.shape_ops import rank, shape, size
-from runtime.ops.unary_ops import abs, exp, log, negative, sign, sqrt, square  # noqa: A004
+from runtime.ops.sort_ops import argsort, sort
+from runtime.ops.unary_ops import (abs, ceil, cos, exp, floor, log, negative, round, sigmoid, sign, sin,  # noqa: A004
+                                   sqrt, square, tanh)
 from runtime.ops import operators  # noqa: F401  (installs +, *, <, [] ... on Tensor)
 from runtime.ops import control_flow_ops, variables  # noqa: F401  (If/While and the Variable ops)

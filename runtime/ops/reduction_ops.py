@@ -1,4 +1,4 @@
-"""Reductions over axes: reduce_sum/mean/max/min/prod/any/all, argmax/argmin, cumsum.
+"""Reductions over axes: reduce_sum/mean/max/min/prod/any/all, argmax/argmin, cumsum/cumprod.
 
 ``axis`` is an int, a list of ints, or None (all axes). Integer ``reduce_mean`` truncates toward zero,
 like TensorFlow; sums and products keep the input dtype (numpy would widen int32 to int64).
@@ -15,10 +15,14 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.core import shapes
-from runtime.ops.convert import convert_to_tensor
 from runtime.core.registry import OpDef, apply_op, register_op
-from runtime.ops.shape_ops import constant_value
 from runtime.core.tensor import Tensor
+from runtime.ops.combine_ops import where
+from runtime.ops.convert import convert_to_tensor
+from runtime.ops.creation_ops import zeros_like
+from runtime.ops.math_ops import add, subtract
+from runtime.ops.shape_ops import constant_value
+from runtime.ops.unary_ops import exp, is_finite, log
 
 Axis = Union[int, Sequence[int], None]
 _NUMERIC, _BOOL = "fiu", "b"
@@ -172,22 +176,40 @@ def _cumsum_infer(specs, attrs):
     return [specs[0]]
 
 
-def _cumsum_kernel(x, *, axis, exclusive, reverse):
-    if reverse:
-        x = np.flip(x, axis)
-    out = np.cumsum(x, axis=axis, dtype=x.dtype)
-    if exclusive:  # shift by one along the axis, starting from 0
-        shifted = np.zeros_like(out)
-        target = [slice(None)] * out.ndim
-        source = [slice(None)] * out.ndim
-        target[axis], source[axis] = slice(1, None), slice(None, -1)
-        shifted[tuple(target)] = out[tuple(source)]
-        out = shifted
-    return np.flip(out, axis) if reverse else out
+def _running(accumulate: Callable, identity: int) -> Callable:
+    """A cumsum/cumprod kernel: ``exclusive`` starts from ``identity``, ``reverse`` runs from the end."""
+    def kernel(x, *, axis, exclusive, reverse):
+        if reverse:
+            x = np.flip(x, axis)
+        out = accumulate(x, axis=axis, dtype=x.dtype)
+        if exclusive:  # shift by one along the axis, starting from the identity
+            shifted = np.full_like(out, identity)
+            target = [slice(None)] * out.ndim
+            source = [slice(None)] * out.ndim
+            target[axis], source[axis] = slice(1, None), slice(None, -1)
+            shifted[tuple(target)] = out[tuple(source)]
+            out = shifted
+        return np.flip(out, axis) if reverse else out
+    return kernel
 
 
-CUMSUM = register_op("Cumsum", ("x",), _cumsum_infer, _cumsum_kernel,
+CUMSUM = register_op("Cumsum", ("x",), _cumsum_infer, _running(np.cumsum, 0),
                      doc="Running sum along attr 'axis' (optionally exclusive and/or reversed).")
+CUMPROD = register_op("Cumprod", ("x",), _cumsum_infer, _running(np.cumprod, 1),
+                      doc="Running product along attr 'axis' (optionally exclusive and/or reversed).")
+
+
+def _running_op(op_def: OpDef, x: Any, axis: int, exclusive: bool, reverse: bool) -> Tensor:
+    tensor = convert_to_tensor(x)
+    _check_kind(tensor, _NUMERIC, op_def.name)
+    if tensor.ndim == 0:
+        raise ValueError(f"{op_def.name}: x must have at least one dimension, got a scalar")
+    (axis,) = _normalize_axis(axis, tensor, op_def.name)
+    if tensor.ndim is not None:
+        axis %= tensor.ndim
+    elif axis < 0:
+        raise ValueError(f"{op_def.name}: a negative axis needs a known rank; the input's rank is unknown")
+    return apply_op(op_def, (tensor,), {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)})
 
 
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Tensor:
@@ -197,13 +219,32 @@ def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False
     >>> cumsum([1, 2, 3], exclusive=True)
     Tensor([0 1 3], shape=(3,), dtype=int32)
     """
-    tensor = convert_to_tensor(x)
-    _check_kind(tensor, _NUMERIC, "Cumsum")
-    if tensor.ndim == 0:
-        raise ValueError("Cumsum: x must have at least one dimension, got a scalar")
-    (axis,) = _normalize_axis(axis, tensor, "Cumsum")
-    if tensor.ndim is not None:
-        axis %= tensor.ndim
-    elif axis < 0:
-        raise ValueError("Cumsum: a negative axis needs a known rank; the input's rank is unknown")
-    return apply_op(CUMSUM, (tensor,), {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)})
+    return _running_op(CUMSUM, x, axis, exclusive, reverse)
+
+
+def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Running product of ``x`` along ``axis``; ``exclusive`` starts from 1, ``reverse`` runs from the end.
+
+    >>> cumprod([1, 2, 3, 4], reverse=True)
+    Tensor([24 24 12  4], shape=(4,), dtype=int32)
+    """
+    return _running_op(CUMPROD, x, axis, exclusive, reverse)
+
+
+def reduce_logsumexp(input_tensor: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
+    """``log(reduce_sum(exp(input_tensor)))`` computed without overflow, as TensorFlow does.
+
+    Built from registered ops: the (finite) maximum is subtracted before ``exp`` and added back after
+    ``log``, so ``[1000, 1000]`` gives ``1000 + log 2``, and an all ``-inf`` slice gives ``-inf``.
+
+    >>> reduce_logsumexp([1000.0, 1000.0])
+    Tensor(1000.6931762695312, shape=(), dtype=float32)
+    """
+    tensor = convert_to_tensor(input_tensor)
+    if tensor.dtype.kind != "f":
+        raise TypeError(f"reduce_logsumexp: input must be a floating-point tensor, got {tensor.dtype.name}; "
+                        "convert it with rt.cast(x, rt.float32)")
+    raw_max = reduce_max(tensor, axis, keepdims=True)
+    shift = where(is_finite(raw_max), raw_max, zeros_like(raw_max))  # inf - inf would be nan
+    total = reduce_sum(exp(subtract(tensor, shift)), axis, keepdims=keepdims)
+    return add(log(total), shift if keepdims else reduce_sum(shift, axis, keepdims=False))

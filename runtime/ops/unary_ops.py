@@ -1,10 +1,15 @@
-"""Elementwise functions of one tensor: negative, abs, sign, exp, log, sqrt, square.
+"""Elementwise functions of one tensor: negative, abs, sign, exp, log, sqrt, square, and TensorFlow's
+``tf.math`` unary functions (tanh, sigmoid, softplus, sin, cos, floor, ceil, round, log1p, expm1,
+reciprocal, rsqrt, is_nan, is_finite).
 
 Python scalars and lists are converted with the default dtypes, so ``abs(-3)`` is an int32 tensor.
-``exp``/``log``/``sqrt`` need floating-point input, as in TensorFlow (cast integers first).
+Transcendental functions need floating-point input, as in TensorFlow (cast integers first). Each op's
+dtype check lives in its inference, which eager calls run too (``apply_validated``).
 
 >>> abs(-3)
 Tensor(3, shape=(), dtype=int32)
+>>> round([0.5, 1.5, 2.5, -0.5])
+Tensor([ 0.  2.  2. -0.], shape=(4,), dtype=float32)
 """
 from __future__ import annotations
 
@@ -13,8 +18,10 @@ from typing import Any, Callable
 import numpy as np
 
 from runtime.ops.convert import convert_to_tensor
+from runtime.core import dtypes
 from runtime.core.registry import apply_op, register_op
 from runtime.core.tensor import Tensor
+from runtime.ops.validated import apply_validated
 
 _NUMERIC = "fiu"  # numpy kinds: float, signed and unsigned int (not bool)
 _KIND_NAMES = {"f": "floating-point", _NUMERIC: "numeric (not bool)"}
@@ -57,3 +64,61 @@ square = _declare_unary("Square", np.square, _NUMERIC, "x * x")
 exp = _declare_unary("Exp", _quiet(np.exp), "f", "e ** x")
 log = _declare_unary("Log", _quiet(np.log), "f", "natural logarithm of x")
 sqrt = _declare_unary("Sqrt", _quiet(np.sqrt), "f", "square root of x")
+
+
+def _declare_validated(name: str, kernel: Callable, kinds: str, doc: str, result_dtype=None):
+    """Register a same-shape op whose dtype check is in its inference; returns (OpDef, function)."""
+    fix = "rt.cast(x, rt.float32)" if kinds == "f" else "rt.cast(x, rt.int32)"
+
+    def infer(specs, attrs):
+        dtype, shape = specs[0]
+        if dtype.kind not in kinds:
+            raise TypeError(f"x must be a {_KIND_NAMES[kinds]} tensor, got {dtype.name}; convert it with {fix}")
+        return [(result_dtype or dtype, shape)]
+
+    op_def = register_op(name, ("x",), infer, kernel, doc=doc)
+
+    def op(x: Any) -> Tensor:
+        return apply_validated(op_def, (convert_to_tensor(x),))
+
+    op.__doc__ = f"Elementwise {doc} (the ``{name}`` op)."
+    op.__name__ = op.__qualname__ = name.lower()
+    return op_def, op
+
+
+def _sigmoid_kernel(x):
+    # 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below: exp never overflows, tails stay accurate
+    small = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + small), small / (1 + small)).astype(x.dtype, copy=False)
+
+
+def _softplus_kernel(x):
+    with np.errstate(all="ignore"):  # nan in, nan out, without a warning
+        return np.logaddexp(x, x.dtype.type(0))  # log(1 + e^x) without overflow: x for large x
+
+
+def _round_kernel(x):
+    return np.rint(x) if x.dtype.kind == "f" else x.copy()  # rint rounds half to even, like TensorFlow
+
+
+def _rsqrt_kernel(x):
+    with np.errstate(all="ignore"):
+        return np.reciprocal(np.sqrt(x))
+
+
+TANH, tanh = _declare_validated("Tanh", np.tanh, "f", "hyperbolic tangent of x")
+SIGMOID, sigmoid = _declare_validated("Sigmoid", _sigmoid_kernel, "f", "logistic function 1 / (1 + e^-x)")
+SOFTPLUS, softplus = _declare_validated("Softplus", _softplus_kernel, "f", "softplus log(1 + e^x)")
+SIN, sin = _declare_validated("Sin", _quiet(np.sin), "f", "sine of x")
+COS, cos = _declare_validated("Cos", _quiet(np.cos), "f", "cosine of x")
+FLOOR, floor = _declare_validated("Floor", np.floor, "f", "largest integer <= x")
+CEIL, ceil = _declare_validated("Ceil", np.ceil, "f", "smallest integer >= x")
+ROUND, round = _declare_validated(  # noqa: A001 - TensorFlow's public name
+    "Round", _round_kernel, _NUMERIC, "nearest integer to x, halves to even (integers unchanged)")
+LOG1P, log1p = _declare_validated("Log1p", _quiet(np.log1p), "f", "log(1 + x), accurate for small x")
+EXPM1, expm1 = _declare_validated("Expm1", _quiet(np.expm1), "f", "e ** x - 1, accurate for small x")
+RECIPROCAL, reciprocal = _declare_validated("Reciprocal", _quiet(np.reciprocal), "f", "1 / x")
+RSQRT, rsqrt = _declare_validated("Rsqrt", _rsqrt_kernel, "f", "1 / sqrt(x)")
+IS_NAN, is_nan = _declare_validated("IsNan", np.isnan, "f", "test for nan (a bool tensor)", dtypes.bool)
+IS_FINITE, is_finite = _declare_validated("IsFinite", np.isfinite, "f", "test for a finite value (a bool tensor)",
+                                          dtypes.bool)

@@ -39,7 +39,9 @@ for _ours, _theirs in {
         "Maximum": "Max", "Minimum": "Min", "Pow": "Pow", "MatMul": "MatMul",
         "Greater": "Greater", "GreaterEqual": "GreaterOrEqual", "Less": "Less", "LessEqual": "LessOrEqual",
         "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or", "LogicalNot": "Not",
-        "Neg": "Neg", "Abs": "Abs", "Sign": "Sign", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt"}.items():
+        "Neg": "Neg", "Abs": "Abs", "Sign": "Sign", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt",
+        "Tanh": "Tanh", "Sigmoid": "Sigmoid", "Softplus": "Softplus", "Sin": "Sin", "Cos": "Cos",
+        "Floor": "Floor", "Ceil": "Ceil", "Reciprocal": "Reciprocal", "Erf": "Erf", "IsNan": "IsNaN"}.items():
     CONVERTERS[_ours] = _same(_theirs)
 
 
@@ -69,6 +71,25 @@ def _not_equal(b, op, inputs):
 @_converts("Square")
 def _square(b, op, inputs):
     return [b.one("Mul", [inputs[0], inputs[0]], op.name)]
+
+
+@_converts("Round")
+def _round(b, op, inputs):
+    if op.outputs[0].dtype.kind != "f":  # integers are already round; ONNX Round takes floats only
+        return [b.one("Identity", inputs, op.name)]
+    return [b.one("Round", inputs, op.name)]  # ONNX Round also rounds halves to even
+
+
+@_converts("Rsqrt")
+def _rsqrt(b, op, inputs):
+    return [b.one("Reciprocal", [b.one("Sqrt", inputs, op.name + "/sqrt")], op.name)]
+
+
+@_converts("IsFinite")
+def _is_finite(b, op, inputs):
+    infinite = b.one("IsInf", inputs, op.name + "/inf")
+    return [b.one("Not", [b.one("Or", [infinite, b.one("IsNaN", inputs, op.name + "/nan")], op.name + "/or")],
+                  op.name)]
 
 
 @_converts("FloorMod")
@@ -206,6 +227,42 @@ def _cumsum(b, op, inputs):
     axis = b.constant(np.array(op.attrs["axis"], dtype=np.int64), op.name + "/axis")
     return [b.one("CumSum", [inputs[0], axis], op.name, exclusive=int(op.attrs["exclusive"]),
                   reverse=int(op.attrs["reverse"]))]
+
+
+# --- ordering: ONNX TopK lists the lower index first among equal values, as our kernels do ---------
+def _as_k(b, k: str, hint: str) -> str:
+    return b.one("Reshape", [_int64(b, k, hint + "/int64"), b.constant(np.array([1], np.int64), hint + "/one")],
+                 hint)
+
+
+def _top_k_node(b, op, x: str, k: str, axis: int, largest: bool) -> List[str]:
+    return b.node("TopK", [x, k], op.name + "/topk", 2, axis=axis, largest=int(largest), sorted=1)
+
+
+@_converts("TopKV2")
+def _top_k(b, op, inputs):
+    values, indices = _top_k_node(b, op, inputs[0], _as_k(b, inputs[1], op.name + "/k"), -1, True)
+    return [b.one("Identity", [values], op.name),
+            b.one("Cast", [indices], op.name + "/indices", to=_onnx_type(b, op.attrs["index_type"]))]
+
+
+def _whole_axis(b, op, x: str) -> str:
+    axis = b.constant(np.array([op.attrs["axis"]], np.int64), op.name + "/axis")
+    return b.one("Gather", [b.one("Shape", [x], op.name + "/shape"), axis], op.name + "/length", axis=0)
+
+
+@_converts("Sort")
+def _sort(b, op, inputs):
+    values, _ = _top_k_node(b, op, inputs[0], _whole_axis(b, op, inputs[0]), op.attrs["axis"],
+                            op.attrs["direction"] == "DESCENDING")
+    return [b.one("Identity", [values], op.name)]
+
+
+@_converts("ArgSort")
+def _arg_sort(b, op, inputs):
+    _, indices = _top_k_node(b, op, inputs[0], _whole_axis(b, op, inputs[0]), op.attrs["axis"],
+                             op.attrs["direction"] == "DESCENDING")
+    return [b.one("Cast", [indices], op.name, to=b.onnx.TensorProto.INT32)]
 
 
 # --- combining, creating, indexing -----------------------------------------------------------------

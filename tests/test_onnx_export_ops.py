@@ -1,0 +1,76 @@
+"""ONNX round trips of the tf.math / tf.nn / tf.linalg / array ops: onnxruntime's output equals our
+executor's (exactly; transcendental functions to float32 precision)."""
+import numpy as np
+import pytest
+
+import runtime as rt
+from artifact_graphs import run, trace
+from runtime.backends.onnx import to_onnx
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+ort.set_default_logger_severity(3)
+S = rt.TensorSpec
+
+
+def run_onnx(model, *arrays):
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, {i.name: a for i, a in zip(session.get_inputs(), arrays)})
+
+
+def round_trip(function, specs, arrays, rtol=0.0):
+    graph = trace(function, *specs)
+    model = to_onnx(graph)
+    onnx.checker.check_model(model)
+    ours, theirs = run(graph, *arrays), run_onnx(model, *arrays)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert a.dtype == b.dtype and a.shape == b.shape, (a, b)
+        if rtol:
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-7)
+        else:
+            np.testing.assert_array_equal(a, b)
+    return model
+
+
+EDGES = np.array([[0.5, -1.5, 2.5, 2.5, -0.5], [np.nan, np.inf, -np.inf, 1e-3, -30.0]], np.float32)
+ROUNDED = np.array([[1, 3, 3, 2, 0], [5, 5, 5, 0, -2]], np.float32)
+
+EXACT = {  # op type: (function, specs, arrays)
+    "Floor": (rt.floor, [S([None, 5])], [EDGES]), "Ceil": (rt.math.ceil, [S([None, 5])], [EDGES]),
+    "Round": (rt.round, [S([None, 5])], [EDGES]),
+    "Round_int": (rt.round, [S([3], rt.int32)], [np.array([1, -2, 3], np.int32)]),
+    "IsNan": (rt.math.is_nan, [S([None, 5])], [EDGES]), "IsFinite": (rt.math.is_finite, [S([None, 5])], [EDGES]),
+    "Reciprocal": (rt.math.reciprocal, [S([None, 5])], [EDGES]),
+    "TopKV2": (lambda x: rt.math.top_k(x, 3), [S([None, 5])], [ROUNDED]),
+    "TopKV2_run_time_k": (lambda x, k: rt.math.top_k(x, k, index_type=rt.int64), [S([2, 5]), S([], rt.int32)],
+                          [ROUNDED, np.array(2, np.int32)]),
+    "Sort": (lambda x: (rt.sort(x), rt.sort(x, 0, "DESCENDING")), [S([None, 5])], [ROUNDED]),
+    "ArgSort": (lambda x: (rt.argsort(x), rt.argsort(x, 0, "DESCENDING"), rt.argsort(x, -1, "DESCENDING")),
+                [S([None, 5])], [ROUNDED]),
+}
+CLOSE = {
+    "Tanh": (rt.tanh, [S([None, 5])], [EDGES]), "Sigmoid": (rt.sigmoid, [S([None, 5])], [EDGES]),
+    "Softplus": (rt.math.softplus, [S([None, 5])], [EDGES]), "Sin": (rt.sin, [S([None, 5])], [ROUNDED]),
+    "Cos": (rt.cos, [S([None, 5])], [ROUNDED]), "Erf": (rt.math.erf, [S([None, 5])], [EDGES]),
+    "Rsqrt": (rt.math.rsqrt, [S([None, 5])], [np.abs(EDGES)]),
+    "reduce_logsumexp": (lambda x: (rt.reduce_logsumexp(x, 1), rt.reduce_logsumexp(x * 100.0, 0, keepdims=True)),
+                         [S([None, 5])], [ROUNDED]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_exact_round_trip(name):
+    function, specs, arrays = EXACT[name]
+    round_trip(function, specs, arrays)
+
+
+@pytest.mark.parametrize("name", sorted(CLOSE))
+def test_round_trip_to_float32_precision(name):
+    function, specs, arrays = CLOSE[name]
+    round_trip(function, specs, arrays, rtol=1e-6)
+
+
+def test_ties_export_with_the_lower_index_first():
+    model = round_trip(lambda x: rt.math.top_k(x, 4)[1], [S([8])], [np.array([2, 7, 7, 1, 7, 2, 7, 0], np.float32)])
+    assert "TopK" in {node.op_type for node in model.graph.node}
