@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from runtime.core.tensor import Tensor
+from runtime.core.tensor import EagerTensor, Tensor, _user_location
 from runtime.ops.indexing import slice_by_key
 from runtime.ops.logical_ops import logical_and, logical_not, logical_or
 from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater_equal, less, less_equal, matmul,
@@ -38,6 +38,17 @@ def install_operators() -> None:
     Tensor.__abs__ = lambda self: abs(self)
     Tensor.__invert__ = lambda self: logical_not(self)
     Tensor.__getitem__ = lambda self, key: slice_by_key(self, key)
+    Tensor.__setitem__ = _refuse_item_assignment
+
+
+def _refuse_item_assignment(tensor: Tensor, key, value) -> None:
+    """Tensors are immutable (eager ones too: an alias must not change): say what to write instead."""
+    what = "a symbolic tensor" if not isinstance(tensor, EagerTensor) else "a tensor"
+    raise TypeError(
+        f"{what} (dtype={tensor.dtype.name}, shape={tensor.shape}) does not support item assignment"
+        f"{_user_location()}: tensors are immutable. "
+        "Write `x = rt.update_by_key(x, key, value)` (or rt.tensor_scatter_nd_update(x, indices, updates)); "
+        "inside a function converted by ag.function, `x[key] = value` on a local name does this for you")
     Tensor.__hash__ = object.__hash__  # identity: tensors are dict keys internally, though == is elementwise
 
 

@@ -1,0 +1,75 @@
+"""Item assignment to a local name -> a functional update that rebinds the name.
+
+    x[i] = v           ->  x = ag__.set_item(x, i, v)
+    x[i, 1:3] += v     ->  x = ag__.set_item_augmented(x, (i, ag__.slice(1, 3, None)), '+=', v)
+    x[i], x[j] = a, b  ->  set_item_1, set_item_2 = a, b
+                           x = ag__.set_item(x, i, set_item_1)
+                           x = ag__.set_item(x, j, set_item_2)
+
+On a tensor, ``set_item`` returns the updated copy (tensors are immutable); on anything else it does
+exactly ``x[i] = v`` and returns ``x`` itself, so lists, dicts and numpy arrays keep Python's semantics and
+aliases. Because the name is rebound, a tensor ``if``/loop carries it as state. Targets that are not a
+plain name (``self.x[i] = v``, ``x[i][j] = v``) are left as written. ``ag__.slice`` is the builtin
+``slice`` (the user may have shadowed the name).
+"""
+import gast
+
+from autograph_lite.pyct import templates
+from autograph_lite.pyct.transformer import Transformer
+
+_AUGMENTED = {gast.Add: '+=', gast.Sub: '-=', gast.Mult: '*=', gast.Div: '/=', gast.FloorDiv: '//=',
+              gast.Mod: '%=', gast.Pow: '**=', gast.MatMult: '@=', gast.BitAnd: '&=', gast.BitOr: '|=',
+              gast.BitXor: '^=', gast.LShift: '<<=', gast.RShift: '>>='}
+
+
+def _is_name_item(node) -> bool:
+    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+
+
+def _key(node):
+    """The subscript as an expression: slices ``a:b:c`` become ``ag__.slice(a, b, c)`` calls."""
+    if isinstance(node, gast.Slice):
+        parts = [part if part is not None else templates.literal(None) for part in (node.lower, node.upper, node.step)]
+        return templates.replace_as_expression('ag__.slice(lower, upper, step)', lower=parts[0], upper=parts[1],
+                                               step=parts[2])
+    if isinstance(node, gast.Tuple):
+        return gast.Tuple(elts=[_key(item) for item in node.elts], ctx=gast.Load())
+    return node
+
+
+class SliceTransformer(Transformer):
+
+    statements_only = True
+
+    def _set_item(self, target, value):
+        return templates.replace('name = ag__.set_item(name, key, value)', name=target.value.id,
+                                 key=_key(target.slice), value=value)
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1:
+            return node  # x[0] = y = v: left to Python
+        target = node.targets[0]
+        if _is_name_item(target):
+            return self._set_item(target, node.value)
+        if (isinstance(target, (gast.Tuple, gast.List)) and any(_is_name_item(item) for item in target.elts)
+                and not any(isinstance(item, gast.Starred) for item in target.elts)):
+            # Unpack into fresh names first, then assign the items in order (as Python does).
+            temporaries, updates = [], []
+            for item in target.elts:
+                if _is_name_item(item):
+                    temporary = self.ctx.new_name('set_item')
+                    temporaries.append(gast.Name(id=temporary, ctx=gast.Store(), annotation=None, type_comment=None))
+                    updates.extend(self._set_item(item, templates.expression(temporary)))
+                else:
+                    temporaries.append(item)
+            unpack = templates.replace('targets = value', targets=gast.Tuple(elts=temporaries, ctx=gast.Store()),
+                                       value=node.value)
+            return unpack + updates
+        return node
+
+    def visit_AugAssign(self, node):
+        if not _is_name_item(node.target) or type(node.op) not in _AUGMENTED:
+            return node
+        return templates.replace('name = ag__.set_item_augmented(name, key, operator, value)',
+                                 name=node.target.value.id, key=_key(node.target.slice),
+                                 operator=templates.literal(_AUGMENTED[type(node.op)]), value=node.value)
