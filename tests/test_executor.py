@@ -5,7 +5,6 @@ import pytest
 import runtime as rt
 from runtime.backends import interpreter
 from runtime.core import nest
-from runtime.backends.buffer_plan import MIN_BUFFER_ELEMENTS, PARALLEL_MIN_ELEMENTS
 from runtime.core.context import graph_scope
 from runtime.core.errors import InvalidArgumentError
 from runtime.backends.executor import generated_source, make_callable
@@ -164,92 +163,3 @@ def test_integer_division_by_zero_is_an_invalid_argument_error():
     graph = trace(lambda x, y: rt.floordiv(x, y), (rt.int32, ()), (rt.int32, ()))
     interpreted, compiled = _messages(graph, np.array(1, np.int32), np.array(0, np.int32))
     assert compiled == interpreted and compiled.startswith("FloorDiv: ")
-
-
-# --- buffer reuse ---------------------------------------------------------------------------------------
-
-def chain(x):
-    return rt.subtract(rt.multiply(rt.subtract(rt.add(rt.multiply(x, 2.0), 1.0), x), x), x)
-
-
-def test_elementwise_chain_on_big_arrays_writes_into_dying_temporaries():
-    graph = trace(chain, (rt.float32, (MIN_BUFFER_ELEMENTS * 2,)))
-    source = generated_source(make_callable(graph))
-    assert source.count("out=") == 4  # the first op allocates; the next four write in place
-    x = np.random.default_rng(0).standard_normal(MIN_BUFFER_ELEMENTS * 2).astype(np.float32)
-    result = same_as_interpreter(graph, x)[0]
-    np.testing.assert_array_equal(result, (((x * 2 + 1) - x) * x) - x)
-
-
-def test_no_buffer_reuse_for_small_or_unknown_shapes():
-    for shape in [(8,), (None,)]:
-        assert "out=" not in generated_source(make_callable(trace(chain, (rt.float32, shape))))
-
-
-def test_no_buffer_reuse_when_the_temporary_is_an_output_or_escapes_into_a_view():
-    n = MIN_BUFFER_ELEMENTS
-
-    def output_too(x):
-        t = rt.multiply(x, 2.0)
-        return t, rt.add(t, 1.0)
-
-    def viewed(x):
-        t = rt.multiply(x, 2.0)
-        view = rt.reshape(t, [2, n // 2])  # may alias t's memory
-        return rt.add(view, rt.reshape(rt.add(t, 1.0), [2, n // 2]))
-
-    def read_later(x):
-        t = rt.multiply(x, 2.0)
-        u = rt.add(t, 1.0)  # t still needed below: cannot be overwritten here
-        return rt.multiply(u, t)
-    for fn in (output_too, viewed):
-        graph = trace(fn, (rt.float32, (n,)))
-        assert "out=" not in generated_source(make_callable(graph))
-        same_as_interpreter(graph, np.arange(n, dtype=np.float32))
-    graph = trace(read_later, (rt.float32, (n,)))
-    assert generated_source(make_callable(graph)).count("out=") == 1  # only the last op reuses u
-    same_as_interpreter(graph, np.arange(n, dtype=np.float32))
-
-
-def test_no_buffer_reuse_when_dtype_or_shape_changes():
-    n = MIN_BUFFER_ELEMENTS
-    compare = trace(lambda x: rt.logical_not(rt.greater(rt.multiply(x, 2.0), 1.0)), (rt.float32, (n,)))
-    assert generated_source(make_callable(compare)).count("out=") == 1  # only bool -> bool
-    broadcast = trace(lambda x, y: rt.add(rt.multiply(x, 2.0), y), (rt.float32, (n,)), (rt.float32, (3, n)))
-    assert "out=" not in generated_source(make_callable(broadcast))
-    same_as_interpreter(broadcast, np.ones(n, np.float32), np.ones((3, n), np.float32))
-
-
-# --- row blocks on several cores ------------------------------------------------------------------------
-
-def test_big_elementwise_chains_run_in_row_blocks_with_identical_results(monkeypatch):
-    monkeypatch.setattr("os.cpu_count", lambda: 3)  # the plan depends on the core count: make it fixed
-    rows = PARALLEL_MIN_ELEMENTS // 4 + 7  # uneven blocks
-
-    def f(x, y, s):
-        t = rt.maximum(rt.multiply(rt.subtract(rt.add(rt.multiply(x, 2.0), 1.0), x), y), s)  # one region
-        u = rt.reduce_sum(t, axis=1)  # not elementwise: ends the region, reads its result
-        return rt.subtract(t, rt.multiply(t, 0.5)), u
-    graph = trace(f, (rt.float32, (rows, 4)), (rt.float32, (rows, 4)), (rt.float32, (1, 1)))
-    source = generated_source(make_callable(graph))
-    assert source.count("_run_in_row_blocks(") == 2 and source.count("_empty(") == 2
-    rng = np.random.default_rng(3)
-    x = rng.standard_normal((rows, 4)).astype(np.float32)
-    y = rng.standard_normal((rows, 4)).astype(np.float32)
-    s = np.array([[0.25]], np.float32)
-    with np.errstate(all="ignore"):
-        t = np.maximum(((x * 2 + 1) - x) * y, s)
-        expected = [t - t * 0.5, t.sum(axis=1)]
-    got = same_as_interpreter(graph, x, y, s)
-    np.testing.assert_array_equal(got[0], expected[0])
-
-
-def test_no_row_blocks_for_broadcasting_inputs_or_a_single_core(monkeypatch):
-    rows = PARALLEL_MIN_ELEMENTS // 4
-    graph = trace(lambda x, y: rt.add(rt.multiply(x, 2.0), y), (rt.float32, (rows, 4)), (rt.float32, (4,)))
-    monkeypatch.setattr("os.cpu_count", lambda: 2)
-    source = generated_source(make_callable(graph))
-    assert source.count("_run_in_row_blocks(") == 1  # x * 2 is split; + y (a (4,) row) is not
-    same_as_interpreter(graph, np.ones((rows, 4), np.float32), np.arange(4, dtype=np.float32))
-    monkeypatch.setattr("os.cpu_count", lambda: 1)
-    assert "_run_in_row_blocks" not in generated_source(make_callable(graph))

@@ -1,12 +1,20 @@
-"""Plans for elementwise ufunc chains, proven safe statically: in-place buffers and row-block splits.
+"""The memory plan of a compiled graph: when each value dies, and which buffer each big result is written into.
 
-``plan_buffer_reuse``: which op may write its result into a dying temporary (``out=``).
+Naive numpy allocates a fresh array for every step of ``((x * 2 + 1) - x) / (x + 1)``, and code that keeps
+every intermediate in a local until it returns holds them all at once. ``plan_memory`` walks the needed
+top-level ops in program order (liveness: the last op reading each value) and decides:
 
-Naive numpy allocates a fresh array for every step of ``((x * 2 + 1) - x) * x``. When an op is a numpy
-ufunc and one of its inputs is a temporary that (1) was itself freshly allocated by a ufunc op of this
-graph, (2) is read for the last time by this op, (3) is not a graph output, (4) is only ever read by
-ufunc ops (so no view of it can exist elsewhere), and (5) has exactly the static dtype and shape of the
-result, the op can compute into that temporary in place: no allocation, same values.
+- **Pooled temporaries.** A result that (1) an op can write into a given buffer (an elementwise ufunc
+  whose natural dtype is the result's, a ``Cast``, a ``SelectV2`` or a ``MatMul``), (2) has a fully known
+  static shape of at least ``MIN_BUFFER_ELEMENTS`` elements, (3) is not a graph output and (4) is read
+  only by ops that return new arrays (so no view of it can escape), goes into a *slot*: a buffer kept
+  with the compiled function and reused by every call. A slot is free again after the last reader of
+  its value; an elementwise ufunc may write into the slot of an input dying at that op (exact overlap is
+  safe for ufuncs), other ops only into a slot none of their inputs uses.
+- **Dropped values.** Any other big (or unknown-size) intermediate is deleted right after its last use,
+  so peak memory is the live set, not the sum of all intermediates.
+- **Row-block regions.** Runs of elementwise ops on one big shape, computed in independent row blocks
+  (numpy releases the GIL inside ufunc loops; blocks also stay in cache), see ``row_blocks``.
 
 >>> import runtime as rt
 >>> from runtime.core.graph import FuncGraph
@@ -14,60 +22,69 @@ result, the op can compute into that temporary in place: no allocation, same val
 >>> g = FuncGraph("f")
 >>> with graph_scope(g):
 ...     x = g.add_placeholder(rt.float32, (4096,))
-...     g.outputs = [rt.subtract(rt.add(rt.multiply(x, 2.0), 1.0), x)]
->>> sorted(plan_buffer_reuse(g, {id(op) for op in g.operations}).values())
-[0, 0]
-
-``plan_parallel_regions``: which runs of such ops may be computed in independent row blocks on
-several cores (numpy releases the GIL inside ufunc loops).
+...     g.outputs = [rt.divide(rt.subtract(rt.add(rt.multiply(x, 2.0), 1.0), x), x)]
+>>> plan = plan_memory(g, [op for op in g.operations if op.type != "Const"][1:])
+>>> plan.slots, sorted(plan.slot_of.values())
+([((4096,), dtype('float32'))], [0, 0, 0])
 """
 from __future__ import annotations
 
 import math
-import os
-from typing import Dict, List, Optional, Set
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from runtime.core.graph import FuncGraph, Operation
+from runtime.ops.array_ops import CAST
+from runtime.ops.combine_ops import SELECT
+from runtime.ops.core import CONST, PLACEHOLDER
+from runtime.ops.math_ops import MATMUL
 
-MIN_BUFFER_ELEMENTS = 4096  # below this an allocation is cheaper than the extra ``out=`` argument
+MIN_BUFFER_ELEMENTS = 4096  # below this an allocation is cheaper than managing a buffer
+PARALLEL_MIN_ELEMENTS = 1 << 18  # smaller regions run on the calling thread only (measured: see PERFORMANCE.md)
 
-
-def plan_buffer_reuse(graph: FuncGraph, needed: Set[int]) -> Dict[int, int]:
-    """id(op) -> index of the input whose buffer the op may write its result into."""
-    ops = [op for op in graph.operations if id(op) in needed]
-    fresh = {id(op) for op in ops if _fresh_ufunc_result(op)}
-    outputs = {id(t) for t in graph.outputs}
-    last_reader: Dict[int, Operation] = {}
-    only_ufunc_readers: Dict[int, bool] = {}
-    for op in ops:
-        for t in op.inputs:
-            last_reader[id(t)] = op
-            only_ufunc_readers[id(t)] = only_ufunc_readers.get(id(t), True) and id(op) in fresh
-    plan: Dict[int, int] = {}
-    for op in ops:
-        if id(op) not in fresh:
-            continue
-        result = op.outputs[0]
-        for index, t in enumerate(op.inputs):
-            if (id(t.op) in fresh and last_reader[id(t)] is op and id(t) not in outputs
-                    and only_ufunc_readers[id(t)] and t.dtype == result.dtype and t.shape == result.shape):
-                plan[id(op)] = index
-                break
-    return plan
+# How an op writes its result into a given buffer ``out`` (the executor emits these forms).
+UFUNC, CAST_INTO, SELECT_INTO, MATMUL_INTO = "ufunc", "cast", "select", "matmul"
 
 
-def _fresh_ufunc_result(op: Operation) -> bool:
-    """True if ``op`` is one numpy ufunc call returning a new array of its static dtype and shape."""
-    kernel = op.op_def.kernel
-    if (not isinstance(kernel, np.ufunc) or kernel.signature is not None  # a gufunc (matmul): not elementwise
-            or op.attrs or kernel.nout != 1 or kernel.nin != len(op.inputs)):
-        return False
-    (result,) = op.outputs
-    if result.shape is None or None in result.shape or math.prod(result.shape) < MIN_BUFFER_ELEMENTS:
-        return False
-    return _natural_dtype(kernel, [t.dtype for t in op.inputs]) == result.dtype
+@dataclass
+class MemoryPlan:
+    """``slots``: (shape, dtype) of each pooled buffer; ``slot_of``: id(tensor) -> its slot;
+    ``write_kind``: id(op) -> how it writes into its result's slot (or fresh buffer in a region);
+    ``drop_after``: position in ``ops`` -> tensors to delete after that op; ``regions``: row-block runs."""
+
+    slots: List[Tuple[Tuple[int, ...], np.dtype]] = field(default_factory=list)
+    slot_of: Dict[int, int] = field(default_factory=dict)
+    write_kind: Dict[int, str] = field(default_factory=dict)
+    drop_after: Dict[int, List] = field(default_factory=dict)
+    regions: List[List[Operation]] = field(default_factory=list)
+
+
+def write_kind(op: Operation) -> Optional[str]:
+    """How ``op`` can compute straight into a buffer of its static result shape and dtype, or None."""
+    if len(op.outputs) != 1:
+        return None
+    result = op.outputs[0]
+    if result.shape is None or None in result.shape or any(t.shape is None for t in op.inputs):
+        return None
+    op_def = op.op_def
+    if op_def is CAST:
+        return CAST_INTO
+    if op_def is SELECT:
+        return SELECT_INTO
+    if op_def is MATMUL:
+        return MATMUL_INTO if len(result.shape) >= 2 else None
+    ufunc = op_def.elementwise_ufunc
+    if ufunc is None or op.attrs or ufunc.nout != 1 or ufunc.nin != len(op.inputs):
+        return None
+    if op_def.zero_divisor_error and result.dtype.kind in "iu" and not _nonzero_constant(op.inputs[1]):
+        return None  # the kernel's zero check must run
+    return UFUNC if _natural_dtype(ufunc, [t.dtype for t in op.inputs]) == result.dtype else None
+
+
+def _nonzero_constant(tensor) -> bool:
+    return tensor.op.op_def is CONST and bool(np.all(tensor.op.attrs["value"]))
 
 
 def _natural_dtype(ufunc: np.ufunc, dtypes) -> Optional[np.dtype]:
@@ -79,43 +96,94 @@ def _natural_dtype(ufunc: np.ufunc, dtypes) -> Optional[np.dtype]:
         return None
 
 
-# --- splitting elementwise chains across cores ---------------------------------------------------------
+def _big(tensor, minimum: int = MIN_BUFFER_ELEMENTS) -> bool:
+    shape = tensor.shape
+    return shape is None or None in shape or math.prod(shape) >= minimum
 
-PARALLEL_MIN_ELEMENTS = 1 << 18  # below this, handing work to another thread costs more than it saves
+
+def plan_memory(graph: FuncGraph, ops: Sequence[Operation]) -> MemoryPlan:
+    """The memory plan for the needed top-level ``ops`` of ``graph`` (program order); see the module doc."""
+    plan = MemoryPlan()
+    outputs = {id(t) for t in graph.outputs}
+    kinds = {id(op): write_kind(op) for op in ops}
+    last_use: Dict[int, int] = {}
+    fresh_readers: Dict[int, bool] = {}  # id(tensor) -> every reader returns a new array
+    for position, op in enumerate(ops):
+        returns_new = kinds[id(op)] is not None or (op.op_def.elementwise_ufunc is not None
+                                                    and not op.subgraphs())
+        for t in op.inputs:
+            last_use[id(t)] = position
+            fresh_readers[id(t)] = fresh_readers.get(id(t), True) and returns_new
+    plan.regions = _row_block_regions(ops, kinds)
+    free: Dict[Tuple, List[int]] = {}  # (shape, dtype) -> free slot numbers
+    for position, op in enumerate(ops):
+        kind = kinds[id(op)]
+        if kind is not None:
+            plan.write_kind[id(op)] = kind
+            result = op.outputs[0]
+            if (id(result) not in outputs and fresh_readers.get(id(result), False)
+                    and math.prod(result.shape) >= MIN_BUFFER_ELEMENTS):
+                plan.slot_of[id(result)] = _take_slot(plan, free, op, kind, last_use, position)
+        dying = [t for t in op.inputs if last_use.get(id(t)) == position]
+        dying += [t for t in op.outputs if id(t) not in last_use and id(t) not in outputs]
+        for t in dict.fromkeys(dying):  # each tensor once, in order
+            slot = plan.slot_of.get(id(t))
+            if slot is not None:
+                if slot != plan.slot_of.get(id(op.outputs[0]) if op.outputs else None):
+                    free.setdefault(plan.slots[slot], []).append(slot)
+            elif t.op.op_def not in (CONST, PLACEHOLDER) and _big(t) and id(t) not in outputs:
+                plan.drop_after.setdefault(position, []).append(t)
+    return plan
 
 
-def plan_parallel_regions(graph: FuncGraph, needed: Set[int]) -> List[List[Operation]]:
-    """Runs of consecutive elementwise ufunc ops that may be computed in row blocks on several threads.
+def _take_slot(plan: MemoryPlan, free: Dict[Tuple, List[int]], op: Operation, kind: str,
+               last_use: Dict[int, int], position: int) -> int:
+    result = op.outputs[0]
+    spec = (tuple(result.shape), result.dtype)
+    if kind == UFUNC:  # in place over an input that dies here
+        for t in op.inputs:
+            slot = plan.slot_of.get(id(t))
+            if slot is not None and last_use[id(t)] == position and plan.slots[slot] == spec:
+                return slot
+    available = free.get(spec)
+    if available:
+        return available.pop()
+    plan.slots.append(spec)
+    return len(plan.slots) - 1
 
-    Every op of a region is a fresh-result ufunc (see ``_fresh_ufunc_result``) producing the same static
-    shape S (first dim >= 2, at least ``PARALLEL_MIN_ELEMENTS`` elements), and reads only values of
-    shape S (sliced along the first axis) or of size 1 (used whole). Row block [lo:hi) of every result
-    then depends only on row block [lo:hi) of its inputs, so blocks are independent: the results are
-    exactly those of computing everything at once. Constants never break a run (they are bound once).
+
+# --- splitting elementwise chains into row blocks ------------------------------------------------------
+
+def _row_block_regions(ops: Sequence[Operation], kinds: Dict[int, Optional[str]]) -> List[List[Operation]]:
+    """Runs of consecutive elementwise ops that may be computed in independent row blocks.
+
+    Every op of a region writes into a buffer (ufunc, cast or select), produces the same static shape S
+    (first dim >= 2, at least ``PARALLEL_MIN_ELEMENTS`` elements), and reads only values of shape S
+    (sliced along the first axis) or of size 1 (used whole). Row block [lo:hi) of every result then
+    depends only on row block [lo:hi) of its inputs, so blocks are independent: the results are exactly
+    those of computing everything at once. Constants never break a run (they are bound once).
     """
-    if (os.cpu_count() or 1) < 2:
-        return []
     regions: List[List[Operation]] = []
     current: List[Operation] = []
-    for op in graph.operations:
-        if id(op) not in needed or op.type == "Const":
+    for op in ops:
+        if op.op_def is CONST:
             continue
-        if _splittable(op) and (not current or op.outputs[0].shape == current[0].outputs[0].shape):
+        splittable = _splittable(op, kinds[id(op)])
+        if splittable and (not current or op.outputs[0].shape == current[0].outputs[0].shape):
             current.append(op)
             continue
         if current:
             regions.append(current)
-        current = [op] if _splittable(op) else []
+        current = [op] if splittable else []
     if current:
         regions.append(current)
     return regions
 
 
-def _splittable(op: Operation) -> bool:
-    if not _fresh_ufunc_result(op):
+def _splittable(op: Operation, kind: Optional[str]) -> bool:
+    if kind not in (UFUNC, CAST_INTO, SELECT_INTO):
         return False
     shape = op.outputs[0].shape
     if len(shape) == 0 or shape[0] < 2 or math.prod(shape) < PARALLEL_MIN_ELEMENTS:
         return False
-    return all(t.shape == shape or (t.shape is not None and None not in t.shape and math.prod(t.shape) == 1)
-               for t in op.inputs)
+    return all(t.shape == shape or math.prod(t.shape) == 1 for t in op.inputs)

@@ -6,13 +6,16 @@ cheaper on numpy scalars) — with ``If`` as an inline ``if``/``else`` and ``Whi
 ``while`` loop over both subgraphs, so nothing is looked up per op or per iteration at run time.
 Execution is non-strict: only ops needed by an output run, plus every stateful op, in program order.
 0-d values enter loops as numpy scalars (numpy's scalar arithmetic is ~20x cheaper than a ufunc call
-on a 0-d array). For chains of elementwise ufuncs on big arrays, a temporary that dies at an op is
-reused as its ``out=`` buffer, and long enough chains run in independent row blocks on all cores (see
-``runtime.backends.buffer_plan``). A kernel error becomes ``InvalidArgumentError`` naming the node (and the
-enclosing If/While, like the interpreter), found from the generated line that failed.
+on a 0-d array). Elementwise ops whose kernel only wraps a ufunc to silence warnings (``RealDiv``,
+``Log``, ...) call the ufunc directly: numpy's floating-point warnings are switched off once per call
+(``numpy_errors``), so inf/nan and integer wraparound are silent, as in TensorFlow.
 
-Known difference from the interpreter: integer overflow in numpy *scalar* arithmetic emits a
-RuntimeWarning that array arithmetic does not; the values are the same (they wrap).
+Memory follows ``runtime.backends.buffer_plan``: big temporaries are written (``out=``) into buffers
+kept with the compiled function and reused by every call (each concurrent call takes its own set),
+other big intermediates are deleted at their last use, and runs of elementwise ops on one big shape
+run in row blocks shared by the calling thread and a worker (``row_blocks``). A kernel error becomes
+``InvalidArgumentError`` naming the node (and the enclosing If/While, like the interpreter), found
+from the generated line that failed.
 
 >>> import runtime as rt
 >>> from runtime.core.graph import FuncGraph
@@ -26,28 +29,31 @@ RuntimeWarning that array arithmetic does not; the values are the same (they wra
 """
 from __future__ import annotations
 
-import concurrent.futures
 import itertools
 import linecache
-import os
 import re
-import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from runtime.backends.buffer_plan import plan_buffer_reuse, plan_parallel_regions
+from runtime.backends.buffer_plan import CAST_INTO, MATMUL_INTO, SELECT_INTO, UFUNC, MemoryPlan, plan_memory
+from runtime.backends.numpy_errors import ignore_numpy_errors, restore_numpy_errors
+from runtime.backends.row_blocks import block_rows, run_in_row_blocks
 from runtime.core.errors import InvalidArgumentError
 from runtime.core.graph import FuncGraph, Operation
 from runtime.passes.analysis import needed_ops
 from runtime.core.source_locations import with_creation_site
+from runtime.ops.combine_ops import SELECT
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.core import CONST, PLACEHOLDER
 
 # A numpy function and the Python operator that calls exactly it on ndarrays and numpy scalars.
 # (A fact about numpy, not a list of our ops: an op whose kernel *is* np.add is emitted as ``a + b``.)
 _OPERATOR_FORMS = {np.add: "{} + {}", np.subtract: "{} - {}", np.multiply: "{} * {}", np.matmul: "{} @ {}",
                    np.less: "{} < {}", np.less_equal: "{} <= {}", np.greater: "{} > {}",
                    np.greater_equal: "{} >= {}", np.equal: "{} == {}", np.not_equal: "{} != {}",
-                   np.negative: "-{}"}
+                   np.negative: "-{}", np.true_divide: "{} / {}", np.floor_divide: "{} // {}",
+                   np.remainder: "{} % {}"}
 # What ``run_kernel`` turns into InvalidArgumentError; the executor does the same.
 _KERNEL_ERRORS = (ValueError, IndexError, FloatingPointError, ZeroDivisionError)
 _compiled_ids = itertools.count()
@@ -74,8 +80,12 @@ class _CodeGenerator:
         self.line_nodes: Dict[int, Tuple[Any, ...]] = {}
         self.scope: List[str] = []  # names of the If/While ops whose subgraph is being emitted
         self.helpers: List[str] = []  # module-level helper functions (row blocks of elementwise regions)
-        self.namespace: Dict[str, Any] = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_copy": np.array,
-                                          "_empty": np.empty, "_run_in_row_blocks": _run_in_row_blocks,
+        self.slots: List[Tuple[Tuple[int, ...], np.dtype]] = []  # pooled buffers of every (sub)graph
+        self.namespace: Dict[str, Any] = {"np": np, "_ndarray": np.ndarray, "_asarray": np.asarray,
+                                          "_copy": np.array, "_empty": np.empty,
+                                          "_run_in_row_blocks": run_in_row_blocks,
+                                          "_ignore_numpy_errors": ignore_numpy_errors,
+                                          "_restore_numpy_errors": restore_numpy_errors,
                                           "_KERNEL_ERRORS": _KERNEL_ERRORS}
         self.global_names: Dict[int, str] = {}  # id(value) -> its name in the namespace
         self.counter = itertools.count()
@@ -102,6 +112,10 @@ class _CodeGenerator:
             self.global_names[id(value)] = name
         return name
 
+    def ufunc_name(self, ufunc: np.ufunc) -> str:
+        """``np.true_divide`` reads better than a bound name; both are the same object."""
+        return f"np.{ufunc.__name__}" if getattr(np, ufunc.__name__, None) is ufunc else self.bind(ufunc, "ufunc")
+
     def emit(self, indent: int, text: str, op: Optional[Operation] = None) -> None:
         self.lines.append("    " * indent + text)
         if op is not None:
@@ -112,12 +126,24 @@ class _CodeGenerator:
         graph = self.graph
         args = [self.fresh("in") for _ in graph.inputs]
         self.emit(0, f"def run({', '.join(args)}):")
+        self.emit(1, "numpy_errors = _ignore_numpy_errors()  # inf, nan and integer wraparound pass silently")
+        header = len(self.lines)
         self.emit(1, "try:")
         outputs = self.emit_graph(graph, args, 2)
         results = [self.output_expression(t, name) for t, name in zip(graph.outputs, outputs)]
         self.emit(2, f"return [{', '.join(results)}]")
         self.emit(1, "except _KERNEL_ERRORS as error:")
         self.emit(2, "raise _locate(error) from None")
+        self.emit(1, "finally:")
+        self.emit(2, "_restore_numpy_errors(numpy_errors)")
+        pool = _BufferPool(self.slots)
+        if self.slots:  # the buffers' names, taken from the pool at the start of a call
+            names = [f"tmp{i}" for i in range(len(self.slots))]
+            self.lines[header:header] = ["    buffers = _take_buffers()  # temporaries reused across calls",
+                                         f"    {', '.join(names)}{',' if len(names) == 1 else ''} = buffers"]
+            self.line_nodes = {line + 2 if line > header else line: path for line, path in self.line_nodes.items()}
+            self.emit(2, "_give_back(buffers)")
+            self.namespace.update(_take_buffers=pool.take, _give_back=pool.give_back)
         source = "\n".join(self.lines + self.helpers) + "\n"
         filename = f"<graph {graph.name} #{next(_compiled_ids)}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks
@@ -125,12 +151,13 @@ class _CodeGenerator:
         exec(compile(source, filename, "exec"), self.namespace)  # our own generated source, not user data
         run = self.namespace["run"]
         run.__source__ = source
+        run.pooled_bytes = pool.pooled_bytes
         return run
 
     def output_expression(self, tensor, name: str) -> str:
-        if tensor.op.type == "Placeholder":
+        if tensor.op.op_def is PLACEHOLDER:
             return name
-        if tensor.op.type == "Const":  # never hand out the graph's own constant: callers may mutate it
+        if tensor.op.op_def is CONST:  # never hand out the graph's own constant: callers may mutate it
             return f"_copy({name})"
         return f"({name} if {name}.__class__ is _ndarray else _asarray({name}))"  # scalars -> 0-d arrays
 
@@ -139,28 +166,35 @@ class _CodeGenerator:
         """Emit the needed ops of ``graph`` with its inputs bound to ``input_names``; returns output names."""
         env: Dict[int, str] = {id(t): n for t, n in zip(graph.inputs, input_names)}
         needed = needed_ops(graph)
-        reuse = plan_buffer_reuse(graph, needed)
         for op in graph.operations:  # constants are globals, bound up front (regions may read later ones)
-            if op.type == "Const" and id(op) in needed:
+            if op.op_def is CONST and id(op) in needed:
                 env[id(op.outputs[0])] = self.bind_constant(op.attrs["value"])
-        region_of = {id(region[0]): region for region in plan_parallel_regions(graph, needed)}
-        in_region = {id(op) for region in region_of.values() for op in region}
-        for op in graph.operations:
-            if id(op) not in needed or id(op.outputs[0] if op.outputs else op) in env:
-                continue
+        ops = [op for op in graph.operations
+               if id(op) in needed and id(op.outputs[0] if op.outputs else op) not in env]
+        plan = plan_memory(graph, ops)
+        first_slot = len(self.slots)
+        self.slots.extend(plan.slots)
+        slot_names = {tensor: f"tmp{first_slot + slot}" for tensor, slot in plan.slot_of.items()}
+        region_of = {id(region[0]): region for region in plan.regions}
+        in_region = {id(op) for region in plan.regions for op in region}
+        for position, op in enumerate(ops):
             if id(op) in region_of:
-                self.emit_region(region_of[id(op)], env, reuse, indent)
-                continue
-            if id(op) in in_region:
-                continue
-            args = [env[id(t)] for t in op.inputs]
-            if op.type == "If":
-                outs = self.emit_if(op, args, indent)
-            elif op.type == "While":
-                outs = self.emit_while(op, args, indent)
-            else:
-                outs = self.emit_kernel_call(op, args, reuse.get(id(op)), indent)
-            env.update((id(t), n) for t, n in zip(op.outputs, outs))
+                self.emit_region(region_of[id(op)], env, plan, slot_names, indent)
+            elif id(op) not in in_region:
+                args = [env[id(t)] for t in op.inputs]
+                if op.op_def is IF:
+                    outs = self.emit_if(op, args, indent)
+                elif op.op_def is WHILE:
+                    outs = self.emit_while(op, args, indent)
+                elif op.outputs and id(op.outputs[0]) in slot_names:
+                    outs = [self.emit_into(op, args, plan.write_kind[id(op)], slot_names[id(op.outputs[0])],
+                                           indent)]
+                else:
+                    outs = self.emit_kernel_call(op, args, indent)
+                env.update((id(t), n) for t, n in zip(op.outputs, outs))
+            dying = [env[id(t)] for t in plan.drop_after.get(position, ()) if id(t) in env]
+            if dying:  # big intermediates go at their last use: peak memory is the live set
+                self.emit(indent, f"del {', '.join(dict.fromkeys(dying))}")
         return [env[id(t)] for t in graph.outputs]
 
     def emit_if(self, op: Operation, args: List[str], indent: int) -> List[str]:
@@ -185,7 +219,7 @@ class _CodeGenerator:
         count = op.attrs["num_loop_vars"]
         loop_vars = [self.fresh("loop") for _ in range(count)]
         # 0-d values enter the loop as numpy scalars (fast scalar arithmetic every iteration).
-        scalar = [t.shape == () and t.op.type != "Const" for t in op.inputs]
+        scalar = [t.shape == () and t.op.op_def is not CONST for t in op.inputs]
         entering = [f"{a}[()]" if s else a for a, s in zip(args, scalar)]
         captured = [self.fresh("captured") if s else a for a, s in zip(args[count:], scalar[count:])]
         for name, value, s in zip(captured, entering[count:], scalar[count:]):
@@ -212,57 +246,79 @@ class _CodeGenerator:
             self.emit(indent + 1, f"{', '.join(loop_vars)} = {', '.join(next_values)}")
         return loop_vars
 
-    # --- elementwise regions split across threads --------------------------------------------------
-    def emit_region(self, region: List[Operation], env: Dict[int, str], reuse: Dict[int, int],
-                    indent: int) -> None:
+    # --- ops writing into a given buffer ---------------------------------------------------------------
+    def into_lines(self, op: Operation, args: List[str], kind: str, out: str) -> List[str]:
+        """The statements computing ``op`` of ``args`` into the array ``out`` (same values as its kernel)."""
+        if kind == UFUNC:
+            return [f"{self.ufunc_name(op.op_def.elementwise_ufunc)}({', '.join(args)}, out={out})"]
+        if kind == CAST_INTO:
+            return [f"np.copyto({out}, {args[0]}, casting='unsafe')"]
+        if kind == SELECT_INTO:
+            condition, then_value, else_value = args
+            return [f"np.copyto({out}, {else_value})", f"np.copyto({out}, {then_value}, where={condition})"]
+        assert kind == MATMUL_INTO
+        return [f"np.matmul({args[0]}, {args[1]}, out={out})"]
+
+    def emit_into(self, op: Operation, args: List[str], kind: str, out: str, indent: int) -> str:
+        for line in self.into_lines(op, args, kind, out):
+            self.emit(indent, line, op)
+        return out
+
+    # --- elementwise regions in row blocks --------------------------------------------------------------
+    def emit_region(self, region: List[Operation], env: Dict[int, str], plan: MemoryPlan,
+                    slot_names: Dict[int, str], indent: int) -> None:
         """Emit a helper computing ``region`` on rows [lo:hi) and a call running it in row blocks."""
         shape = region[0].outputs[0].shape
         inside: Dict[int, str] = {}      # id(tensor) -> name of its full buffer in ``run``
         params: List[str] = []           # names ``run`` passes to the helper (externals, then buffers)
         part: List[str] = []             # helper body
         local: Dict[str, str] = {}       # full array name -> its row-block name inside the helper
+
+        def rows_of(name: str, whole: bool) -> str:
+            if whole and name in self.namespace:  # a constant: a global of the helper's module too
+                return name
+            if name not in local:
+                if name not in params:
+                    params.append(name)
+                local[name] = name if whole else f"{name}_rows"
+                if not whole:
+                    part.append(f"    {name}_rows = {name}[lo:hi]")
+            return local[name]
+
         for op in region:
-            for t in op.inputs:
-                name = inside.get(id(t)) or env[id(t)]
-                if name not in local:
-                    if name not in params:
-                        params.append(name)
-                    local[name] = f"{name}_rows" if t.shape == shape else name
-                    if t.shape == shape:
-                        part.append(f"    {name}_rows = {name}[lo:hi]")
-            index = reuse.get(id(op))
+            args = [rows_of(inside.get(id(t)) or env[id(t)], t.shape != shape) for t in op.inputs]
             result = op.outputs[0]
-            if index is not None:
-                buffer = inside.get(id(op.inputs[index])) or env[id(op.inputs[index])]
-            else:
-                buffer = self.fresh("buffer")
+            buffer = slot_names.get(id(result))
+            if buffer is None:  # escapes the region (an output, or read by an op keeping it): a new array
+                buffer = self.fresh("v")
                 self.emit(indent, f"{buffer} = _empty({shape!r}, {self.bind(result.dtype, 'dtype')})", op)
-                params.append(buffer)
-                local[buffer] = f"{buffer}_rows"
-                part.append(f"    {buffer}_rows = {buffer}[lo:hi]")
             inside[id(result)] = buffer
-            args = [local[inside.get(id(t)) or env[id(t)]] for t in op.inputs]
-            part.append(f"    {self.bind(op.op_def.kernel, 'k_' + op.type)}({', '.join(args)}, out={local[buffer]})")
+            part.extend("    " + line for line in self.into_lines(op, args, plan.write_kind[id(op)],
+                                                                  rows_of(buffer, False)))
         helper = self.fresh("rows_of_region")
         self.helpers.append(f"def {helper}(lo, hi, {', '.join(params)}):")
         self.helpers.extend(part)
-        self.emit(indent, f"_run_in_row_blocks({helper}, {shape[0]}, {', '.join(params)})", region[0])
+        self.emit(indent, f"_run_in_row_blocks({helper}, {shape[0]}, {block_rows(shape)}, {', '.join(params)})",
+                  region[0])
         env.update(inside)
 
     # --- kernels ---------------------------------------------------------------------------------
-    def emit_kernel_call(self, op: Operation, args: List[str], out_index, indent: int) -> List[str]:
+    def emit_kernel_call(self, op: Operation, args: List[str], indent: int) -> List[str]:
         kernel = op.op_def.kernel
         if kernel is None:
             raise ValueError(f"{op.name}: op {op.type} has no kernel and cannot be executed "
                              f"(a Placeholder must be one of the graph's inputs)")
         outs = [self.fresh("v") for _ in op.outputs]
-        form = _OPERATOR_FORMS.get(kernel) if not op.attrs and out_index is None else None
+        ufunc = _direct_ufunc(op)
+        form = _OPERATOR_FORMS.get(ufunc if ufunc is not None else kernel) if not op.attrs else None
         if form is not None and form.count("{}") == len(args):
             call = form.format(*args)
+        elif ufunc is not None:
+            call = f"{self.ufunc_name(ufunc)}({', '.join(args)})"
+        elif op.op_def is SELECT and all(t.shape == () for t in op.inputs):
+            call = f"({args[1]} if {args[0]} else {args[2]})"  # np.where on three scalars, without the call
         else:
             call_args = list(args) + [f"{k}={self.bind(v, k)}" for k, v in op.attrs.items()]
-            if out_index is not None:
-                call_args.append(f"out={args[out_index]}")
             call = f"{self.bind(kernel, 'k_' + op.type)}({', '.join(call_args)})"
         if not outs:
             self.emit(indent, call, op)
@@ -273,26 +329,38 @@ class _CodeGenerator:
         return outs
 
 
-_pool = None  # worker threads for row blocks, created on first use
-_pool_lock = threading.Lock()
+def _direct_ufunc(op: Operation) -> Optional[np.ufunc]:
+    """The ufunc to call instead of ``op``'s kernel (warnings are already off), or None for the kernel."""
+    ufunc = op.op_def.elementwise_ufunc
+    if ufunc is None or op.attrs or not op.outputs:
+        return None
+    if op.op_def.zero_divisor_error and op.outputs[0].dtype.kind in "iu":
+        divisor = op.inputs[1]
+        if not (divisor.op.op_def is CONST and bool(np.all(divisor.op.attrs["value"]))):
+            return None  # the kernel raises InvalidArgumentError for an integer zero divisor
+    return ufunc
 
 
-def _run_in_row_blocks(rows_of_region: Callable, rows: int, *arrays: np.ndarray) -> None:
-    """Call ``rows_of_region(lo, hi, *arrays)`` on one row block per core (this thread takes the first)."""
-    global _pool
-    if _pool is None:
-        with _pool_lock:
-            if _pool is None:
-                _pool = concurrent.futures.ThreadPoolExecutor(max_workers=(os.cpu_count() or 2) - 1,
-                                                              thread_name_prefix="runtime-rows")
-    blocks = min(os.cpu_count() or 2, rows)
-    bounds = [rows * i // blocks for i in range(blocks + 1)]
-    futures = [_pool.submit(rows_of_region, lo, hi, *arrays) for lo, hi in zip(bounds[1:-1], bounds[2:])]
-    try:
-        rows_of_region(bounds[0], bounds[1], *arrays)
-    finally:
-        for future in futures:
-            future.result()  # re-raises a block's error
+class _BufferPool:
+    """The buffers of one compiled function's temporaries: one set per concurrent call, reused."""
+
+    def __init__(self, slots: List[Tuple[Tuple[int, ...], np.dtype]]):
+        self.slots = slots
+        self.free: List[Tuple[np.ndarray, ...]] = []
+        self.sets = 0
+
+    def take(self) -> Tuple[np.ndarray, ...]:
+        try:
+            return self.free.pop()  # atomic under the GIL: two threads never get the same set
+        except IndexError:
+            self.sets += 1
+            return tuple(np.empty(shape, dtype) for shape, dtype in self.slots)
+
+    def give_back(self, buffers: Tuple[np.ndarray, ...]) -> None:
+        self.free.append(buffers)
+
+    def pooled_bytes(self) -> int:
+        return self.sets * sum(int(np.prod(shape)) * dtype.itemsize for shape, dtype in self.slots)
 
 
 def _error_locator(filename: str, line_nodes: Dict[int, Tuple[Any, ...]]) -> Callable[[BaseException],

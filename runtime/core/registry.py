@@ -36,6 +36,11 @@ class OpDef:
     ``stateful`` ops are never pruned, folded or merged, and run in program order.
     ``shape_only`` ops (``Shape``, ``Size``, ``Rank``) read only their inputs' dtypes and shapes, never
     the values, so constant folding evaluates them whenever those shapes are fully known.
+    ``ufunc``: the numpy ufunc the kernel applies elementwise when the kernel only wraps it to silence
+    floating-point warnings (the compiled executor silences them once per call and calls the ufunc
+    directly, with ``out=`` buffers); ``zero_divisor_error``: for integer inputs the kernel also raises
+    ``InvalidArgumentError`` on a zero in input 1, so the ufunc alone is only right for a divisor known to
+    be nonzero. A kernel that *is* a ufunc needs neither (see ``elementwise_ufunc``).
     """
 
     name: str
@@ -46,6 +51,16 @@ class OpDef:
     doc: str = ""
     attr_names: Tuple[str, ...] = field(default=())
     shape_only: bool = False
+    ufunc: Optional[np.ufunc] = None
+    zero_divisor_error: bool = False
+
+    @property
+    def elementwise_ufunc(self) -> Optional[np.ufunc]:
+        """The elementwise numpy ufunc this op computes (its kernel or ``ufunc``), or None."""
+        if self.ufunc is not None:
+            return self.ufunc
+        kernel = self.kernel
+        return kernel if isinstance(kernel, np.ufunc) and kernel.signature is None else None
 
     def input_name(self, index: int) -> str:
         if len(self.inputs) == 1 and self.inputs[0].startswith("*"):
@@ -57,11 +72,13 @@ _REGISTRY: Dict[str, OpDef] = {}
 
 
 def register_op(name: str, inputs: Sequence[str], infer: InferFn, kernel: Optional[Callable[..., Any]],
-                stateful: bool = False, doc: str = "", shape_only: bool = False) -> OpDef:
+                stateful: bool = False, doc: str = "", shape_only: bool = False,
+                ufunc: Optional[np.ufunc] = None, zero_divisor_error: bool = False) -> OpDef:
     """Declare an op. Registering the same name twice is a programming error."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
-    op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc, shape_only=shape_only)
+    op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc, shape_only=shape_only, ufunc=ufunc,
+                   zero_divisor_error=zero_divisor_error)
     _REGISTRY[name] = op_def
     return op_def
 

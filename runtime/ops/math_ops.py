@@ -52,8 +52,8 @@ def _binary(op_def: OpDef, x: Any, y: Any, numeric: bool) -> Tensor:
     return apply_op(op_def, (x, y))
 
 
-def _declare_binary(name: str, kernel: Callable, infer=_numeric_broadcast, doc: str = ""):
-    op_def = register_op(name, ("x", "y"), infer, kernel, doc=doc)
+def _declare_binary(name: str, kernel: Callable, infer=_numeric_broadcast, doc: str = "", **elementwise):
+    op_def = register_op(name, ("x", "y"), infer, kernel, doc=doc, **elementwise)
     numeric = infer is _numeric_broadcast
 
     def op(x: Any, y: Any) -> Tensor:
@@ -99,8 +99,10 @@ subtract = _declare_binary("Sub", np.subtract, doc="x - y")
 multiply = _declare_binary("Mul", np.multiply, doc="x * y")
 maximum = _declare_binary("Maximum", np.maximum, doc="max(x, y)")
 minimum = _declare_binary("Minimum", np.minimum, doc="min(x, y)")
-floordiv = _declare_binary("FloorDiv", _integer_safe(np.floor_divide), doc="x // y (floor division)")
-mod = _declare_binary("FloorMod", _integer_safe(np.mod), doc="x % y (result has the sign of y)")
+floordiv = _declare_binary("FloorDiv", _integer_safe(np.floor_divide), doc="x // y (floor division)",
+                           ufunc=np.floor_divide, zero_divisor_error=True)
+mod = _declare_binary("FloorMod", _integer_safe(np.mod), doc="x % y (result has the sign of y)",
+                      ufunc=np.mod, zero_divisor_error=True)
 pow = _declare_binary("Pow", _pow_kernel, doc="x ** y")  # noqa: A001 - TensorFlow's public name
 greater = _declare_binary("Greater", np.greater, _comparison, doc="x > y")
 greater_equal = _declare_binary("GreaterEqual", np.greater_equal, _comparison, doc="x >= y")
@@ -117,7 +119,7 @@ def _float_only_broadcast(specs, attrs):
 
 
 REAL_DIV = register_op("RealDiv", ("x", "y"), _float_only_broadcast, _quiet(np.true_divide),
-                       doc="x / y for floating-point x and y.")
+                       doc="x / y for floating-point x and y.", ufunc=np.true_divide)
 # TensorFlow's true division: small ints become float32, wide ints float64.
 _TRUEDIV_DTYPE = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32, dtypes.uint8: dtypes.float32,
                   dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64}

@@ -13,7 +13,7 @@ Tensor([ 0.  2.  2. -0.], shape=(4,), dtype=float32)
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -27,7 +27,7 @@ _NUMERIC = "fiu"  # numpy kinds: float, signed and unsigned int (not bool)
 _KIND_NAMES = {"f": "floating-point", _NUMERIC: "numeric (not bool)"}
 
 
-def _declare_unary(name: str, kernel: Callable, kinds: str, doc: str):
+def _declare_unary(name: str, kernel: Callable, kinds: str, doc: str, ufunc: Optional[np.ufunc] = None):
     """Register a same-shape, same-dtype op accepting dtypes whose numpy kind is in ``kinds``."""
     def infer(specs, attrs):
         dtype, shape = specs[0]
@@ -35,7 +35,7 @@ def _declare_unary(name: str, kernel: Callable, kinds: str, doc: str):
             raise TypeError(f"x must be a {_KIND_NAMES[kinds]} tensor, got {dtype.name}")
         return [specs[0]]
 
-    op_def = register_op(name, ("x",), infer, kernel, doc=doc)
+    op_def = register_op(name, ("x",), infer, kernel, doc=doc, ufunc=ufunc)
 
     def op(x: Any) -> Tensor:
         x = convert_to_tensor(x)
@@ -61,12 +61,13 @@ negative = _declare_unary("Neg", np.negative, _NUMERIC, "-x")
 abs = _declare_unary("Abs", np.abs, _NUMERIC, "|x|")  # noqa: A001 - TensorFlow's public name
 sign = _declare_unary("Sign", np.sign, _NUMERIC, "sign of x (-1, 0 or 1)")
 square = _declare_unary("Square", np.square, _NUMERIC, "x * x")
-exp = _declare_unary("Exp", _quiet(np.exp), "f", "e ** x")
-log = _declare_unary("Log", _quiet(np.log), "f", "natural logarithm of x")
-sqrt = _declare_unary("Sqrt", _quiet(np.sqrt), "f", "square root of x")
+exp = _declare_unary("Exp", _quiet(np.exp), "f", "e ** x", ufunc=np.exp)
+log = _declare_unary("Log", _quiet(np.log), "f", "natural logarithm of x", ufunc=np.log)
+sqrt = _declare_unary("Sqrt", _quiet(np.sqrt), "f", "square root of x", ufunc=np.sqrt)
 
 
-def _declare_validated(name: str, kernel: Callable, kinds: str, doc: str, result_dtype=None):
+def _declare_validated(name: str, kernel: Callable, kinds: str, doc: str, result_dtype=None,
+                       ufunc: Optional[np.ufunc] = None):
     """Register a same-shape op whose dtype check is in its inference; returns (OpDef, function)."""
     fix = "rt.cast(x, rt.float32)" if kinds == "f" else "rt.cast(x, rt.int32)"
 
@@ -76,7 +77,7 @@ def _declare_validated(name: str, kernel: Callable, kinds: str, doc: str, result
             raise TypeError(f"x must be a {_KIND_NAMES[kinds]} tensor, got {dtype.name}; convert it with {fix}")
         return [(result_dtype or dtype, shape)]
 
-    op_def = register_op(name, ("x",), infer, kernel, doc=doc)
+    op_def = register_op(name, ("x",), infer, kernel, doc=doc, ufunc=ufunc)
 
     def op(x: Any) -> Tensor:
         return apply_validated(op_def, (convert_to_tensor(x),))
@@ -109,15 +110,18 @@ def _rsqrt_kernel(x):
 TANH, tanh = _declare_validated("Tanh", np.tanh, "f", "hyperbolic tangent of x")
 SIGMOID, sigmoid = _declare_validated("Sigmoid", _sigmoid_kernel, "f", "logistic function 1 / (1 + e^-x)")
 SOFTPLUS, softplus = _declare_validated("Softplus", _softplus_kernel, "f", "softplus log(1 + e^x)")
-SIN, sin = _declare_validated("Sin", _quiet(np.sin), "f", "sine of x")
-COS, cos = _declare_validated("Cos", _quiet(np.cos), "f", "cosine of x")
+SIN, sin = _declare_validated("Sin", _quiet(np.sin), "f", "sine of x", ufunc=np.sin)
+COS, cos = _declare_validated("Cos", _quiet(np.cos), "f", "cosine of x", ufunc=np.cos)
 FLOOR, floor = _declare_validated("Floor", np.floor, "f", "largest integer <= x")
 CEIL, ceil = _declare_validated("Ceil", np.ceil, "f", "smallest integer >= x")
 ROUND, round = _declare_validated(  # noqa: A001 - TensorFlow's public name
     "Round", _round_kernel, _NUMERIC, "nearest integer to x, halves to even (integers unchanged)")
-LOG1P, log1p = _declare_validated("Log1p", _quiet(np.log1p), "f", "log(1 + x), accurate for small x")
-EXPM1, expm1 = _declare_validated("Expm1", _quiet(np.expm1), "f", "e ** x - 1, accurate for small x")
-RECIPROCAL, reciprocal = _declare_validated("Reciprocal", _quiet(np.reciprocal), "f", "1 / x")
+LOG1P, log1p = _declare_validated("Log1p", _quiet(np.log1p), "f", "log(1 + x), accurate for small x",
+                                  ufunc=np.log1p)
+EXPM1, expm1 = _declare_validated("Expm1", _quiet(np.expm1), "f", "e ** x - 1, accurate for small x",
+                                  ufunc=np.expm1)
+RECIPROCAL, reciprocal = _declare_validated("Reciprocal", _quiet(np.reciprocal), "f", "1 / x",
+                                            ufunc=np.reciprocal)
 RSQRT, rsqrt = _declare_validated("Rsqrt", _rsqrt_kernel, "f", "1 / sqrt(x)")
 IS_NAN, is_nan = _declare_validated("IsNan", np.isnan, "f", "test for nan (a bool tensor)", dtypes.bool)
 IS_FINITE, is_finite = _declare_validated("IsFinite", np.isfinite, "f", "test for a finite value (a bool tensor)",

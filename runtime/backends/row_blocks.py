@@ -1,0 +1,101 @@
+"""Running an elementwise region in row blocks: the calling thread and the workers share one queue.
+
+The rows are cut into blocks of about ``BLOCK_ELEMENTS`` elements — many more blocks than cores, and
+small enough that a block's values stay in the core's cache from one op of the region to the next.
+Blocks are handed out by a shared counter: the calling thread takes blocks like every worker does, so a
+worker the OS does not schedule (the other core is busy) costs nothing — the caller simply takes all the
+blocks — and the call never waits for a worker that has not started. Below ``PARALLEL_MIN_ELEMENTS``
+(see ``buffer_plan``) the caller runs the blocks alone (regions are only planned from that size on). numpy releases the GIL inside ufunc loops, so
+blocks on different threads run at the same time. Workers silence numpy's floating-point warnings as
+the calling thread does (numpy's error state is per thread).
+
+>>> import numpy as np
+>>> x, out = np.arange(10.0), np.empty(10)
+>>> def rows_of_region(lo, hi, x, out):
+...     np.multiply(x[lo:hi], 2.0, out=out[lo:hi])
+>>> run_in_row_blocks(rows_of_region, 10, 3, x, out); out.tolist()
+[0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0]
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import os
+import threading
+from typing import Callable, List
+
+import numpy as np
+
+from runtime.backends.numpy_errors import ignore_numpy_errors, restore_numpy_errors
+
+BLOCK_ELEMENTS = 1 << 15  # 32768 elements: a block of a few float32/float64 arrays fits in L2
+
+_workers = None  # threads that take blocks alongside the caller, created on first use
+_workers_lock = threading.Lock()
+
+
+def block_rows(shape) -> int:
+    """Rows per block for a region of static ``shape``."""
+    row_elements = 1
+    for dim in shape[1:]:
+        row_elements *= dim
+    return max(1, BLOCK_ELEMENTS // max(1, row_elements))
+
+
+class _Blocks:
+    """One region call: the shared counter of blocks, and who finished which."""
+
+    def __init__(self, rows_of_region: Callable, rows: int, step: int, arrays: tuple):
+        self.rows_of_region, self.rows, self.step, self.arrays = rows_of_region, rows, step, arrays
+        self.count = -(-rows // step)
+        self.next_block = itertools.count()  # next() is atomic under the GIL: each block is taken once
+        self.done = 0
+        self.errors: List[BaseException] = []
+        self.lock = threading.Lock()
+        self.finished = threading.Event()
+
+    def take(self) -> None:
+        """Compute blocks until none is left (called by the caller and by each worker)."""
+        errors_state = ignore_numpy_errors()
+        try:
+            for index in self.next_block:
+                if index >= self.count:
+                    return
+                lo = index * self.step
+                try:
+                    self.rows_of_region(lo, min(lo + self.step, self.rows), *self.arrays)
+                except BaseException as error:  # noqa: BLE001 - handed to the caller, which re-raises it
+                    self.errors.append(error)
+                with self.lock:
+                    self.done += 1
+                    if self.done == self.count:
+                        self.finished.set()
+        finally:
+            restore_numpy_errors(errors_state)
+
+
+def run_in_row_blocks(rows_of_region: Callable, rows: int, step: int, *arrays: np.ndarray) -> None:
+    """Call ``rows_of_region(lo, hi, *arrays)`` for every block of ``step`` rows (see the module doc)."""
+    count = -(-rows // step)
+    if count == 1 or (os.cpu_count() or 1) < 2:
+        for lo in range(0, rows, step):
+            rows_of_region(lo, min(lo + step, rows), *arrays)
+        return
+    blocks = _Blocks(rows_of_region, rows, step, arrays)
+    pool = _worker_pool()
+    for _ in range(min(pool._max_workers, count - 1)):
+        pool.submit(blocks.take)
+    blocks.take()
+    blocks.finished.wait()
+    if blocks.errors:
+        raise blocks.errors[0]
+
+
+def _worker_pool() -> concurrent.futures.ThreadPoolExecutor:
+    global _workers
+    if _workers is None:
+        with _workers_lock:
+            if _workers is None:
+                _workers = concurrent.futures.ThreadPoolExecutor(max_workers=(os.cpu_count() or 2) - 1,
+                                                                 thread_name_prefix="runtime-rows")
+    return _workers
