@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime.core.graph import FuncGraph, Operation
-from runtime.ops.array_ops import CAST
+from runtime.ops.cast_op import CAST
 from runtime.ops.combine_ops import SELECT
 from runtime.ops.core import CONST, PLACEHOLDER
 from runtime.ops.math_ops import MATMUL
