@@ -14,6 +14,8 @@ import types
 import weakref
 from typing import Any, Callable, Optional, Sequence
 
+from runtime.core.traceback_filtering import api_boundary, set_traceback_filtering, traceback_filtering  # noqa: F401 (public)
+
 from autograph_lite import conversion, error_locations
 from autograph_lite.pyct.errors import ConversionError
 from autograph_lite import calls
@@ -78,7 +80,7 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
         return result
     setattr(wrapper, _WRAPPED_FROM, original)
     wrapper.__ag_converted__ = converted
-    return wrapper
+    return api_boundary(wrapper)
 
 
 def _raise_unbound(value: Undefined, original: types.FunctionType) -> None:

@@ -17,6 +17,9 @@ from autograph_lite.pyct import origin_info
 source_locations.register_library(os.path.dirname(os.path.abspath(__file__)), origin_info.lookup)
 
 _ATTACHED = '_ag_user_code'
+_RECURSION_HINT = ('\n  hint: a staged if traces both of its branches, so a function that calls itself under a '
+                   'tensor condition recurses until Python gives up. Write the recursion as a loop (while or for), '
+                   'which becomes one While op in the graph.')
 
 
 def attach_user_location(exc: BaseException) -> None:
@@ -29,6 +32,8 @@ def attach_origins(exc: BaseException, frames) -> None:
     if not frames:
         return
     text = source_locations.format_user_code(frames)
+    if isinstance(exc, RecursionError):
+        text += _RECURSION_HINT
     previous = getattr(exc, _ATTACHED, None)
     if previous == text:
         return

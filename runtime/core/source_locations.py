@@ -52,6 +52,11 @@ def register_library(directory: str, mapper: Optional[LocationMapper] = None) ->
         _mappers.append(mapper)
 
 
+def is_library_frame(filename: str, lineno: int) -> bool:
+    """True for a frame of a registered library's files or of code a library generated (a mapper knows it)."""
+    return filename.startswith(_library_prefixes) or any(mapper(filename, lineno) is not None for mapper in _mappers)
+
+
 def creation_site() -> Optional[CreationSite]:
     """The innermost frame of the caller's stack that is not library code (None if there is none)."""
     frame = sys._getframe(1)
@@ -75,10 +80,44 @@ def resolve(site: CreationSite) -> SourceLocation:
 
 
 def format_user_code(locations: Sequence[SourceLocation], heading: str = "in user code") -> str:
-    """The 'in user code:' section appended to errors, one entry per location (outermost first)."""
-    body = "".join(f'\n    File "{where.filename}", line {where.lineno}, in {where.function_name}'
-                   f'\n      {where.source_line}' for where in locations)
-    return f"\n  {heading}:{body}"
+    """The 'in user code:' section appended to errors, one entry per location (outermost first).
+
+    A block of frames repeated back to back (recursion) is shown once, then counted, as CPython does.
+
+    >>> here = SourceLocation("m.py", 3, "f", "return f(n - 1)")
+    >>> print(format_user_code([here] * 500))
+    <BLANKLINE>
+      in user code:
+        File "m.py", line 3, in f
+          return f(n - 1)
+        [Previous line repeated 499 more times]
+    """
+    body = []
+    index = 0
+    while index < len(locations):
+        period, repeats = _repetition_at(locations, index)
+        for where in locations[index:index + period]:
+            body.append(f'\n    File "{where.filename}", line {where.lineno}, in {where.function_name}'
+                        f'\n      {where.source_line}')
+        if repeats > 1:
+            what = "line" if period == 1 else f"{period} frames"
+            body.append(f"\n    [Previous {what} repeated {repeats - 1} more times]")
+        index += period * repeats
+    return f"\n  {heading}:{''.join(body)}"
+
+
+def _repetition_at(locations: Sequence[SourceLocation], start: int, longest_period: int = 4) -> Tuple[int, int]:
+    """(period, repeats) of the longest-running block of up to ``longest_period`` frames at ``start``;
+    (1, 1) if nothing repeats at least three times."""
+    best = (1, 1)
+    for period in range(1, longest_period + 1):
+        block = list(locations[start:start + period])
+        repeats = 1
+        while list(locations[start + repeats * period:start + (repeats + 1) * period]) == block:
+            repeats += 1
+        if repeats >= 3 and period * repeats > best[0] * best[1]:
+            best = (period, repeats)
+    return best
 
 
 def with_creation_site(error: BaseException, site: Optional[CreationSite]) -> BaseException:

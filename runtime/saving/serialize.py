@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Sequence, Union
 import numpy as np
 
 from runtime.core import nest
+from runtime.core.traceback_filtering import api_boundary
 from runtime.tracing.concrete_function import ConcreteFunction
 from runtime.core.errors import LoadError, SaveError
 from runtime.backends.graph_codec import OutputRef, decode_graph, decode_value, encode_graph, encode_value
@@ -134,6 +135,7 @@ def _parameters(function: Any, first: ConcreteFunction) -> List[Dict[str, Any]]:
     return described
 
 
+@api_boundary
 def save(function: Any, path: PathLike) -> None:
     """Save a traced ``Function`` (every signature traced so far) or one ``ConcreteFunction`` to ``path``.
 
@@ -205,6 +207,7 @@ class LoadedFunction:
         raise TypeError(f"{self.name}: no saved signature matches ({given}). A loaded function cannot trace "
                         f"new graphs; it accepts:\n\n{self.pretty_printed_concrete_signatures()}")
 
+    @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         concrete, values = self._match(self._bind(args, kwargs))
         return concrete(*[values[i] for i in concrete._tensor_params])
@@ -313,6 +316,7 @@ def _resolve_outputs(structure: Any, graph, where: str) -> Any:
     return nest.pack_sequence_as(structure, [resolve(leaf) for leaf in nest.flatten(structure)])
 
 
+@api_boundary
 def load(path: PathLike) -> Union[LoadedFunction, ConcreteFunction]:
     """Load what ``rt.save`` wrote: a ``LoadedFunction`` for a saved Function, else a ConcreteFunction.
 

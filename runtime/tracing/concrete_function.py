@@ -19,6 +19,7 @@ import numpy as np
 from runtime import passes
 from runtime.backends import executor
 from runtime.core import nest
+from runtime.core.traceback_filtering import api_boundary
 from runtime.core.graph import FuncGraph
 from runtime.ops.convert import convert_to_tensor
 from runtime.tracing.signature import describe_spec, has_tensors, spec_structure
@@ -126,6 +127,7 @@ class ConcreteFunction:
     def _call_flat(self, arrays: List[np.ndarray]) -> Any:
         return self._pack(self._run(*arrays))
 
+    @api_boundary
     def __call__(self, *args: Any) -> Any:
         """Call with the tensor arguments only (Python-valued ones were fixed when tracing).
 

@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime.core import context, nest
+from runtime.core.traceback_filtering import api_boundary
 
 from runtime.tracing import signature
 from runtime.tracing.concrete_function import ConcreteFunction, checked_array, describe_structure
@@ -92,6 +93,7 @@ class Function:
         self._bound: Dict[int, "Function"] = {}
 
     # --- calling -------------------------------------------------------------------------------------
+    @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _run_eagerly[0]:
             return self.python_function(*args, **kwargs)
@@ -276,6 +278,7 @@ class Function:
         return "; ".join(changes) or "of a new input signature"
 
     # --- introspection -------------------------------------------------------------------------------
+    @api_boundary
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The concrete function for these arguments (tensors, ``TensorSpec``s or Python values); traces
         if needed. With an ``input_signature`` and no arguments, the signature's one concrete function."""
