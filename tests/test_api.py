@@ -12,7 +12,7 @@ COUNTER = 0
 def test_exports_exactly_the_design_names():
     assert sorted(ag.__all__) == sorted(['function', 'to_code', 'to_graph', 'convert', 'do_not_convert',
                                         'run_functions_eagerly', 'functions_run_eagerly',
-                                        'ConversionError'])
+                                        'set_traceback_filtering', 'traceback_filtering', 'ConversionError'])
     assert ag.convert is ag.to_graph
 
 
