@@ -17,6 +17,7 @@ from runtime.ops import *  # noqa: F401,F403
 from runtime.ops import constant, convert_to_tensor
 from runtime.ops import debugging, math, random  # namespaces: rt.debugging.assert_equal, rt.math.erf, ...
 from runtime.ops.variables import Variable
+from runtime.passes.gradients import gradients
 from runtime import backends  # noqa: F401  (gives graphs as_graph_def() and to_dot())
 from runtime.backends import onnx as export  # rt.export.to_onnx
 from runtime.tracing.control_flow import cond, while_loop

@@ -54,6 +54,10 @@ class OpDef:
     ufunc: Optional[np.ufunc] = None
     zero_divisor_error: bool = False
 
+    # The VJP rule, set once by ``register_gradient``/``not_differentiable`` right below the op's
+    # declaration: ``rule(op, output_grads, ops) -> input grads`` (see ``register_gradient``).
+    gradient: Any = None
+
     @property
     def elementwise_ufunc(self) -> Optional[np.ufunc]:
         """The elementwise numpy ufunc this op computes (its kernel or ``ufunc``), or None."""
@@ -81,6 +85,52 @@ def register_op(name: str, inputs: Sequence[str], infer: InferFn, kernel: Option
                    zero_divisor_error=zero_divisor_error)
     _REGISTRY[name] = op_def
     return op_def
+
+
+class NotDifferentiable:
+    """The gradient "rule" of an op that has no gradient (its input gradients are None, as in TF)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"NotDifferentiable({self.reason!r})"
+
+
+def _set_gradient(op_def: OpDef, rule: Any) -> None:
+    if op_def.gradient is not None:
+        raise ValueError(f"op {op_def.name!r} already declares a gradient")
+    object.__setattr__(op_def, "gradient", rule)  # OpDef is frozen; this is its one late field
+
+
+def register_gradient(op_def: OpDef) -> Callable[[Callable], Callable]:
+    """Declare ``op_def``'s gradient, a VJP written with runtime ops so that it traces.
+
+    The rule is called as ``rule(op, output_grads, ops)``: ``op`` has ``.inputs``, ``.outputs`` and
+    ``.attrs``; ``output_grads`` has one gradient per output (zeros for an unused output of a
+    multi-output op); ``ops`` is the ``runtime.ops`` namespace, passed in so that an op module can
+    use ops declared above it without importing them (imports go one way only). It returns one
+    gradient (or None) per input, shaped like that input.
+
+    >>> get_op("Identity").gradient(None, ["g"], None)
+    ['g']
+    """
+    def decorate(rule: Callable) -> Callable:
+        _set_gradient(op_def, rule)
+        return rule
+    return decorate
+
+
+def not_differentiable(op_def: OpDef, reason: str) -> None:
+    """Declare that ``op_def`` has no gradient (e.g. integer or bool results, shapes); why, in words."""
+    _set_gradient(op_def, NotDifferentiable(reason))
+
+
+# Called after every eager op as ``hook(op_def, inputs, attrs, outputs)``: how a GradientTape records
+# (set by the tape module; empty when no tape is recording, so eager ops pay one list test).
+eager_op_hooks: List[Callable[..., None]] = []
 
 
 def get_op(name: str) -> OpDef:
@@ -125,8 +175,12 @@ def apply_op(op_def: OpDef, inputs: Sequence[Tensor], attrs: Optional[Dict[str, 
             raise _leaked_symbolic_error(op_def, inputs) from None
         result = run_kernel(op_def, arrays, attrs, op_def.name)
         if isinstance(result, tuple):
-            return tuple(EagerTensor(_as_array(r)) for r in result)
-        return EagerTensor(_as_array(result))
+            outputs = tuple(EagerTensor(_as_array(r)) for r in result)
+        else:
+            outputs = EagerTensor(_as_array(result))
+        for hook in eager_op_hooks:
+            hook(op_def, inputs, attrs, outputs)
+        return outputs
     op = graph.create_op(op_def, inputs, attrs, name=name)
     return op.outputs[0] if len(op.outputs) == 1 else tuple(op.outputs)
 

@@ -7,12 +7,14 @@ are here too.
 from runtime.ops import core  # noqa: F401  (Const, Placeholder, Identity)
 from runtime.ops import debugging  # noqa: F401
 from runtime.ops import math_namespace as math  # noqa: F401
+from runtime.ops import gradient_ops  # noqa: F401  (broadcast_to, stop_gradient, unbroadcast)
+from runtime.ops.gradient_ops import broadcast_to, stop_gradient
 from runtime.ops import random_ops as random  # noqa: F401
 from runtime.ops.array_ops import cast, expand_dims, identity, reshape, squeeze, tile, transpose
 from runtime.ops.combine_ops import concat, stack, where
 from runtime.ops.convert import constant, convert_to_tensor
 from runtime.ops.creation_ops import eye, fill, ones, ones_like, range, zeros, zeros_like  # noqa: A004
-from runtime.ops.indexing import gather, slice_by_key, update_by_key
+from runtime.ops.indexing import gather, slice_by_key, unsorted_segment_sum, update_by_key
 from runtime.ops.logging_ops import print  # noqa: A004
 from runtime.ops.logical_ops import logical_and, logical_not, logical_or
 from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater_equal, less, less_equal, matmul,

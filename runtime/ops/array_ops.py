@@ -15,8 +15,8 @@ from runtime.core import shapes
 from runtime.ops.cast_op import cast  # noqa: F401  (re-exported: rt.cast lives with the reshaping ops)
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.core import IDENTITY
-from runtime.core.registry import apply_op, register_op
-from runtime.ops.shape_ops import known_or_none, shape_argument
+from runtime.core.registry import apply_op, register_gradient, register_op
+from runtime.ops.shape_ops import known_or_none, shape, shape_argument
 from runtime.core.tensor import Tensor
 
 
@@ -203,3 +203,37 @@ def tile(input: Any, multiples: Any) -> Tensor:  # noqa: A002
     if static is not None and input.ndim is not None and len(static) != input.ndim:
         raise ValueError(f"Tile: multiples has {len(static)} entries but the input has rank {input.ndim}")
     return apply_op(TILE, (input, multiples), None if static is None else {"static_multiples": static})
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+def reshape_like(grad: Tensor, like: Tensor) -> Tensor:
+    """``grad`` reshaped to ``like``'s shape (static when fully known, else ``rt.shape(like)``)."""
+    if like.shape is not None and None not in like.shape:
+        return grad if grad.shape == like.shape else reshape(grad, list(like.shape))
+    return reshape(grad, shape(like))
+
+
+for _same_elements in (RESHAPE, EXPAND_DIMS, SQUEEZE):
+    register_gradient(_same_elements)(
+        lambda op, grads, ops: [reshape_like(grads[0], op.inputs[0])] + [None] * (len(op.inputs) - 1))
+
+
+@register_gradient(TRANSPOSE)
+def _transpose_gradient(op, grads, ops):
+    perm = op.attrs["perm"]
+    return [transpose(grads[0], None if perm is None else [int(i) for i in np.argsort(perm)])]
+
+
+@register_gradient(TILE)
+def _tile_gradient(op, grads, ops):
+    x, multiples = op.inputs
+    rank = x.ndim
+    if rank is None:
+        raise ValueError("gradient of Tile: the input has unknown rank; give it a known rank")
+    # Tiled = the input repeated: view the gradient as (m0, d0, m1, d1, ...) and sum the m axes.
+    static = op.attrs.get("static_multiples")
+    if static is not None and None not in static and x.shape is not None and None not in x.shape:
+        split = [n for pair in zip(static, x.shape) for n in pair]
+    else:
+        split = reshape(ops.stack([cast(multiples, dtypes.int32), shape(x)], axis=1), [-1])
+    return [ops.reduce_sum(reshape(grads[0], split), list(range(0, 2 * rank, 2))), None]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from runtime.core import dtypes
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
 
@@ -32,3 +32,11 @@ def cast(x: Any, dtype: Any) -> Tensor:
     """
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     return apply_op(CAST, (x,), {"dtype": dtypes.as_dtype(dtype)})
+
+
+@register_gradient(CAST)
+def _cast_gradient(op, grads, ops):
+    source = op.inputs[0]
+    if source.dtype.kind != "f" or op.outputs[0].dtype.kind != "f":
+        return [None]  # through integers or bools no gradient flows, as in TensorFlow
+    return [cast(grads[0], source.dtype)]

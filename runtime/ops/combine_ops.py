@@ -13,7 +13,7 @@ from runtime.core import dtypes
 from runtime.core import shapes
 from runtime.ops.convert import convert_operands, convert_to_tensor
 from runtime.ops.pack_op import STACK, merge_dims
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import Tensor
 
 
@@ -128,3 +128,44 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
         raise TypeError(f"SelectV2: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}; "
                         f"convert one with rt.cast(value, rt.{x.dtype.name})")
     return apply_op(SELECT, (condition, x, y))
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+def _along(axis: int, rank: int, item: Any) -> tuple:
+    return (slice(None),) * (axis % rank) + (item,)
+
+
+@register_gradient(CONCAT)
+def _concat_gradient(op, grads, ops):
+    grad = grads[0]
+    if grad.ndim is None:
+        raise ValueError("gradient of ConcatV2: the result has unknown rank; give the inputs a known rank")
+    axis = op.attrs["axis"] % grad.ndim
+    results: List[Optional[Tensor]] = []
+    start: Any = 0
+    for value in op.inputs:
+        size = value.shape[axis] if value.shape is not None else None
+        stop = start + size if size is not None else start + ops.shape(value)[axis]
+        results.append(ops.slice_by_key(grad, _along(axis, grad.ndim, slice(start, stop))))
+        start = stop
+    return results
+
+
+@register_gradient(STACK)
+def _stack_gradient(op, grads, ops):
+    grad = grads[0]
+    if grad.ndim is None:
+        raise ValueError("gradient of Pack: the result has unknown rank; give the inputs a known rank")
+    return [ops.slice_by_key(grad, _along(op.attrs["axis"], grad.ndim, index)) for index in range(len(op.inputs))]
+
+
+not_differentiable(WHERE, "its result is integer coordinates")
+
+
+@register_gradient(SELECT)
+def _select_gradient(op, grads, ops):
+    condition, x, y = op.inputs
+    grad = grads[0]
+    zero = ops.zeros_like(grad)
+    unbroadcast = ops.gradient_ops.unbroadcast
+    return [None, unbroadcast(where(condition, grad, zero), x), unbroadcast(where(condition, zero, grad), y)]

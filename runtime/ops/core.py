@@ -1,7 +1,7 @@
 """Graph plumbing ops: constants, placeholders, identity."""
 from __future__ import annotations
 
-from runtime.core.registry import register_op
+from runtime.core.registry import not_differentiable, register_gradient, register_op
 
 CONST = register_op(
     "Const", (), lambda specs, attrs: [(attrs["value"].dtype, attrs["value"].shape)],
@@ -14,3 +14,11 @@ PLACEHOLDER = register_op(
 IDENTITY = register_op(
     "Identity", ("input",), lambda specs, attrs: [specs[0]], kernel=lambda x: x,
     doc="Returns its input unchanged.")
+
+not_differentiable(CONST, "it has no inputs")
+not_differentiable(PLACEHOLDER, "it has no inputs (gradients with respect to it are what rt.gradients returns)")
+
+
+@register_gradient(IDENTITY)
+def _identity_gradient(op, grads, ops):
+    return [grads[0]]

@@ -15,7 +15,7 @@ import numpy as np
 from runtime.core import context, dtypes
 from runtime.ops.cast_op import cast
 from runtime.ops.convert import constant, convert_to_tensor
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 from runtime.ops.shape_ops import constant_value, known_or_none, shape_argument
 from runtime.core.tensor import Tensor
 
@@ -186,3 +186,14 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None) -> T
             except ValueError as error:
                 raise ValueError(f"Range: {error}") from None
     return apply_op(RANGE, tensors, attrs)
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+@register_gradient(FILL)
+def _fill_gradient(op, grads, ops):
+    return [None, ops.reduce_sum(grads[0])]  # every element is a copy of the one value
+
+
+not_differentiable(ZEROS_LIKE, "its result does not depend on the input's values (TensorFlow gives None too)")
+not_differentiable(ONES_LIKE, "its result does not depend on the input's values (TensorFlow gives None too)")
+not_differentiable(RANGE, "its result is a fixed sequence (integer bounds; TensorFlow gives None too)")

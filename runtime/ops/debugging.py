@@ -18,7 +18,7 @@ from runtime.ops.convert import convert_operands, convert_to_tensor
 from runtime.ops.logging_ops import render, split_template
 from runtime.ops.math_ops import equal, greater, greater_equal, less, less_equal, not_equal
 from runtime.ops.reduction_ops import reduce_all
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, not_differentiable, register_op
 
 
 def _assert_infer(specs, attrs):
@@ -35,6 +35,9 @@ def _assert_kernel(condition, *data, template):
 
 ASSERT = register_op("Assert", ("condition", "*data"), _assert_infer, _assert_kernel, stateful=True,
                      doc="Raises InvalidArgumentError showing its data when the condition is false.")
+
+
+not_differentiable(ASSERT, "a side effect with no result")
 
 
 def Assert(condition: Any, data: Sequence[Any], name: Optional[str] = None) -> None:  # noqa: N802 - TF's name

@@ -18,7 +18,8 @@ from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.core import shapes
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.registry import apply_op, register_op
+from runtime.ops.gradient_ops import unbroadcast
+from runtime.core.registry import apply_op, register_gradient, register_op
 from runtime.core.tensor import EagerTensor, Tensor
 
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
@@ -244,3 +245,106 @@ def update_by_key(tensor: Any, key: Any, value: Any) -> Tensor:
     if ("newaxis",) in encoded:
         raise IndexError(f"cannot assign to a new axis (None) in the subscript {key!r}")
     return apply_op(STRIDED_SLICE_UPDATE, (tensor, value, *dynamic), {"key": encoded})
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+def _strided_slice_grad_infer(specs, attrs):
+    return [(specs[1][0], attrs["static_shape"])]
+
+
+def _strided_slice_grad_kernel(shape, grad, *dynamic, key, static_shape):
+    out = np.zeros(tuple(shape.tolist()), dtype=grad.dtype)
+    out[_index_tuple(key, dynamic)] = grad  # basic indexing selects each element at most once
+    return out
+
+
+STRIDED_SLICE_GRAD = register_op(
+    "StridedSliceGrad", ("shape", "grad", "*index"), _strided_slice_grad_infer, _strided_slice_grad_kernel,
+    doc="Zeros of 'shape' with 'grad' written at the subscript attr 'key' (the gradient of StridedSlice).")
+
+
+@register_gradient(STRIDED_SLICE)
+def _strided_slice_gradient(op, grads, ops):
+    x, dynamic = op.inputs[0], op.inputs[1:]
+    shape = ops.shape(x)
+    grad = apply_op(STRIDED_SLICE_GRAD, (shape, grads[0], *dynamic), {"key": op.attrs["key"],
+                                                                      "static_shape": x.shape})
+    return [grad] + [None] * len(dynamic)
+
+
+@register_gradient(STRIDED_SLICE_GRAD)
+def _strided_slice_grad_gradient(op, grads, ops):
+    dynamic = op.inputs[2:]
+    return [None, apply_op(STRIDED_SLICE, (grads[0], *dynamic), {"key": op.attrs["key"]})] + [None] * len(dynamic)
+
+
+def _segment_sum_infer(specs, attrs):
+    (dtype, data_shape), (ids_dtype, ids_shape), _ = specs
+    if ids_dtype not in _INDEX_DTYPES:
+        raise TypeError(f"segment_ids must be int32 or int64, got {ids_dtype.name}")
+    if data_shape is None or ids_shape is None:
+        return [(dtype, None)]
+    return [(dtype, (attrs.get("static_num_segments"),) + data_shape[len(ids_shape):])]
+
+
+def _segment_sum_kernel(data, segment_ids, num_segments, *, static_num_segments=None):
+    count = int(num_segments)
+    bad = (segment_ids < 0) | (segment_ids >= count)
+    if bad.any():
+        raise InvalidArgumentError(f"segment_ids contains {segment_ids[bad].flat[0]}, not in [0, {count})")
+    out = np.zeros((count,) + data.shape[segment_ids.ndim:], dtype=data.dtype)
+    np.add.at(out, segment_ids, data)
+    return out
+
+
+UNSORTED_SEGMENT_SUM = register_op(
+    "UnsortedSegmentSum", ("data", "segment_ids", "num_segments"), _segment_sum_infer, _segment_sum_kernel,
+    doc="Row i of the result is the sum of the data rows whose segment id is i.")
+
+
+def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any) -> Tensor:
+    """Sums the slices of ``data`` into ``num_segments`` rows by ``segment_ids`` (the leading dims).
+
+    >>> unsorted_segment_sum([1, 2, 3], [0, 1, 0], 2)
+    Tensor([4 2], shape=(2,), dtype=int32)
+    """
+    data, segment_ids = convert_to_tensor(data), convert_to_tensor(segment_ids)
+    count = convert_to_tensor(num_segments, segment_ids.dtype)
+    static = int(count._value) if isinstance(count, EagerTensor) else None
+    return apply_op(UNSORTED_SEGMENT_SUM, (data, segment_ids, count), {"static_num_segments": static})
+
+
+@register_gradient(UNSORTED_SEGMENT_SUM)
+def _segment_sum_gradient(op, grads, ops):
+    return [gather(grads[0], op.inputs[1]), None, None]
+
+
+@register_gradient(GATHER)
+def _gather_gradient(op, grads, ops):
+    # Each params row gets the sum of the gradients of the result rows that picked it.
+    params, indices = op.inputs
+    grad, axis = grads[0], op.attrs["axis"]
+    if params.ndim is None or indices.ndim is None:
+        raise ValueError("gradient of GatherV2: params and indices need a known rank")
+    index_axes = list(range(axis, axis + indices.ndim))
+    rest = [a for a in range(grad.ndim) if a not in index_axes]
+    moved = ops.transpose(grad, index_axes + rest) if axis else grad  # the picked rows first
+    rows = ops.reshape(indices, [-1])
+    if moved.shape is not None and None not in moved.shape[indices.ndim:]:
+        flat = ops.reshape(moved, [-1, *moved.shape[indices.ndim:]])
+    else:
+        flat = ops.reshape(moved, ops.concat([ops.constant([-1]), ops.shape(moved)[indices.ndim:]], 0))
+    size = params.shape[axis] if params.shape[axis] is not None else ops.shape(params)[axis]
+    summed = unsorted_segment_sum(flat, rows, size)
+    if axis:  # put the params axis back where it was
+        summed = ops.transpose(summed, list(range(1, axis + 1)) + [0] + list(range(axis + 1, params.ndim)))
+    return [summed, None]
+
+
+@register_gradient(STRIDED_SLICE_UPDATE)
+def _slice_update_gradient(op, grads, ops):
+    x, value, dynamic = op.inputs[0], op.inputs[1], op.inputs[2:]
+    grad, key = grads[0], op.attrs["key"]
+    overwritten = apply_op(STRIDED_SLICE_UPDATE, (grad, ops.zeros([], grad.dtype), *dynamic), {"key": key})
+    part = apply_op(STRIDED_SLICE, (grad, *dynamic), {"key": key})
+    return [overwritten, unbroadcast(part, value)] + [None] * len(dynamic)

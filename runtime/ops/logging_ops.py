@@ -15,7 +15,7 @@ from typing import Any, List, Sequence, Tuple, Union
 import numpy as np
 
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, not_differentiable, register_op
 from runtime.core.tensor import Tensor
 
 # A literal string; the position of a tensor input; or ("list" | "tuple" | "dict", items) for a Python
@@ -76,6 +76,9 @@ def _print_kernel(*arrays, template, sep, end, output_stream):
 
 PRINT = register_op("PrintV2", ("*inputs",), lambda specs, attrs: [], _print_kernel, stateful=True,
                     doc="Writes its template (attr) with the input tensors' values to stdout or stderr.")
+
+
+not_differentiable(PRINT, "a side effect with no result")
 
 
 def print(*values: Any, sep: str = " ", end: str = "\n", output_stream: Any = None) -> None:  # noqa: A001

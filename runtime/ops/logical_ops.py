@@ -12,7 +12,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core import shapes
 from runtime.ops.convert import convert_operands, convert_to_tensor
-from runtime.core.registry import OpDef, apply_op, register_op
+from runtime.core.registry import OpDef, apply_op, not_differentiable, register_op
 from runtime.core.tensor import Tensor
 
 
@@ -68,3 +68,6 @@ def logical_not(x: Any) -> Tensor:
     x = convert_to_tensor(x)
     _require_bool("LogicalNot", "x", x)
     return apply_op(LOGICAL_NOT, (x,))
+
+for _logical in (LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT):
+    not_differentiable(_logical, "bool inputs and result")

@@ -18,7 +18,8 @@ from runtime.core.errors import InvalidArgumentError
 from runtime.core import shapes
 from runtime.ops.convert import convert_operands
 from runtime.ops.cast_op import CAST
-from runtime.core.registry import OpDef, apply_op, register_op
+from runtime.ops.gradient_ops import unbroadcast
+from runtime.core.registry import OpDef, apply_op, get_op, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import Tensor
 
 
@@ -177,3 +178,58 @@ def matmul(a: Any, b: Any) -> Tensor:
     if a.ndim is not None and b.ndim is not None and (a.ndim < 2 or b.ndim < 2):
         raise ValueError(f"MatMul: both arguments need rank >= 2, got shapes {a.shape} and {b.shape}")
     return apply_op(MATMUL, (a, b))
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+def _to_inputs(op, grad_x, grad_y):
+    """Gradients of a broadcasting binary op, summed back to each input's shape."""
+    x, y = op.inputs
+    return [None if grad_x is None else unbroadcast(grad_x, x), None if grad_y is None else unbroadcast(grad_y, y)]
+
+
+def _declare_binary_gradient(name: str, rule: Callable) -> None:
+    register_gradient(get_op(name))(lambda op, grads, ops: _to_inputs(op, *rule(op, grads[0], ops)))
+
+
+_declare_binary_gradient("AddV2", lambda op, g, ops: (g, g))
+_declare_binary_gradient("Sub", lambda op, g, ops: (g, -g))
+_declare_binary_gradient("Mul", lambda op, g, ops: (g * op.inputs[1], g * op.inputs[0]))
+_declare_binary_gradient("RealDiv", lambda op, g, ops: (g / op.inputs[1], -g * op.outputs[0] / op.inputs[1]))
+# Ties go to x, as in TensorFlow: where x == y, all of the gradient flows to x.
+_declare_binary_gradient("Maximum", lambda op, g, ops: _select_gradient(op.inputs[0] >= op.inputs[1], g, ops))
+_declare_binary_gradient("Minimum", lambda op, g, ops: _select_gradient(op.inputs[0] <= op.inputs[1], g, ops))
+# x % y = x - floor(x / y) * y, and floor is flat almost everywhere.
+_declare_binary_gradient("FloorMod", lambda op, g, ops: (g, -g * floordiv(op.inputs[0], op.inputs[1])))
+
+
+def _select_gradient(x_wins: Tensor, g: Tensor, ops):
+    zero = ops.zeros_like(g)
+    return ops.where(x_wins, g, zero), ops.where(x_wins, zero, g)
+
+
+@register_gradient(get_op("Pow"))
+def _pow_gradient(op, grads, ops):
+    (x, y), z, g = op.inputs, op.outputs[0], grads[0]
+    grad_x = g * y * pow(x, y - 1)
+    # d/dy x**y = x**y * log(x), defined for x > 0; TensorFlow (and we) give 0 elsewhere.
+    positive = x > 0
+    safe_x = ops.where(positive, x, ops.ones_like(x))
+    grad_y = g * ops.where(positive, z * ops.log(safe_x), ops.zeros_like(z))
+    return _to_inputs(op, grad_x, grad_y)
+
+
+@register_gradient(MATMUL)
+def _matmul_gradient(op, grads, ops):
+    (a, b), g = op.inputs, grads[0]
+    return _to_inputs(op, matmul(g, _swap_last_two(b, ops)), matmul(_swap_last_two(a, ops), g))
+
+
+def _swap_last_two(t: Tensor, ops) -> Tensor:
+    if t.ndim is None:
+        raise ValueError("gradient of MatMul: an input has unknown rank; give it a known rank")
+    return ops.transpose(t, list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2])
+
+
+not_differentiable(get_op("FloorDiv"), "floor division is piecewise constant (TensorFlow gives None too)")
+for _comparison_name in ("Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual"):
+    not_differentiable(get_op(_comparison_name), "a comparison: its result is bool")

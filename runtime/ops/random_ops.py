@@ -16,7 +16,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, not_differentiable, register_op
 from runtime.ops.shape_ops import known_or_none, shape_argument
 from runtime.core.tensor import Tensor
 
@@ -80,3 +80,5 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
     if static is not None:
         attrs["static_shape"] = static
     return apply_op(UNIFORM, (dims, *bounds), attrs)
+
+not_differentiable(UNIFORM, "random draws do not depend smoothly on anything (TensorFlow gives None too)")

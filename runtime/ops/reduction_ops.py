@@ -15,7 +15,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.core import shapes
-from runtime.core.registry import OpDef, apply_op, register_op
+from runtime.core.registry import OpDef, apply_op, get_op, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.combine_ops import where
 from runtime.ops.convert import convert_to_tensor
@@ -248,3 +248,88 @@ def reduce_logsumexp(input_tensor: Any, axis: Axis = None, keepdims: bool = Fals
     shift = where(is_finite(raw_max), raw_max, zeros_like(raw_max))  # inf - inf would be nan
     total = reduce_sum(exp(subtract(tensor, shift)), axis, keepdims=keepdims)
     return add(log(total), shift if keepdims else reduce_sum(shift, axis, keepdims=False))
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+def _kept(op, value: Tensor, ops) -> Tensor:
+    """A reduction's output-shaped ``value`` with the reduced axes put back as size 1 (it then
+    broadcasts against the input)."""
+    if op.attrs["keepdims"]:
+        return value
+    rank = op.inputs[0].ndim
+    if rank is None:
+        raise ValueError(f"gradient of {op.type}: the input "
+                         "has unknown rank; give it a known rank")
+    axis = op.attrs["axis"]
+    axes = range(rank) if axis is None else sorted({a % rank for a in axis})
+    for a in axes:
+        value = ops.expand_dims(value, a)
+    return value
+
+
+def _spread(op, grad: Tensor, ops) -> Tensor:
+    """The gradient of a sum: ``grad`` copied to every input position that was summed into it."""
+    x = op.inputs[0]
+    if x.shape is not None and None not in x.shape:
+        return ops.broadcast_to(_kept(op, grad, ops), list(x.shape))
+    return ops.broadcast_to(_kept(op, grad, ops), ops.shape(x))
+
+
+@register_gradient(get_op("Sum"))
+def _sum_gradient(op, grads, ops):
+    return [_spread(op, grads[0], ops)]
+
+
+@register_gradient(get_op("Mean"))
+def _mean_gradient(op, grads, ops):
+    x, y = op.inputs[0], op.outputs[0]
+    if x.shape is not None and y.shape is not None and None not in x.shape and None not in y.shape:
+        count = ops.constant(max(int(np.prod(x.shape)), 1) // max(int(np.prod(y.shape)), 1), x.dtype)
+    else:
+        count = ops.cast(ops.size(x), x.dtype) / ops.cast(ops.maximum(ops.size(y), 1), x.dtype)
+    return [_spread(op, grads[0], ops) / count]
+
+
+@register_gradient(get_op("Prod"))
+def _prod_gradient(op, grads, ops):
+    # d prod / d x_i = the product of the other elements, computed without dividing by zero: where
+    # x_i == 0 it is the product of the non-zeros if x_i is the only zero, else 0.
+    x, y, g = op.inputs[0], _kept(op, op.outputs[0], ops), _kept(op, grads[0], ops)
+    is_zero = ops.equal(x, 0)
+    one = ops.ones_like(x)
+    zeros_counted = reduce_sum(ops.cast(is_zero, x.dtype), op.attrs["axis"], keepdims=True)
+    product_of_nonzeros = reduce_prod(ops.where(is_zero, one, x), op.attrs["axis"], keepdims=True)
+    at_zero = ops.where(ops.equal(zeros_counted, 1), product_of_nonzeros, ops.zeros_like(product_of_nonzeros))
+    others = ops.where(is_zero, at_zero * one, y / ops.where(is_zero, one, x))
+    return [g * others]
+
+
+def _extremum_gradient(op, grads, ops):
+    # The gradient is shared equally by the elements equal to the max (min), as in TensorFlow.
+    x = op.inputs[0]
+    hits = ops.cast(ops.equal(x, _kept(op, op.outputs[0], ops)), x.dtype)
+    count = reduce_sum(hits, op.attrs["axis"], keepdims=True)
+    return [_kept(op, grads[0], ops) * hits / count]
+
+
+register_gradient(get_op("Max"))(_extremum_gradient)
+register_gradient(get_op("Min"))(_extremum_gradient)
+not_differentiable(get_op("Any"), "a logical reduction: bool input and result")
+not_differentiable(get_op("All"), "a logical reduction: bool input and result")
+not_differentiable(ARG_MAX, "its result is an integer index")
+not_differentiable(ARG_MIN, "its result is an integer index")
+
+
+@register_gradient(CUMSUM)
+def _cumsum_gradient(op, grads, ops):
+    attrs = op.attrs
+    return [cumsum(grads[0], attrs["axis"], exclusive=attrs["exclusive"], reverse=not attrs["reverse"])]
+
+
+@register_gradient(CUMPROD)
+def _cumprod_gradient(op, grads, ops):
+    # d y_j / d x_i = y_j / x_i for the i that y_j multiplies, so the gradient is a running sum of g * y
+    # the other way, divided by x. As in TensorFlow, this divides by zero where x has zeros (inf/nan).
+    attrs, x = op.attrs, op.inputs[0]
+    running = cumsum(grads[0] * op.outputs[0], attrs["axis"], exclusive=attrs["exclusive"], reverse=not attrs["reverse"])
+    return [running / x]

@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime.core import context, dtypes, shapes
 from runtime.core.errors import InvalidArgumentError
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, register_gradient, register_op
 from runtime.core.tensor import Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.creation_ops import zeros
@@ -184,3 +184,24 @@ def scatter_nd(indices: Any, updates: Any, shape: Any) -> Tensor:
     """
     updates = convert_to_tensor(updates)
     return tensor_scatter_nd_add(zeros(shape, updates.dtype), indices, updates)
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+@register_gradient(GATHER_ND)
+def _gather_nd_gradient(op, grads, ops):
+    params, indices = op.inputs
+    return [tensor_scatter_nd_add(ops.zeros_like(params), indices, grads[0]), None]
+
+
+@register_gradient(TENSOR_SCATTER_ADD)
+def _scatter_add_gradient(op, grads, ops):
+    return [grads[0], None, gather_nd(grads[0], op.inputs[1])]
+
+
+@register_gradient(TENSOR_SCATTER_UPDATE)
+def _scatter_update_gradient(op, grads, ops):
+    # As in TensorFlow: with a repeated index every update gets the gradient of the slot it names,
+    # though only the last one was kept.
+    tensor, indices, updates = op.inputs
+    return [tensor_scatter_nd_update(grads[0], indices, ops.zeros_like(updates)), None,
+            gather_nd(grads[0], indices)]

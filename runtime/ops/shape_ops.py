@@ -19,7 +19,7 @@ from runtime.core import context, dtypes
 from runtime.ops.cast_op import cast
 from runtime.ops.combine_ops import stack
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, not_differentiable, register_op
 from runtime.core.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
 
 StaticDims = Optional[Tuple[Optional[int], ...]]  # None = not even the length is known
@@ -165,3 +165,6 @@ def known_or_none(dims: StaticDims, length: Optional[int] = None) -> Shape:
     if dims is None:
         return None if length is None else (None,) * length
     return tuple(None if d is None or d < 0 else d for d in dims)
+
+for _shape_op in (SHAPE, SIZE, RANK):
+    not_differentiable(_shape_op, "it reads only the input's shape, not its values")

@@ -18,7 +18,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core import shapes
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.registry import register_op
+from runtime.core.registry import not_differentiable, register_gradient, register_op
 from runtime.ops.shape_ops import constant_value
 from runtime.ops.validated import apply_validated
 from runtime.core.tensor import Tensor
@@ -141,3 +141,37 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING", stable: b
     """
     values = convert_to_tensor(values)
     return apply_validated(ARG_SORT, (values,), _sort_attrs(values, axis, direction), name=name)
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+def _scatter_last_axis(grad: Tensor, indices: Tensor, like: Tensor, ops) -> Tensor:
+    """Zeros shaped like ``like`` with ``grad[..., j]`` added at position ``indices[..., j]`` of the last axis."""
+    width = ops.maximum(ops.shape(like)[-1], 1)  # an empty last axis has no rows to tell apart
+    row_shape = ops.concat([ops.shape(like)[:-1], ops.constant([1])], 0)
+    row_starts = ops.reshape(ops.range(0, ops.size(like), width), row_shape)  # flat offset of each row
+    positions = ops.reshape(ops.cast(indices, dtypes.int32) + row_starts, [-1])
+    flat = ops.unsorted_segment_sum(ops.reshape(grad, [-1]), positions, ops.size(like))
+    return ops.reshape(flat, ops.shape(like))
+
+
+@register_gradient(TOP_K)
+def _top_k_gradient(op, grads, ops):
+    return [_scatter_last_axis(grads[0], op.outputs[1], op.inputs[0], ops), None]
+
+
+@register_gradient(SORT)
+def _sort_gradient(op, grads, ops):
+    x, grad = op.inputs[0], grads[0]
+    if x.ndim is None:
+        raise ValueError("gradient of Sort: the input has unknown rank; give it a known rank")
+    axis = op.attrs["axis"] % x.ndim
+    order = ops.argsort(x, axis, op.attrs["direction"])  # where each sorted value came from
+    if axis == x.ndim - 1:
+        return [_scatter_last_axis(grad, order, x, ops)]
+    perm = [a for a in range(x.ndim) if a != axis] + [axis]  # the sorted axis last, and back
+    back = [int(i) for i in np.argsort(perm)]
+    moved = _scatter_last_axis(ops.transpose(grad, perm), ops.transpose(order, perm), ops.transpose(x, perm), ops)
+    return [ops.transpose(moved, back)]
+
+
+not_differentiable(ARG_SORT, "its result is integer indices")

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from runtime.ops.unary_ops import _declare_validated
+from runtime.core.registry import register_gradient
+from runtime.ops.unary_ops import _declare_validated, exp
 
 # erfc(z) ≈ t * exp(-z² + P(t)) with t = 1 / (1 + z/2), for z >= 0
 _ERFC_COEFFICIENTS = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
@@ -87,3 +88,18 @@ def erfc(x: Any):
     [1.537459612746539e-12]
     """
     return _erfc(x)
+
+
+_TWO_OVER_ROOT_PI = 2.0 / math.sqrt(math.pi)
+
+
+@register_gradient(ERF)
+def _erf_gradient(op, grads, ops):
+    x = op.inputs[0]
+    return [grads[0] * (exp(-(x * x)) * _TWO_OVER_ROOT_PI)]
+
+
+@register_gradient(ERFC)
+def _erfc_gradient(op, grads, ops):
+    x = op.inputs[0]
+    return [grads[0] * (exp(-(x * x)) * -_TWO_OVER_ROOT_PI)]

@@ -19,7 +19,7 @@ import numpy as np
 
 from runtime.ops.convert import convert_to_tensor
 from runtime.core import dtypes
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, get_op, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.validated import apply_validated
 
@@ -126,3 +126,32 @@ RSQRT, rsqrt = _declare_validated("Rsqrt", _rsqrt_kernel, "f", "1 / sqrt(x)")
 IS_NAN, is_nan = _declare_validated("IsNan", np.isnan, "f", "test for nan (a bool tensor)", dtypes.bool)
 IS_FINITE, is_finite = _declare_validated("IsFinite", np.isfinite, "f", "test for a finite value (a bool tensor)",
                                           dtypes.bool)
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+def _declare_unary_gradient(name: str, rule: Callable) -> None:
+    register_gradient(get_op(name))(lambda op, grads, ops: [rule(op.inputs[0], op.outputs[0], grads[0], ops)])
+
+
+_declare_unary_gradient("Neg", lambda x, y, g, ops: -g)
+_declare_unary_gradient("Abs", lambda x, y, g, ops: g * sign(x))
+_declare_unary_gradient("Sign", lambda x, y, g, ops: ops.zeros_like(x))  # flat almost everywhere, as in TF
+_declare_unary_gradient("Square", lambda x, y, g, ops: g * (x * 2))
+_declare_unary_gradient("Exp", lambda x, y, g, ops: g * y)
+_declare_unary_gradient("Log", lambda x, y, g, ops: g / x)
+_declare_unary_gradient("Sqrt", lambda x, y, g, ops: g / (y * 2))
+
+# The ops declared with _declare_validated above (rt.math):
+_declare_unary_gradient("Tanh", lambda x, y, g, ops: g * (1 - y * y))
+_declare_unary_gradient("Sigmoid", lambda x, y, g, ops: g * (y * (1 - y)))
+_declare_unary_gradient("Softplus", lambda x, y, g, ops: g * sigmoid(x))
+_declare_unary_gradient("Sin", lambda x, y, g, ops: g * cos(x))
+_declare_unary_gradient("Cos", lambda x, y, g, ops: -g * sin(x))
+_declare_unary_gradient("Log1p", lambda x, y, g, ops: g / (1 + x))
+_declare_unary_gradient("Expm1", lambda x, y, g, ops: g * (y + 1))
+_declare_unary_gradient("Reciprocal", lambda x, y, g, ops: -g * (y * y))
+_declare_unary_gradient("Rsqrt", lambda x, y, g, ops: g * (y * y * y * -0.5))
+for _step in (FLOOR, CEIL, ROUND):
+    not_differentiable(_step, "a step function: flat almost everywhere (TensorFlow gives None too)")
+not_differentiable(IS_NAN, "its result is bool")
+not_differentiable(IS_FINITE, "its result is bool")

@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime.core import context
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.registry import apply_op, register_op
+from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import EagerTensor, Tensor, _symbolic_misuse, shape_compatible
 
 
@@ -59,6 +59,12 @@ ASSIGN_ADD_VARIABLE = register_op("AssignAddVariableOp", ("value",), _variable_s
                                   stateful=True, doc="Adds 'value' to attr 'variable'; outputs the new value.")
 ASSIGN_SUB_VARIABLE = register_op("AssignSubVariableOp", ("value",), _variable_spec, _assign_sub_kernel,
                                   stateful=True, doc="Subtracts 'value' from attr 'variable'; outputs the new value.")
+
+# A read has no inputs: its gradient is the gradient with respect to the Variable, which GradientTape
+# collects from every read it recorded. Writes pass no gradient to the value written (as in TensorFlow).
+register_gradient(READ_VARIABLE)(lambda op, grads, ops: [])
+for _write in (ASSIGN_VARIABLE, ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE):
+    not_differentiable(_write, "a variable write: gradients do not flow through assignments")
 
 
 def _numpy_text(array: np.ndarray) -> str:

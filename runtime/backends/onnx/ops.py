@@ -39,7 +39,7 @@ for _ours, _theirs in {
         "Maximum": "Max", "Minimum": "Min", "Pow": "Pow", "MatMul": "MatMul",
         "Greater": "Greater", "GreaterEqual": "GreaterOrEqual", "Less": "Less", "LessEqual": "LessOrEqual",
         "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or", "LogicalNot": "Not",
-        "Neg": "Neg", "Abs": "Abs", "Sign": "Sign", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt",
+        "StopGradient": "Identity", "Neg": "Neg", "Abs": "Abs", "Sign": "Sign", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt",
         "Tanh": "Tanh", "Sigmoid": "Sigmoid", "Softplus": "Softplus", "Sin": "Sin", "Cos": "Cos",
         "Floor": "Floor", "Ceil": "Ceil", "Reciprocal": "Reciprocal", "Erf": "Erf", "IsNan": "IsNaN"}.items():
     CONVERTERS[_ours] = _same(_theirs)
@@ -309,6 +309,11 @@ def _scatter_nd(b, op, inputs):
 @_converts("Fill")
 def _fill(b, op, inputs):
     return [b.one("Expand", [inputs[1], _int64(b, inputs[0], op.name + "/dims")], op.name)]
+
+
+@_converts("BroadcastTo")
+def _broadcast_to(b, op, inputs):
+    return [b.one("Expand", [inputs[0], _int64(b, inputs[1], op.name + "/shape")], op.name)]
 
 
 def _like(value: int) -> Converter:

@@ -1,0 +1,135 @@
+"""Reverse-mode differentiation: the gradient graph of a list of recorded ops, built with runtime ops.
+
+``backprop`` walks ops (graph ``Operation``s, or the eager records of a ``GradientTape``) backwards from
+the targets, calling each op's registered VJP (``OpDef.gradient``) and summing the gradients that
+reach each tensor. Whatever graph is current receives the new ops: while tracing, the gradient
+becomes part of the traced function (then optimized and compiled with it); eagerly, it runs now.
+
+``gradients(ys, xs)`` is that for the graph being traced, like TensorFlow's ``tf.gradients``.
+
+>>> import runtime as rt
+>>> @rt.function
+... def slope(x):
+...     return rt.gradients(x * x * 3.0, x)[0]
+>>> slope(rt.constant(2.0))
+Tensor(12.0, shape=(), dtype=float32)
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+from runtime.core import context, nest
+from runtime import ops as _ops
+from runtime.ops.gradient_ops import is_differentiable_dtype
+from runtime.core.registry import NotDifferentiable
+from runtime.core.tensor import SymbolicTensor, Tensor
+
+UNCONNECTED = ("none", "zero")
+
+
+class GradientError(LookupError):
+    """An op on the path from the sources to the targets has no gradient rule."""
+
+
+def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads: Sequence[Optional[Tensor]],
+             sources: Sequence[Tensor]) -> Dict[int, Tensor]:
+    """Gradients of ``sum(targets · target_grads)`` for every tensor on a path from ``sources``.
+
+    ``operations`` are in program order and have ``op_def``, ``inputs``, ``outputs``, ``attrs``.
+    Returns id(tensor) -> gradient, for the sources (and every tensor between) that the targets reach.
+    """
+    on_path = {id(s) for s in sources}
+    path_ops = []
+    for op in operations:
+        if any(id(t) in on_path for t in op.inputs):
+            path_ops.append(op)
+            on_path.update(id(t) for t in op.outputs)
+    pending: Dict[int, List[Tensor]] = {}
+    for target, grad in zip(targets, target_grads):
+        if id(target) in on_path and is_differentiable_dtype(target.dtype):
+            pending.setdefault(id(target), []).append(_ops.ones_like(target) if grad is None else grad)
+    for op in reversed(path_ops):
+        if not any(id(t) in pending for t in op.outputs):
+            continue
+        rule = op.op_def.gradient
+        if isinstance(rule, NotDifferentiable):
+            continue
+        if rule is None:
+            raise GradientError(
+                f"no gradient is registered for op type {op.op_def.name!r} (node {_name(op)}), which lies between "
+                "the sources and the target; wrap the value in rt.stop_gradient if no gradient should flow "
+                "through it, or declare one with register_gradient next to the op's register_op")
+        output_grads = [_summed(pending.pop(id(t), None), t) for t in op.outputs]
+        input_grads = rule(op, output_grads, _ops)
+        if len(input_grads) != len(op.inputs):
+            raise AssertionError(f"gradient rule of {op.op_def.name} returned {len(input_grads)} gradients for "
+                                 f"{len(op.inputs)} inputs")
+        for tensor, grad in zip(op.inputs, input_grads):
+            if grad is None or id(tensor) not in on_path or not is_differentiable_dtype(tensor.dtype):
+                continue
+            if grad.dtype != tensor.dtype:
+                raise AssertionError(f"gradient rule of {op.op_def.name} gave a {grad.dtype.name} gradient for a "
+                                     f"{tensor.dtype.name} input")
+            pending.setdefault(id(tensor), []).append(grad)
+    return {key: _summed(grads, None) for key, grads in pending.items() if grads}
+
+
+def _summed(grads: Optional[List[Tensor]], like: Optional[Tensor]) -> Optional[Tensor]:
+    """The sum of the gradients that reached one tensor; zeros (or None) when none did."""
+    if not grads:
+        if like is None or not is_differentiable_dtype(like.dtype):
+            return None
+        return _ops.zeros_like(like)
+    total = grads[0]
+    for grad in grads[1:]:
+        total = total + grad
+    return total
+
+
+def _name(op: Any) -> str:
+    return getattr(op, "name", op.op_def.name)
+
+
+def check_unconnected(unconnected_gradients: str) -> str:
+    value = getattr(unconnected_gradients, "value", unconnected_gradients)
+    if value not in UNCONNECTED:
+        raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got {unconnected_gradients!r}")
+    return value
+
+
+def unconnected(source: Any, unconnected_gradients: str) -> Optional[Tensor]:
+    """The gradient of a source the target does not depend on: None, or zeros shaped like it."""
+    if unconnected_gradients == "zero":
+        return _ops.zeros(list(source.shape), source.dtype) if not isinstance(source, SymbolicTensor) \
+            else _ops.zeros_like(source)
+    return None
+
+
+def gradients(ys: Any, xs: Any, grad_ys: Any = None, unconnected_gradients: str = "none") -> List[Optional[Tensor]]:
+    """Symbolic gradients of ``sum(ys)`` with respect to each of ``xs``, added to the graph being traced.
+
+    ``ys`` and ``xs`` are tensors (or lists of them) of the current graph; ``grad_ys`` weights each
+    ``y`` (ones by default). A ``x`` that no ``y`` depends on gets None (or zeros with
+    ``unconnected_gradients='zero'``). Use ``rt.GradientTape`` outside traced functions.
+    """
+    graph = context.current_graph()
+    if graph is None:
+        raise RuntimeError("rt.gradients only works while tracing (inside an rt.function / ag.function); "
+                           "eagerly, record the computation with rt.GradientTape and call tape.gradient")
+    mode = check_unconnected(unconnected_gradients)
+    ys_list = nest.flatten(ys)
+    xs_list = [_as_graph_source(graph, x) for x in nest.flatten(xs)]
+    seeds = [None] * len(ys_list) if grad_ys is None else [
+        None if g is None else _ops.convert_to_tensor(g, y.dtype) for g, y in zip(nest.flatten(grad_ys), ys_list)]
+    for y in ys_list:
+        if not (isinstance(y, SymbolicTensor) and y.graph is graph):
+            raise ValueError(f"rt.gradients: ys must be tensors computed in the function being traced, got {y!r}")
+    found = backprop(list(graph.operations), ys_list, seeds, xs_list)
+    return [found.get(id(x)) if id(x) in found else unconnected(x, mode) for x in xs_list]
+
+
+def _as_graph_source(graph: Any, x: Any) -> SymbolicTensor:
+    if isinstance(x, SymbolicTensor) and x.graph is graph:
+        return x
+    raise ValueError(f"rt.gradients: xs must be tensors of the function being traced (inputs or values computed "
+                     f"in it), got {x!r}; for Variables use rt.GradientTape")
