@@ -262,6 +262,11 @@ def bench_elementwise(repeat: int) -> List[Row]:
 BENCHMARKS = [bench_power, bench_first_call, bench_call_overhead, bench_while, bench_to_code, bench_elementwise]
 
 
+def _all_benchmarks():
+    import workloads  # the rows of issue 13
+    return BENCHMARKS + workloads.BENCHMARKS
+
+
 def format_table(rows: List[Row]) -> str:
     lines = [f"{'benchmark':<50} {'measured':<38} {'median':>10} {'unit':<4} {'ratio':>7}  {'target':<16} ok"]
     for r in rows:
@@ -275,13 +280,17 @@ def format_table(rows: List[Row]) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (smoke test)")
+    parser.add_argument("--only", help="comma-separated benchmark name endings, e.g. matmul_chain,loop_with_if")
     parser.add_argument("--output", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results.json"))
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else REPEAT
     info = machine()
     print(f"machine: {info['cpu']}, nproc={info['nproc']}, Python {info['python']}, numpy {info['numpy']}")
     rows: List[Row] = []
-    for bench in BENCHMARKS:
+    only = set(args.only.split(",")) if args.only else None
+    for bench in _all_benchmarks():
+        if only is not None and not any(bench.__name__.endswith(name) for name in only):
+            continue
         new_rows = bench(repeat)
         rows.extend(new_rows)
         print(format_table(new_rows).split("\n", 1)[1], flush=True)

@@ -222,7 +222,7 @@ class _IdleWorkers:
 
 def test_the_calling_thread_takes_every_block_when_no_worker_runs(monkeypatch):
     monkeypatch.setattr(row_blocks, "_worker_pool", lambda: _IdleWorkers())
-    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setattr(row_blocks, "_spare_cores", lambda: True)
     graph = trace(chain, (rt.float32, (PARALLEL_MIN_ELEMENTS * 2,)))
     x = np.random.default_rng(5).standard_normal(PARALLEL_MIN_ELEMENTS * 2).astype(np.float32)
     got = same_as_interpreter(graph, x)[0]  # returns: it never waits for the idle worker
@@ -230,7 +230,18 @@ def test_the_calling_thread_takes_every_block_when_no_worker_runs(monkeypatch):
     assert _IdleWorkers.submitted >= 1
 
 
-def test_an_error_in_a_block_reaches_the_caller():
+def test_without_a_spare_core_no_worker_is_asked(monkeypatch):
+    monkeypatch.setattr(row_blocks, "_worker_pool", lambda: pytest.fail("a worker was asked"))
+    monkeypatch.setattr("os.getloadavg", lambda: (8.0, 8.0, 8.0))
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    graph = trace(chain, (rt.float32, (PARALLEL_MIN_ELEMENTS,)))
+    x = np.random.default_rng(6).standard_normal(PARALLEL_MIN_ELEMENTS).astype(np.float32)
+    np.testing.assert_array_equal(same_as_interpreter(graph, x)[0], (((x * 2 + 1) - x) * x) - x)
+
+
+@pytest.mark.parametrize("spare", [True, False])
+def test_an_error_in_a_block_reaches_the_caller(monkeypatch, spare):
+    monkeypatch.setattr(row_blocks, "_spare_cores", lambda: spare)
     def failing(lo, hi, values):
         if lo > 0:
             raise ValueError(f"block at {lo}")
