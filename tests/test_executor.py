@@ -163,3 +163,16 @@ def test_integer_division_by_zero_is_an_invalid_argument_error():
     graph = trace(lambda x, y: rt.floordiv(x, y), (rt.int32, ()), (rt.int32, ()))
     interpreted, compiled = _messages(graph, np.array(1, np.int32), np.array(0, np.int32))
     assert compiled == interpreted and compiled.startswith("FloorDiv: ")
+
+
+def test_scalar_loop_bodies_are_plain_python_on_numpy_scalars():
+    def f(n):
+        def body(i, total):
+            even = rt.equal(rt.mod(i, 2), 0)
+            return i + 1, total + rt.where(even, i // 2, -i)
+        return rt.while_loop(lambda i, total: i < n, body, [0, 0])[1]
+    graph = trace(f, (rt.int32, ()))
+    source = generated_source(make_callable(graph))
+    assert " % const_" in source and " // const_" in source and " if " in source and "k_" not in source
+    expected = sum(i // 2 if i % 2 == 0 else -i for i in range(11))
+    assert same_as_interpreter(graph, np.array(11, np.int32))[0] == expected

@@ -87,6 +87,15 @@ def test_results_of_one_call_are_not_overwritten_by_the_next():
     assert concrete.memory_bytes() >= MIN_BUFFER_ELEMENTS * 4
 
 
+def test_a_cast_to_the_same_dtype_of_a_temporary_is_a_new_array():
+    f = rt.function(lambda x: (rt.cast(rt.multiply(x, 2.0), rt.float32), rt.cast(rt.add(x, 1.0), rt.int32)))
+    x = np.arange(MIN_BUFFER_ELEMENTS, dtype=np.float32)
+    same, other = f(rt.constant(x))
+    f(rt.constant(x * 5))  # would overwrite ``same`` if it were a pooled buffer
+    np.testing.assert_array_equal(same.numpy(), x * 2)
+    np.testing.assert_array_equal(other.numpy(), (x + 1).astype(np.int32))
+
+
 def test_matmul_chain_holds_two_buffers_and_peak_memory_is_the_live_set():
     size, steps = 64, 100
 

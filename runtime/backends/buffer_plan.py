@@ -29,6 +29,7 @@ top-level ops in program order (liveness: the last op reading each value) and de
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -68,6 +69,8 @@ def write_kind(op: Operation) -> Optional[str]:
     result = op.outputs[0]
     if result.shape is None or None in result.shape or any(t.shape is None for t in op.inputs):
         return None
+    if math.prod(result.shape) < MIN_BUFFER_ELEMENTS:
+        return None  # small results are never pooled nor split: plain expressions are cheaper
     op_def = op.op_def
     if op_def is CAST:
         return CAST_INTO
@@ -80,14 +83,15 @@ def write_kind(op: Operation) -> Optional[str]:
         return None
     if op_def.zero_divisor_error and result.dtype.kind in "iu" and not _nonzero_constant(op.inputs[1]):
         return None  # the kernel's zero check must run
-    return UFUNC if _natural_dtype(ufunc, [t.dtype for t in op.inputs]) == result.dtype else None
+    return UFUNC if _natural_dtype(ufunc, tuple(t.dtype for t in op.inputs)) == result.dtype else None
 
 
 def _nonzero_constant(tensor) -> bool:
     return tensor.op.op_def is CONST and bool(np.all(tensor.op.attrs["value"]))
 
 
-def _natural_dtype(ufunc: np.ufunc, dtypes) -> Optional[np.dtype]:
+@functools.lru_cache(maxsize=None)
+def _natural_dtype(ufunc: np.ufunc, dtypes: Tuple[np.dtype, ...]) -> Optional[np.dtype]:
     """The dtype ``ufunc`` returns for these input dtypes (``out=`` must not change it)."""
     try:
         with np.errstate(all="ignore"):
@@ -109,8 +113,9 @@ def plan_memory(graph: FuncGraph, ops: Sequence[Operation]) -> MemoryPlan:
     last_use: Dict[int, int] = {}
     fresh_readers: Dict[int, bool] = {}  # id(tensor) -> every reader returns a new array
     for position, op in enumerate(ops):
-        returns_new = kinds[id(op)] is not None or (op.op_def.elementwise_ufunc is not None
-                                                    and not op.subgraphs())
+        returns_new = (op.op_def.elementwise_ufunc is not None or op.op_def in (MATMUL, SELECT)
+                       or (op.op_def is CAST and op.inputs[0].dtype != op.outputs[0].dtype))
+        # (those kernels always return a new array; a Cast to the same dtype returns its input)
         for t in op.inputs:
             last_use[id(t)] = position
             fresh_readers[id(t)] = fresh_readers.get(id(t), True) and returns_new
@@ -121,8 +126,7 @@ def plan_memory(graph: FuncGraph, ops: Sequence[Operation]) -> MemoryPlan:
         if kind is not None:
             plan.write_kind[id(op)] = kind
             result = op.outputs[0]
-            if (id(result) not in outputs and fresh_readers.get(id(result), False)
-                    and math.prod(result.shape) >= MIN_BUFFER_ELEMENTS):
+            if id(result) not in outputs and fresh_readers.get(id(result), False):
                 plan.slot_of[id(result)] = _take_slot(plan, free, op, kind, last_use, position)
         dying = [t for t in op.inputs if last_use.get(id(t)) == position]
         dying += [t for t in op.outputs if id(t) not in last_use and id(t) not in outputs]

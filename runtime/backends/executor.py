@@ -296,7 +296,7 @@ class _CodeGenerator:
             part.extend("    " + line for line in self.into_lines(op, args, plan.write_kind[id(op)],
                                                                   rows_of(buffer, False)))
         helper = self.fresh("rows_of_region")
-        self.helpers.append(f"def {helper}(lo, hi, {', '.join(params)}):")
+        self.helpers.extend(["", "", f"def {helper}(lo, hi, {', '.join(params)}):"])
         self.helpers.extend(part)
         self.emit(indent, f"_run_in_row_blocks({helper}, {shape[0]}, {block_rows(shape)}, {', '.join(params)})",
                   region[0])
