@@ -264,3 +264,17 @@ def test_block_rows_keep_blocks_near_the_block_size():
     assert row_blocks.block_rows((1_000_000,)) == row_blocks.BLOCK_ELEMENTS
     assert row_blocks.block_rows((1000, 1000)) == row_blocks.BLOCK_ELEMENTS // 1000
     assert row_blocks.block_rows((10, 10 ** 6)) == 1
+
+
+def test_errors_after_pooled_buffers_still_name_the_failing_node():
+    n = MIN_BUFFER_ELEMENTS
+
+    def f(x, index):
+        t = rt.add(rt.multiply(x, 2.0), 1.0)  # pooled: two lines are inserted at the top of ``run``
+        return rt.gather(rt.multiply(t, t), index)
+    graph = trace(f, (rt.float32, (n,)), (rt.int32, ()))
+    compiled = make_callable(graph)
+    assert "buffers = _take_buffers()" in generated_source(compiled)
+    with pytest.raises(InvalidArgumentError, match=r"^GatherV2: .*not in \[0, 4096\)"):
+        compiled(np.ones(n, np.float32), np.array(n + 3, np.int32))
+    assert compiled(np.ones(n, np.float32), np.array(2, np.int32))[0] == 9.0
