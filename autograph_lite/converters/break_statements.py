@@ -14,11 +14,9 @@ For ``for`` loops the flag becomes the loop's extra test (checked before each it
 """
 import gast
 
-from autograph_lite.converters.guards import guard_rest
+from autograph_lite.converters.guards import guard_rest, jumps_out
 from autograph_lite.pyct import anno, templates
-from autograph_lite.pyct.transformer import Transformer, contains
-
-_NESTED = (gast.While, gast.For, gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.AsyncFunctionDef)
+from autograph_lite.pyct.transformer import Transformer
 
 
 class BreakTransformer(Transformer):
@@ -39,7 +37,7 @@ class BreakTransformer(Transformer):
         return node
 
     def _loop(self, node):
-        has_break = any(contains(s, gast.Break, stop_at=_NESTED) for s in node.body)
+        has_break = jumps_out(node.body, gast.Break)
         orelse = self.visit_block(node.orelse)   # a break in the else belongs to the outer loop
         node.orelse = []
         if not has_break:
@@ -67,7 +65,7 @@ class BreakTransformer(Transformer):
     visit_For = _loop
 
     def _guarded(self, statements):
-        return guard_rest(self, statements, lambda s: contains(s, gast.Break, stop_at=_NESTED), self.flag)
+        return guard_rest(self, statements, lambda s: jumps_out(s, gast.Break), self.flag)
 
     def visit_block(self, statements):
         if self.flag is None:

@@ -9,11 +9,9 @@
 """
 import gast
 
-from autograph_lite.converters.guards import guard_rest
+from autograph_lite.converters.guards import guard_rest, jumps_out
 from autograph_lite.pyct import templates
-from autograph_lite.pyct.transformer import Transformer, contains
-
-_NESTED = (gast.While, gast.For, gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.AsyncFunctionDef)
+from autograph_lite.pyct.transformer import Transformer
 
 
 class ContinueTransformer(Transformer):
@@ -36,7 +34,7 @@ class ContinueTransformer(Transformer):
     def _loop(self, node):
         node.orelse = self.visit_block(node.orelse)
         saved = self.flag
-        if any(contains(s, gast.Continue, stop_at=_NESTED) for s in node.body):
+        if jumps_out(node.body, gast.Continue):
             self.flag = self.ctx.new_name('continue_')
             node.body = templates.replace('flag = False', flag=self.flag) + self.visit_block(node.body)
         else:
@@ -51,4 +49,4 @@ class ContinueTransformer(Transformer):
     def visit_block(self, statements):
         if self.flag is None:
             return super().visit_block(statements)
-        return guard_rest(self, statements, lambda s: contains(s, gast.Continue, stop_at=_NESTED), self.flag)
+        return guard_rest(self, statements, lambda s: jumps_out(s, gast.Continue), self.flag)

@@ -1,4 +1,4 @@
-"""Shared by the break, continue and return converters: guard what follows a possible jump.
+"""Shared by the break, continue and return converters: find jumps, guard what follows one.
 
 ``if c: break`` followed by ``x = 1`` becomes ``if c: break_ = True`` followed by
 ``if not break_: x = 1`` - the rest of the block runs only if the flag was not set.
@@ -7,7 +7,31 @@ from typing import Callable, List
 
 import gast
 
-from autograph_lite.pyct import templates
+from autograph_lite.pyct import anno, templates
+from autograph_lite.pyct.transformer import SKIP
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_LOOPS = (gast.While, gast.For, gast.AsyncFor)
+
+
+def jumps_out(nodes, kind) -> bool:
+    """True if ``nodes`` hold a ``break``/``continue`` (``kind``) that belongs to the loop around them.
+
+    A jump in a nested loop's body belongs to that loop; one in a nested loop's ``else:`` clause
+    belongs to ours (the ``else`` runs after the nested loop, in our body).
+    """
+    stack = list(nodes) if isinstance(nodes, list) else [nodes]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            return True
+        if isinstance(node, _SCOPES) or anno.hasanno(node, SKIP):
+            continue
+        if isinstance(node, _LOOPS):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(gast.iter_child_nodes(node))
+    return False
 
 
 def guard_rest(transformer, statements: List[gast.stmt], may_jump: Callable[[gast.stmt], bool],
