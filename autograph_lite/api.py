@@ -23,6 +23,9 @@ from autograph_lite.calls import DO_NOT_CONVERT
 from autograph_lite.operators.variables import UNBOUND_MESSAGE, Undefined
 from autograph_lite.pyct.origin_info import Origin
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import bool, enumerate, getattr, isinstance, setattr, str, type
+
 _WRAPPED_FROM = '__ag_converted_from__'
 _graph_cache: 'weakref.WeakKeyDictionary[Callable, Callable]' = weakref.WeakKeyDictionary()
 

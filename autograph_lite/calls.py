@@ -24,6 +24,9 @@ from autograph_lite import operators
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import bool, dict, getattr, isinstance, str, tuple, type
+
 logger = logging.getLogger('autograph_lite')
 
 DO_NOT_CONVERT = '__ag_do_not_convert__'

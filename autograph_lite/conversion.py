@@ -22,6 +22,9 @@ from autograph_lite.pyct import anno, codegen, origin_info, parser, static_analy
 from autograph_lite.pyct.origin_info import Origin
 from autograph_lite.pyct.transformer import Context
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import bool, compile, dict, getattr, isinstance, len, next, str, tuple, zip
+
 _FACTORY = 'create_converted_entity'
 _counter = itertools.count(1)
 

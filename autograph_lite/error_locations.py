@@ -14,6 +14,9 @@ from runtime.core import source_locations
 
 from autograph_lite.pyct import origin_info
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import getattr, isinstance, len, setattr, str
+
 source_locations.register_library(os.path.dirname(os.path.abspath(__file__)), origin_info.lookup)
 
 _ATTACHED = '_ag_user_code'

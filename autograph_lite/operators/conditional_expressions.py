@@ -11,6 +11,9 @@ import runtime as rt
 from autograph_lite.operators.logical import truth_value
 from runtime.core.tensor import SymbolicTensor
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import isinstance, str
+
 
 def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], expr_repr: str = "") -> Any:
     """``if_true() if cond else if_false()``; with a symbolic ``cond`` both sides are traced as the

@@ -19,6 +19,9 @@ from autograph_lite.operators.staged_if import staged_if
 from autograph_lite.operators.staged_loops import staged_for, staged_while
 from runtime.core.tensor import SymbolicTensor
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import int, isinstance, iter, len, str, tuple
+
 GetState = Callable[[], tuple]
 SetState = Callable[[tuple], None]
 

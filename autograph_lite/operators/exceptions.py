@@ -16,6 +16,9 @@ from typing import Any, Callable, Optional
 import runtime as rt
 from runtime.core.tensor import SymbolicTensor
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import isinstance, str
+
 
 def assert_stmt(test: Any, message: Callable[[], Optional[Any]]) -> Any:
     """Check ``test``; ``message()`` (None when the assert has no message) is evaluated only on failure

@@ -15,6 +15,9 @@ from typing import Any, Sequence
 import runtime as rt
 from runtime.core.tensor import SymbolicTensor
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import isinstance, len, map, repr, str, tuple, type
+
 
 class StagedIterable:
     """Base: an iterable whose length is only known when the graph runs."""

@@ -18,6 +18,9 @@ from typing import Any, Callable
 import runtime as rt
 from runtime.core.tensor import SymbolicTensor
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import any, bool, isinstance, tuple
+
 Operand = Callable[[], Any]
 
 

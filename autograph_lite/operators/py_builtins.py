@@ -24,6 +24,12 @@ from autograph_lite.operators.iteration import (StagedEnumerate, StagedIterable,
                                                 TensorRows, as_staged_iterable)
 from runtime.core.tensor import SymbolicTensor
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import isinstance, len, next, str
+
+_range, _len, _enumerate, _zip = builtins.range, builtins.len, builtins.enumerate, builtins.zip
+_abs, _int, _float = builtins.abs, builtins.int, builtins.float
+
 
 def range_(*args: Any) -> Any:
     """``range(...)``; a ``StagedRange`` if a bound is symbolic.
@@ -34,7 +40,7 @@ def range_(*args: Any) -> Any:
     for arg in args:
         if isinstance(arg, SymbolicTensor):
             return _staged_range(*args)
-    return builtins.range(*args)
+    return _range(*args)
 
 
 def _staged_range(*args: Any) -> StagedRange:
@@ -63,7 +69,7 @@ def len_(obj: Any) -> Any:
         return _tensor_len(obj)
     if isinstance(obj, StagedIterable):
         return obj.length()
-    return builtins.len(obj)
+    return _len(obj)
 
 
 def _tensor_len(tensor: SymbolicTensor) -> Any:
@@ -84,7 +90,7 @@ def enumerate_(iterable: Any, start: Any = 0) -> Any:
     staged = as_staged_iterable(iterable)
     if staged is not None:
         return StagedEnumerate(staged, start)
-    return builtins.enumerate(iterable, start)
+    return _enumerate(iterable, start)
 
 
 def zip_(*iterables: Any, **kwargs: Any) -> Any:
@@ -96,14 +102,14 @@ def zip_(*iterables: Any, **kwargs: Any) -> Any:
     for iterable in iterables:
         if as_staged_iterable(iterable) is not None:
             return StagedZip([_as_staged_part(part) for part in iterables])
-    return builtins.zip(*iterables, **kwargs)
+    return _zip(*iterables, **kwargs)
 
 
 def _as_staged_part(iterable: Any) -> StagedIterable:
     staged = as_staged_iterable(iterable)
     if staged is not None:
         return staged
-    if isinstance(iterable, builtins.range):
+    if isinstance(iterable, _range):
         return StagedRange(iterable.start, iterable.stop, iterable.step)
     return TensorRows(rt.convert_to_tensor(iterable))
 
@@ -112,21 +118,21 @@ def abs_(x: Any) -> Any:
     """``abs(x)``; ``rt.abs`` of a symbolic tensor."""
     if isinstance(x, SymbolicTensor):
         return rt.abs(x)
-    return builtins.abs(x)
+    return _abs(x)
 
 
 def int_(*args: Any, **kwargs: Any) -> Any:
     """``int(...)``; ``rt.cast(x, rt.int32)`` of a symbolic tensor (truncates toward zero, like int)."""
     if args and isinstance(args[0], SymbolicTensor):
         return _cast(args, kwargs, rt.int32, "int")
-    return builtins.int(*args, **kwargs)
+    return _int(*args, **kwargs)
 
 
 def float_(*args: Any, **kwargs: Any) -> Any:
     """``float(...)``; ``rt.cast(x, rt.float32)`` of a symbolic tensor."""
     if args and isinstance(args[0], SymbolicTensor):
         return _cast(args, kwargs, rt.float32, "float")
-    return builtins.float(*args, **kwargs)
+    return _float(*args, **kwargs)
 
 
 def _cast(args, kwargs, dtype, name: str) -> Any:

@@ -23,6 +23,9 @@ from autograph_lite.operators.staged_state import (check_no_rebound_globals, des
                                                    is_stageable, placeholder_like)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import bool, enumerate, float, int, isinstance, iter, list, next, str, super, tuple, zip
+
 # Kinds of a state variable at the end of one branch.
 UNDEFINED, NO_RETURN, OUTPUT, PARTIAL, PASSTHROUGH = "undefined", "no return", "output", "partial", "passthrough"
 _BRANCH_NAMES = {True: "if", False: "else"}

@@ -25,6 +25,10 @@ from autograph_lite.operators.staged_state import (check_no_rebound_globals, des
                                                    is_stageable, placeholder_like)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import (bool, enumerate, float, hasattr, int, isinstance, len, list, set, str, super, tuple,
+                      type, zip)
+
 _COUNTER_NAME = "<loop counter>"
 
 

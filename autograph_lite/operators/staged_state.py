@@ -15,6 +15,9 @@ import numpy as np
 import runtime as rt
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import all, bool, dict, float, frozenset, getattr, int, isinstance, len, list, str, tuple, type
+
 _SCALARS = (bool, int, float, np.generic, np.ndarray)
 
 

@@ -21,6 +21,9 @@ from typing import Any, Callable, NoReturn
 
 from runtime.core import errors
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import str, type
+
 
 UNBOUND_MESSAGE = ("cannot access local variable '{}' where it is not associated with a value"
                     if sys.version_info >= (3, 11) else "local variable '{}' referenced before assignment")

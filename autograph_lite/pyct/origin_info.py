@@ -14,6 +14,9 @@ import gast
 
 from autograph_lite.pyct import anno
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import bool, getattr, int, isinstance, len, str
+
 
 class Origin(NamedTuple):
     filename: str
