@@ -18,7 +18,7 @@ import gast
 from autograph_lite.converters import (asserts, break_statements, call_trees, checks,
                                        conditional_expressions, continue_statements, control_flow,
                                        logical_expressions, return_statements, slices)
-from autograph_lite.pyct import anno, codegen, origin_info, parser, static_analysis
+from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, static_analysis
 from autograph_lite.pyct.origin_info import Origin
 from autograph_lite.pyct.transformer import Context
 
@@ -93,6 +93,7 @@ def convert_code(entity: Callable) -> ConvertedCode:
     if cached is not None:
         return cached
     node, filename = parser.parse_entity(entity)
+    mangling.mangle_private_names(node, entity.__qualname__)   # compiled outside its class below
     node = _convert_tree(node, Context(node, filename))
     if isinstance(node, gast.Lambda):
         source, line_origins = codegen.unparse_expression(node), [anno.getanno(node, anno.ORIGIN, None)]
