@@ -83,6 +83,9 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
 
 
 _code_cache: 'weakref.WeakKeyDictionary[types.CodeType, dict]' = weakref.WeakKeyDictionary()
+# Called as observer(entity, converted) after each new conversion (the test suite checks every
+# to_code output with it; see tests/conftest.py).
+conversion_observers: List[Callable[[Callable, ConvertedCode], None]] = []
 
 
 def convert_code(entity: Callable) -> ConvertedCode:
@@ -103,6 +106,8 @@ def convert_code(entity: Callable) -> ConvertedCode:
         name = node.name
     converted = _compile(entity, source, line_origins, name, filename)
     _code_cache.setdefault(entity.__code__, {})[where] = converted
+    for observer in conversion_observers:
+        observer(entity, converted)
     return converted
 
 

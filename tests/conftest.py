@@ -1,10 +1,21 @@
-"""Shared test set-up.
+"""Suite-wide checks. Every function any test converts: its to_code output must compile on its own
+(bug class 2: generated code that was not valid Python)."""
+import pytest
 
-Subprocesses started by tests (examples, the CLI, loading in a fresh interpreter) import this checkout's
-packages, not whatever copy is installed: the repository root goes first on their PYTHONPATH.
-"""
-import os
+from autograph_lite import conversion
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    [REPO_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+def compile_to_code_output(entity, converted) -> None:
+    """Compile what ``ag.to_code(entity)`` shows; free variables become parameters of an enclosing
+    def, so that ``nonlocal`` declarations of a nested function have something to refer to."""
+    freevars = [name for name in entity.__code__.co_freevars if name != 'ag__']
+    body = converted.source if entity.__name__ != '<lambda>' else f'return {converted.source}'
+    indented = ''.join(f'    {line}\n' if line else '\n' for line in body.rstrip('\n').split('\n'))
+    compile(f'def enclosing({", ".join(freevars)}):\n{indented}', f'<to_code of {entity.__qualname__}>', 'exec')
+
+
+@pytest.fixture(autouse=True, scope='session')
+def every_conversion_compiles():
+    conversion.conversion_observers.append(compile_to_code_output)
+    yield
+    conversion.conversion_observers.remove(compile_to_code_output)

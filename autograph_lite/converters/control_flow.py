@@ -35,13 +35,23 @@ class ControlFlowTransformer(Transformer):
         self.scope = None            # activity.FunctionScope of the user function being converted
         self.initialized: Set[str] = set()  # names bound by an enclosing Undefined(...) and visible here
         self.vars_ = None            # parameter name of every set_state
+        self.nonlocals: Set[str] = set()  # names the body functions of this user function declare nonlocal
 
     def visit_FunctionDef(self, node):
-        saved = self.scope, self.initialized
-        self.scope, self.initialized = anno.getanno(node, anno.SCOPE), set()
+        saved = self.scope, self.initialized, self.nonlocals
+        self.scope, self.initialized, self.nonlocals = anno.getanno(node, anno.SCOPE), set(), set()
         node = self.generic_visit(node)
-        self.scope, self.initialized = saved
+        node.body = self._bind_nonlocals(node.body) + node.body
+        self.scope, self.initialized, self.nonlocals = saved
         return node
+
+    def _bind_nonlocals(self, body) -> List[gast.stmt]:
+        """``name = ag__.Undefined('name')`` for each name a body function declares ``nonlocal`` that
+        the function itself never binds: possible when every assignment of it moved into body functions
+        where it is a local (not live after them), and a ``nonlocal`` needs a binding to refer to."""
+        unbound = self.nonlocals - _bound_names(body) - self.scope.params - self.scope.nonlocals - self.scope.globals
+        return [statement for name in sorted(unbound) for statement in
+                templates.replace('name = ag__.Undefined(symbol)', name=name, symbol=templates.literal(name))]
 
     def visit_Lambda(self, node):
         return node
@@ -66,6 +76,7 @@ class ControlFlowTransformer(Transformer):
     def _declarations(self, names) -> List[gast.stmt]:
         globals_ = [n for n in names if n in self.scope.globals]
         nonlocals = [n for n in names if n not in self.scope.globals]
+        self.nonlocals.update(nonlocals)
         out = templates.replace('nonlocal names', names=nonlocals) if nonlocals else []
         return out + (templates.replace('global names', names=globals_) if globals_ else [])
 
@@ -193,6 +204,25 @@ def _parents(qn):
 def _assigned_names(statements):
     return [n.id for s in statements for n in gast.walk(s) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)]
+
+
+def _bound_names(statements) -> Set[str]:
+    """Names a block binds in its own scope (not inside nested functions or classes)."""
+    bound: Set[str] = set()
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            bound.add(node.name)
+            continue
+        if isinstance(node, gast.Lambda):
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, gast.alias):
+            bound.add((node.asname or node.name).split('.')[0])
+        stack.extend(gast.iter_child_nodes(node))
+    return bound
 
 
 def _walrus_targets(expression):
