@@ -142,7 +142,12 @@ class ControlFlowTransformer(Transformer):
         get_state, set_state, if_body, else_body = self._names('get_state', 'set_state', 'if_body', 'else_body')
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
         node.test = self.visit(node.test)
-        state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
+        # Not outputs, but a branch rebinds them and one reads them: after the outputs in the state,
+        # so a staged if restores them before tracing each branch (the else must not see the if's).
+        state_names = {qn.text for qn in state}
+        restored = [qual_names.simple(name) for name in declared if name not in state_names]
+        state_code, symbols = self._state_functions(node, state + restored, self._declarations(declared),
+                                                    get_state, set_state)
         if_code = self._body_function(if_body, self._declarations(declared), body)
         else_code = self._body_function(else_body, self._declarations(declared), orelse)
         call = templates.replace(
