@@ -35,26 +35,23 @@ class ControlFlowTransformer(Transformer):
         self.scope = None            # activity.FunctionScope of the user function being converted
         self.initialized: Set[str] = set()  # names bound by an enclosing Undefined(...) and visible here
         self.vars_ = None            # parameter name of every set_state
-        self.nonlocals: Set[str] = set()  # names the body functions of this user function declare nonlocal
 
     def visit_FunctionDef(self, node):
-        saved = self.scope, self.initialized, self.nonlocals
-        self.scope, self.initialized, self.nonlocals = anno.getanno(node, anno.SCOPE), set(), set()
+        saved = self.scope, self.initialized
+        self.scope, self.initialized = anno.getanno(node, anno.SCOPE), set()
         node = self.generic_visit(node)
         node.body = self._bind_nonlocals(node.body) + node.body
-        self.scope, self.initialized, self.nonlocals = saved
+        self.scope, self.initialized = saved
         return node
 
     def _bind_nonlocals(self, body) -> List[gast.stmt]:
-        """``name = ag__.Undefined('name')`` for each name a body function declares ``nonlocal`` that
-        the function itself never binds: possible when every assignment of it moved into body functions
-        where it is a local (not live after them), and a ``nonlocal`` needs a binding to refer to."""
-        unbound = self.nonlocals - _bound_names(body) - self.scope.params - self.scope.nonlocals - self.scope.globals
+        """``name = ag__.Undefined('name')`` for each name a body function declares ``nonlocal`` that no
+        enclosing function binds: possible when every assignment of it moved into body functions where
+        it is a local (not live after them), and a ``nonlocal`` needs a binding to refer to."""
+        unbound = _unresolved_nonlocals(body, [_bound_names(body) | self.scope.params])
+        unbound -= self.scope.nonlocals | self.scope.globals
         return [statement for name in sorted(unbound) for statement in
                 templates.replace('name = ag__.Undefined(symbol)', name=name, symbol=templates.literal(name))]
-
-    def visit_Lambda(self, node):
-        return node
 
     # --- what a construct carries --------------------------------------------------------------
 
@@ -76,7 +73,6 @@ class ControlFlowTransformer(Transformer):
     def _declarations(self, names) -> List[gast.stmt]:
         globals_ = [n for n in names if n in self.scope.globals]
         nonlocals = [n for n in names if n not in self.scope.globals]
-        self.nonlocals.update(nonlocals)
         out = templates.replace('nonlocal names', names=nonlocals) if nonlocals else []
         return out + (templates.replace('global names', names=globals_) if globals_ else [])
 
@@ -228,6 +224,27 @@ def _bound_names(statements) -> Set[str]:
             bound.add((node.asname or node.name).split('.')[0])
         stack.extend(gast.iter_child_nodes(node))
     return bound
+
+
+def _unresolved_nonlocals(statements, enclosing: List[Set[str]]) -> Set[str]:
+    """Names that functions defined in ``statements`` (at any depth) declare ``nonlocal`` and that
+    neither they nor the functions around them (``enclosing``: the names each one binds) bind."""
+    unresolved: Set[str] = set()
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.FunctionDef):
+            declared = {n for s in node.body if isinstance(s, (gast.Nonlocal, gast.Global)) for n in s.names}
+            params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+            params |= {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
+            own = (_bound_names(node.body) | params) - declared
+            nonlocals = {n for s in node.body if isinstance(s, gast.Nonlocal) for n in s.names}
+            unresolved |= {n for n in nonlocals if not any(n in bound for bound in enclosing)}
+            unresolved |= _unresolved_nonlocals(node.body, enclosing + [own])
+            continue
+        if not isinstance(node, (gast.Lambda, gast.ClassDef, gast.AsyncFunctionDef)):
+            stack.extend(gast.iter_child_nodes(node))
+    return unresolved
 
 
 def _walrus_targets(expression):
