@@ -153,11 +153,9 @@ def annotated_code(function: Callable) -> str:
     """
     from autograph_lite import conversion
     from autograph_lite.api import _plain_function
-    from autograph_lite.pyct import origin_info
     converted = conversion.convert_code(_plain_function(function, "to-code --annotate"))
     source_lines = converted.source.rstrip("\n").split("\n")
-    origins = [origin_info.lookup(converted.filename, converted.first_line + number)
-               for number in range(len(source_lines))]
+    origins = [converted.origin_of(number) for number in range(1, len(source_lines) + 1)]
     # lines the converter adds for the function as a whole point at its 'def': nothing to show there
     origins = [None if o is None or o.source_line.startswith(("def ", "async def ", "@")) else o for o in origins]
     known = [o for o in origins if o is not None]

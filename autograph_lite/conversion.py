@@ -15,6 +15,7 @@ from typing import Callable, List, NamedTuple, Optional
 
 import gast
 
+from autograph_lite import contract
 from autograph_lite.converters import (asserts, break_statements, call_trees, checks,
                                        conditional_expressions, continue_statements, control_flow,
                                        logical_expressions, return_statements, slices)
@@ -25,7 +26,6 @@ from autograph_lite.pyct.transformer import Context
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import bool, compile, dict, getattr, isinstance, len, next, str, tuple, zip
 
-_FACTORY = 'create_converted_entity'
 _counter = itertools.count(1)
 
 
@@ -34,6 +34,10 @@ class ConvertedCode(NamedTuple):
     code: types.CodeType      # its compiled code object (free variables: ag__ + the original's)
     filename: str             # the name it was compiled under (registered in linecache)
     first_line: int           # the line of that file where ``source`` starts (after the factory's header)
+
+    def origin_of(self, source_line: int) -> Optional[Origin]:
+        """The user's line that line ``source_line`` (1-based) of ``source`` came from, if any."""
+        return origin_info.lookup(self.filename, self.first_line + source_line - 1)
 
 
 def _convert_tree(node, ctx: Context):
@@ -58,12 +62,8 @@ def _convert_tree(node, ctx: Context):
 
 def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]], name: str,
              user_file: str) -> ConvertedCode:
-    freevars = [v for v in entity.__code__.co_freevars if v != 'ag__']
-    header = [f'def {_FACTORY}({", ".join(["ag__"] + freevars)}):']
-    if name != '<lambda>' and name not in freevars:
-        # The def must not bind its name in the factory: the function reads it as a global
-        # (recursion), like the original. The factory itself is never run.
-        header.append(f'    global {name}')
+    freevars = [v for v in entity.__code__.co_freevars if v != contract.OPERATORS]
+    header = contract.factory_header(name, freevars)
     body = source if name != '<lambda>' else f'return {source}'
     lines = header + ['    ' + line if line else '' for line in body.rstrip('\n').split('\n')]
     origins = [None] * len(header) + line_origins[:len(lines) - len(header)]
@@ -77,7 +77,7 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
     module_code = compile(factory_source, filename, 'exec')
     linecache.cache[filename] = (len(factory_source), None, factory_source.splitlines(True), filename)
     origin_info.register(filename, origins)
-    factory_code = next(c for c in module_code.co_consts if getattr(c, 'co_name', None) == _FACTORY)
+    factory_code = next(c for c in module_code.co_consts if getattr(c, 'co_name', None) == contract.FACTORY_NAME)
     code = next(c for c in factory_code.co_consts if getattr(c, 'co_name', None) == name)
     return ConvertedCode(source, code, filename, len(header) + 1)
 
@@ -121,7 +121,7 @@ def instantiate(entity: types.FunctionType, ag_namespace: types.ModuleType) -> t
     code calls the operators in ``ag_namespace`` (``autograph_lite.calls.AG_NAMESPACE``)."""
     converted = convert_code(entity)
     cells = dict(zip(entity.__code__.co_freevars, entity.__closure__ or ()))
-    cells['ag__'] = types.CellType(ag_namespace)
+    cells[contract.OPERATORS] = types.CellType(ag_namespace)
     closure = tuple(cells.get(name) or types.CellType() for name in converted.code.co_freevars)
     function = types.FunctionType(converted.code, entity.__globals__, entity.__name__,
                                   entity.__defaults__, closure)

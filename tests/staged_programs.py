@@ -99,11 +99,12 @@ def first_index_above_generated(values, limit):
         def else_body():
             pass
 
-        ag__.if_stmt(total > limit, if_body, else_body, get_state_1, set_state_1, ('do_return', 'retval_'), 2)
+        ag__.if_stmt(total > limit, if_body, else_body, get_state_1, set_state_1, ('do_return', 'retval_'), 2,
+                     roles={'do_return': 'return_flag', 'retval_': 'return_value'})
 
     ag__.for_stmt(ag__.BUILTIN_OVERRIDES[range](ag__.BUILTIN_OVERRIDES[len](values)),
                   lambda: ag__.not_(do_return), loop_body, get_state, set_state,
-                  ('do_return', 'retval_', 'total'))
+                  ('do_return', 'retval_', 'total'), roles={'do_return': 'return_flag', 'retval_': 'return_value'})
 
     def get_state_2():
         return (do_return, retval_)
@@ -121,7 +122,7 @@ def first_index_above_generated(values, limit):
         pass
 
     ag__.if_stmt(ag__.not_(do_return), if_body_2, else_body_2, get_state_2, set_state_2,
-                 ('do_return', 'retval_'), 2)
+                 ('do_return', 'retval_'), 2, roles={'do_return': 'return_guard', 'retval_': 'return_value'})
     return ag__.return_value(retval_)
 
 

@@ -15,6 +15,7 @@ from autograph_lite.cli import main, parse_spec
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SIMPLE_RELU = f"{EXAMPLES / 'simple_relu.py'}:simple_relu"
+REPO_ROOT = str(EXAMPLES.parent)
 POWER = f"{EXAMPLES / 'power_speedup.py'}:power"
 
 
@@ -205,7 +206,60 @@ def test_failure_in_the_users_code_is_reported_without_a_traceback(user_file):
 def test_entry_points(command):
     if not os.path.exists(command[0]):
         pytest.skip("the autograph-lite script is not installed in this environment")
-    result = subprocess.run(command + ["to-code", SIMPLE_RELU], capture_output=True, text=True, timeout=120)
+    # The installed script must import this checkout (not wherever the package was installed from).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([REPO_ROOT, os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(command + ["to-code", SIMPLE_RELU], capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 0 and result.stdout == cli("to-code", SIMPLE_RELU)[1]
-    result = subprocess.run(command + ["graph", "missing.py:f"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(command + ["graph", "missing.py:f"], capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 2 and result.stderr == "autograph-lite: error: no such file: missing.py\n"
+
+
+def _annotations_match_their_lines(out, path):
+    """Every '# line N: text' comment quotes line N of the file, and the first generated line below
+    it with the same text as line N (a statement kept as written) is the very next one."""
+    source = Path(path).read_text().splitlines()
+    lines = out.splitlines()
+    checked = 0
+    for index, line in enumerate(lines):
+        match = re.match(r"\s*# line (\d+): (.*)$", line)
+        if match is None:
+            continue
+        number, text = int(match.group(1)), match.group(2)
+        assert source[number - 1].strip() == text, (number, text)
+        if lines[index + 1].strip() == text:
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_to_code_annotate_comments_sit_on_the_line_they_name(nested, user_file):
+    # A top-level function is compiled under a two-line header, a closure under a one-line one.
+    path = user_file("""
+        def make(scale):
+            def inner(x):
+                y = x * scale
+                if y > 0:
+                    y = y + 1
+                z = y - 2
+                return z
+            return inner
+
+        def top(x):
+            y = x * 2
+            if y > 0:
+                y = y + 1
+            z = y - 2
+            return z
+    """)
+    target = f"{path}:make" if nested else f"{path}:top"
+    if nested:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("annotate_nested", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        from autograph_lite.cli import annotated_code
+        out = annotated_code(module.make(3))
+    else:
+        code, out, _ = cli("to-code", target, "--annotate")
+        assert code == 0
+    assert _annotations_match_their_lines(out, path) >= 3   # y = ..., y = y + 1, z = y - 2

@@ -35,7 +35,8 @@ def simple_relu(x):
         retval_ = 0
 
     ag__.if_stmt(ag__.converted_call(rt.greater, (x, 0), None), if_body, else_body,
-                 get_state, set_state, ('do_return', 'retval_'), 2)
+                 get_state, set_state, ('do_return', 'retval_'), 2,
+                 roles={'do_return': 'return_flag', 'retval_': 'return_value'})
     return retval_
 '''
 
@@ -89,7 +90,8 @@ def first_square_over(n, limit):
         def else_body():
             pass
 
-        ag__.if_stmt(i * i > limit, if_body, else_body, get_state_1, set_state_1, ('break_',), 1)
+        ag__.if_stmt(i * i > limit, if_body, else_body, get_state_1, set_state_1,
+                     ('break_',), 1, roles={'break_': 'break_flag'})
 
         def get_state_2():
             return (i,)
@@ -107,7 +109,8 @@ def first_square_over(n, limit):
 
         ag__.if_stmt(ag__.not_(break_), if_body_1, else_body_1, get_state_2, set_state_2, ('i',), 1)
 
-    ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('break_', 'i'))
+    ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('break_', 'i'),
+                    roles={'break_': 'break_flag'})
     return i
 '''
 
@@ -155,7 +158,8 @@ def sum_positive(xs):
         def else_body():
             pass
 
-        ag__.if_stmt(x < 0, if_body, else_body, get_state_1, set_state_1, ('continue_',), 1)
+        ag__.if_stmt(x < 0, if_body, else_body, get_state_1, set_state_1,
+                     ('continue_',), 1, roles={'continue_': 'continue_flag'})
 
         def get_state_2():
             return (total,)

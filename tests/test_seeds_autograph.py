@@ -186,7 +186,8 @@ SIMPLE_RELU_CODE = """def simple_relu(x):
         retval_ = 0
 
     ag__.if_stmt(ag__.converted_call(rt.greater, (x, 0), None), if_body, else_body,
-                 get_state, set_state, ('do_return', 'retval_'), 2)
+                 get_state, set_state, ('do_return', 'retval_'), 2,
+                 roles={'do_return': 'return_flag', 'retval_': 'return_value'})
     return retval_
 """
 

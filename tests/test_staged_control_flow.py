@@ -410,10 +410,26 @@ def steps_to_reach(x):
     return steps
 
 
+@ag.function
+def steps_to_reach_from_a_tensor(x):
+    total = x * 0      # a tensor before the loop: the whole loop is one While op
+    steps = 0
+    while total < 10:
+        total = total + x
+        steps += 1
+    return steps
+
+
+def test_while_test_that_becomes_a_tensor_is_an_error_naming_the_variable():
+    # Python would need the truth value of a tensor that exists only when the graph runs (as in TF).
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="'total' became a symbolic tensor"):
+        steps_to_reach(rt.constant(3))
+
+
 @pytest.mark.parametrize("x, expected", [(1, 10), (3, 4), (10, 1), (25, 1)])
-def test_while_test_that_becomes_a_tensor_is_staged_from_there(x, expected):
-    check(steps_to_reach, (rt.constant(x),), expected)
-    assert op_types(steps_to_reach, rt.constant(x)).count("While") == 1  # iterations 2.. are one While op
+def test_while_over_a_tensor_made_before_the_loop(x, expected):
+    check(steps_to_reach_from_a_tensor, (rt.constant(x),), expected)
+    assert op_types(steps_to_reach_from_a_tensor, rt.constant(x)).count("While") == 1
 
 
 @ag.function

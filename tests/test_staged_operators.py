@@ -39,7 +39,7 @@ def op_types(graph):
     return [op.type for op in graph.operations]
 
 
-def if_program(x, assign_in_if, assign_in_else, names=("y",), **initial):
+def if_program(x, assign_in_if, assign_in_else, names=("y",), roles=None, **initial):
     state = State(names, **initial)
 
     def body():
@@ -48,8 +48,11 @@ def if_program(x, assign_in_if, assign_in_else, names=("y",), **initial):
     def orelse():
         assign_in_else(state, x)
 
-    ag__.if_stmt(x > 0, body, orelse, state.get_state, state.set_state, state.names, len(state.names))
+    ag__.if_stmt(x > 0, body, orelse, state.get_state, state.set_state, state.names, len(state.names), roles)
     return state
+
+
+RETURN_ROLES = {"do_return": "return_flag", "retval_": "return_value"}
 
 
 # --- if ----------------------------------------------------------------------------------------------
@@ -128,7 +131,7 @@ def test_staged_if_none_in_one_branch_is_an_error():
 def test_return_in_one_branch_only_then_fall_off_the_end_is_an_error():
     def f(x):
         s = if_program(x, lambda s, x: s.update(do_return=True, retval_=x), lambda s, x: None,
-                       names=("do_return", "retval_"), do_return=False, retval_=ag__.UndefinedReturnValue())
+                       names=("do_return", "retval_"), roles=RETURN_ROLES, do_return=False, retval_=ag__.UndefinedReturnValue())
         return ag__.return_value(s["retval_"])
 
     with pytest.raises(rt.errors.StateError, match="return inside a tensor-dependent if or loop must return a "
@@ -143,12 +146,13 @@ def test_return_in_one_branch_completed_by_code_after(return_in_if):
         returning = lambda s, x: s.update(do_return=True, retval_=x * 10)  # noqa: E731
         s = if_program(x, returning if return_in_if else (lambda s, x: None),
                        (lambda s, x: None) if return_in_if else returning,
-                       names=names, do_return=False, retval_=ag__.UndefinedReturnValue())
+                       names=names, roles=RETURN_ROLES, do_return=False, retval_=ag__.UndefinedReturnValue())
 
         def guard_body():
             s.update(do_return=True, retval_=x * 0 - 1)
 
-        ag__.if_stmt(ag__.not_(s["do_return"]), guard_body, lambda: None, s.get_state, s.set_state, names, 2)
+        ag__.if_stmt(ag__.not_(s["do_return"]), guard_body, lambda: None, s.get_state, s.set_state, names, 2,
+                     {"do_return": "return_guard", "retval_": "return_value"})
         return ag__.return_value(s["retval_"])
 
     assert run(f, rt.constant(4)) == (40 if return_in_if else -1)
@@ -167,9 +171,9 @@ def test_staged_while_is_one_while_op():
     assert op_types(graph).count("While") == 1
 
 
-def while_program(test, body, names, **initial):
+def while_program(test, body, names, roles=None, **initial):
     state = State(names, **initial)
-    ag__.while_stmt(lambda: test(state), lambda: body(state), state.get_state, state.set_state, state.names)
+    ag__.while_stmt(lambda: test(state), lambda: body(state), state.get_state, state.set_state, state.names, roles)
     return state
 
 
@@ -206,7 +210,7 @@ def test_staged_while_none_loop_var_must_stay_none():
         trace_and_run(f, rt.constant(3))
 
 
-def test_while_whose_test_becomes_symbolic_is_staged_from_there():
+def test_while_whose_test_becomes_symbolic_through_a_user_variable_is_an_error():
     def body(s):
         s.update(i=s["i"] + 1, total=s["total"] + s["x"])
 
@@ -214,11 +218,25 @@ def test_while_whose_test_becomes_symbolic_is_staged_from_there():
         # total starts as a Python int, so the first test is Python; after one iteration it is a tensor.
         return while_program(lambda s: s["total"] < 10, body, ("i", "total"), i=0, total=0, x=x)["i"]
 
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="'total' became a symbolic tensor"):
+        run(f, rt.constant(3))
+
+
+def test_while_whose_test_becomes_symbolic_through_a_break_flag_is_staged_from_there():
+    def body(s):
+        s.update(i=s["i"] + 1)
+        s.update(break_=s["i"] * s["x"] >= 10)   # a tensor-dependent break: the flag becomes a tensor
+
+    def f(x):
+        return while_program(lambda s: ag__.not_(s["break_"]), body, ("break_", "i"), {"break_": "break_flag"},
+                             i=0, break_=False, x=x)["i"]
+
     for step in [1, 3, 4, 20]:
         expected = 0
-        total = 0
-        while total < 10:
-            expected, total = expected + 1, total + step
+        while True:
+            expected += 1
+            if expected * step >= 10:
+                break
         assert run(f, rt.constant(step)) == expected
 
 

@@ -14,6 +14,7 @@ For ``for`` loops the flag becomes the loop's extra test (checked before each it
 """
 import gast
 
+from autograph_lite import contract
 from autograph_lite.converters.guards import guard_rest, jumps_out
 from autograph_lite.pyct import anno, templates
 from autograph_lite.pyct.transformer import Transformer
@@ -45,7 +46,8 @@ class BreakTransformer(Transformer):
             node.body = self.visit_block(node.body)
             self.flag = saved
             return [node] + orelse
-        saved, self.flag = self.flag, self.ctx.new_name('break_')
+        saved, self.flag = self.flag, self.ctx.new_name(contract.BREAK_FLAG_NAME)
+        self.ctx.roles[self.flag] = contract.BREAK_FLAG
         flag = self.flag
         node.body = self._guarded(node.body)
         self.flag = saved

@@ -9,6 +9,7 @@
 """
 import gast
 
+from autograph_lite import contract
 from autograph_lite.converters.guards import guard_rest, jumps_out
 from autograph_lite.pyct import templates
 from autograph_lite.pyct.transformer import Transformer
@@ -35,7 +36,8 @@ class ContinueTransformer(Transformer):
         node.orelse = self.visit_block(node.orelse)
         saved = self.flag
         if jumps_out(node.body, gast.Continue):
-            self.flag = self.ctx.new_name('continue_')
+            self.flag = self.ctx.new_name(contract.CONTINUE_FLAG_NAME)
+            self.ctx.roles[self.flag] = contract.CONTINUE_FLAG
             node.body = templates.replace('flag = False', flag=self.flag) + self.visit_block(node.body)
         else:
             self.flag = None

@@ -22,6 +22,7 @@ from typing import List, Set
 
 import gast
 
+from autograph_lite import contract
 from autograph_lite.pyct import anno, qual_names, templates
 from autograph_lite.pyct.transformer import Transformer
 
@@ -92,7 +93,7 @@ class ControlFlowTransformer(Transformer):
 
     def _state_functions(self, node, state, declarations, get_state, set_state):
         if self.vars_ is None:
-            self.vars_ = self.ctx.new_name('vars_')
+            self.vars_ = self.ctx.new_name(contract.STATE_PARAMETER_NAME)
         vars_ = self.vars_
         names = [qn.text for qn in state]
         if state:
@@ -106,6 +107,18 @@ class ControlFlowTransformer(Transformer):
             code = templates.replace('def get_state():\n    return ()\ndef set_state(vars_):\n    pass',
                                      get_state=get_state, set_state=set_state, vars_=vars_)
         return code, templates.literal(tuple(names))
+
+    def _roles(self, state, guard_flag=None):
+        """The ``roles`` argument: ``{'do_return': 'return_flag', ...}`` for the converter's own state
+        variables (contract.py), or None when all are the user's."""
+        names = [qn.text for qn in state if qn.is_simple and qn.text in self.ctx.roles]
+        if not names:
+            return None
+        roles = [self.ctx.roles[name] for name in names]
+        if guard_flag is not None and self.ctx.roles.get(guard_flag) == contract.RETURN_FLAG and guard_flag in names:
+            roles[names.index(guard_flag)] = contract.RETURN_GUARD   # `if not do_return:`
+        return templates.replace_as_expression('{keys: values}', keys=[templates.literal(n) for n in names],
+                                               values=[templates.literal(r) for r in roles])
 
     def _state_value(self, node, qn):
         """How get_state reads ``qn``: an attribute or item this function adds to an object it made
@@ -135,7 +148,7 @@ class ControlFlowTransformer(Transformer):
         state = self._state(node, anno.getanno(node, anno.LIVE_OUT))
         declared = self._declared(node, state)
         inits = self._undefined_inits(node, declared)
-        get_state, set_state, if_body, else_body = self._names('get_state', 'set_state', 'if_body', 'else_body')
+        get_state, set_state, if_body, else_body = self._names(*contract.STATE_FUNCTION_NAMES, *contract.IF_FUNCTION_NAMES)
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
         node.test = self.visit(node.test)
         # Not outputs, but a branch rebinds them and one reads them: after the outputs in the state,
@@ -146,17 +159,19 @@ class ControlFlowTransformer(Transformer):
                                                     get_state, set_state)
         if_code = self._body_function(if_body, self._declarations(declared), body)
         else_code = self._body_function(else_body, self._declarations(declared), orelse)
+        roles = self._roles(state + restored, anno.getanno(node, anno.GUARD_FLAG, None))
         call = templates.replace(
-            'ag__.if_stmt(test, if_body, else_body, get_state, set_state, symbols, nouts)',
+            'ag__.if_stmt(test, if_body, else_body, get_state, set_state, symbols, nouts' + _ROLES_ARGUMENT[bool(roles)],
             test=node.test, if_body=if_body, else_body=else_body, get_state=get_state,
-            set_state=set_state, symbols=symbols, nouts=templates.literal(len(state)))
+            set_state=set_state, symbols=symbols, nouts=templates.literal(len(state)), role_map=roles)
         return inits + state_code + if_code + else_code + call
 
     def visit_While(self, node):
         state = self._state(node, anno.getanno(node, anno.LOOP_HEAD_LIVE))
         declared = self._declared(node, state)
         inits = self._undefined_inits(node, declared)
-        get_state, set_state, loop_test, loop_body = self._names('get_state', 'set_state', 'loop_test', 'loop_body')
+        get_state, set_state, loop_test, loop_body = self._names(*contract.STATE_FUNCTION_NAMES,
+                                                                 *contract.WHILE_FUNCTION_NAMES)
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
         node.test = self.visit(node.test)
         state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
@@ -165,34 +180,40 @@ class ControlFlowTransformer(Transformer):
         test_code = self._body_function(loop_test, self._declarations(test_assigns),
                                         templates.replace('return test', test=node.test))
         body_code = self._body_function(loop_body, self._declarations(declared), body)
+        roles = self._roles(state)
         call = templates.replace(
-            'ag__.while_stmt(loop_test, loop_body, get_state, set_state, symbols)',
+            'ag__.while_stmt(loop_test, loop_body, get_state, set_state, symbols' + _ROLES_ARGUMENT[bool(roles)],
             loop_test=loop_test, loop_body=loop_body, get_state=get_state, set_state=set_state,
-            symbols=symbols)
+            symbols=symbols, role_map=roles)
         return inits + state_code + test_code + body_code + call + orelse
 
     def visit_For(self, node):
         state = self._state(node, anno.getanno(node, anno.LOOP_HEAD_LIVE))
         declared = self._declared(node, state)
         inits = self._undefined_inits(node, declared)
-        get_state, set_state, loop_body = self._names('get_state', 'set_state', 'loop_body')
+        get_state, set_state, loop_body = self._names(*contract.STATE_FUNCTION_NAMES, *contract.FOR_FUNCTION_NAMES)
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
         node.iter = self.visit(node.iter)
         state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
         if isinstance(node.target, gast.Name) and node.target.id not in declared:
             params, assign = [node.target.id], []     # the element arrives as the parameter itself
         else:
-            item = self.ctx.new_name('itr')
+            item = self.ctx.new_name(contract.ITEM_NAME)
             params, assign = [item], templates.replace('target = item', target=node.target, item=item)
         body_code = self._body_function(loop_body, self._declarations(declared), assign + body, params)
         extra = anno.getanno(node, anno.EXTRA_LOOP_TEST, None)
         extra = templates.literal(None) if extra is None else templates.replace_as_expression(
             'lambda: test', test=extra)
+        roles = self._roles(state)
         call = templates.replace(
-            'ag__.for_stmt(iterable, extra_test, loop_body, get_state, set_state, symbols)',
+            'ag__.for_stmt(iterable, extra_test, loop_body, get_state, set_state, symbols' + _ROLES_ARGUMENT[bool(roles)],
             iterable=node.iter, extra_test=extra, loop_body=loop_body, get_state=get_state,
-            set_state=set_state, symbols=symbols)
+            set_state=set_state, symbols=symbols, role_map=roles)
         return inits + state_code + body_code + call + orelse
+
+
+# How a generated call ends: without, or with, the roles of the state variables.
+_ROLES_ARGUMENT = {False: ')', True: ', roles=role_map)'}
 
 
 def _parents(qn):
@@ -227,12 +248,14 @@ def _bound_names(statements) -> Set[str]:
 
 
 def _unresolved_nonlocals(statements, enclosing: List[Set[str]]) -> Set[str]:
-    """Names that functions defined in ``statements`` (at any depth) declare ``nonlocal`` and that
+    """Names that body functions defined in ``statements`` (at any depth) declare ``nonlocal`` and that
     neither they nor the functions around them (``enclosing``: the names each one binds) bind."""
     unresolved: Set[str] = set()
     stack = list(statements)
     while stack:
         node = stack.pop()
+        if isinstance(node, gast.FunctionDef) and anno.hasanno(node, anno.SCOPE):
+            continue   # a function of the user's: Python resolved its nonlocals; its body functions are its own
         if isinstance(node, gast.FunctionDef):
             declared = {n for s in node.body if isinstance(s, (gast.Nonlocal, gast.Global)) for n in s.names}
             params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}

@@ -45,6 +45,8 @@ def guard_rest(transformer, statements: List[gast.stmt], may_jump: Callable[[gas
         rest = statements[i + 1:]
         if jumps and rest:
             guarded = guard_rest(transformer, rest, may_jump, flag)
-            out.extend(templates.replace('if not flag:\n    rest', flag=flag, rest=guarded))
+            guard = templates.replace('if not flag:\n    rest', flag=flag, rest=guarded)
+            anno.setanno(guard[0], anno.GUARD_FLAG, flag)
+            out.extend(guard)
             break
     return out

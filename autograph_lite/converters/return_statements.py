@@ -16,6 +16,7 @@ the value is computed before the flag is set, so an exception in it leaves the f
 """
 import gast
 
+from autograph_lite import contract
 from autograph_lite.converters.guards import guard_rest
 from autograph_lite.pyct import anno, templates
 from autograph_lite.pyct.transformer import Transformer, contains
@@ -57,8 +58,10 @@ class ReturnTransformer(Transformer):
             self.flags, self.protected = None, 0
             node = self.generic_visit(node)
         else:
-            self.flags, self.protected = (self.ctx.new_name('do_return'), self.ctx.new_name('retval_')), 0
+            self.flags = (self.ctx.new_name(contract.RETURN_FLAG_NAME), self.ctx.new_name(contract.RETURN_VALUE_NAME))
+            self.protected = 0
             do_return, retval = self.flags
+            self.ctx.roles.update({do_return: contract.RETURN_FLAG, retval: contract.RETURN_VALUE})
             always_returns = _always_returns(node.body)
             self.ctx.always_live.add(do_return)   # the contract shows it as state of every construct
             body = self.visit_block(node.body)

@@ -12,11 +12,14 @@ runs as the plain Python statement, with nothing more than one ``isinstance`` ch
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
+from autograph_lite.contract import Roles
 from autograph_lite.operators.iteration import as_staged_iterable
 from autograph_lite.operators.staged_if import staged_if
 from autograph_lite.operators.staged_loops import staged_for, staged_while
+from runtime import in_graph_mode
+from runtime.core.errors import OperatorNotAllowedInGraphError
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -27,8 +30,11 @@ SetState = Callable[[tuple], None]
 
 
 def if_stmt(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get_state: GetState,
-            set_state: SetState, symbol_names: Sequence[str], nouts: int) -> None:
+            set_state: SetState, symbol_names: Sequence[str], nouts: int,
+            roles: Optional[Mapping[str, str]] = None) -> None:
     """``if cond: body() else: orelse()``; an ``rt.cond`` when ``cond`` is a symbolic tensor.
+
+    ``roles`` names the converter's own state variables (contract.py: return flag, return value, ...).
 
     >>> taken = []
     >>> if_stmt(0, lambda: taken.append('if'), lambda: taken.append('else'), tuple, print, (), 0)
@@ -36,7 +42,7 @@ def if_stmt(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get
     ['else']
     """
     if isinstance(cond, SymbolicTensor):
-        staged_if(cond, body, orelse, get_state, set_state, symbol_names, nouts)
+        staged_if(cond, body, orelse, get_state, set_state, symbol_names, nouts, Roles(roles, symbol_names))
     elif cond:
         body()
     else:
@@ -44,26 +50,52 @@ def if_stmt(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get
 
 
 def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_state: GetState,
-               set_state: SetState, symbol_names: Sequence[str]) -> None:
-    """``while loop_test(): loop_body()``; an ``rt.while_loop`` once the test is a symbolic tensor.
+               set_state: SetState, symbol_names: Sequence[str], roles: Optional[Mapping[str, str]] = None) -> None:
+    """``while loop_test(): loop_body()``; an ``rt.while_loop`` when the test is a symbolic tensor.
 
-    A test that is a Python bool at first and becomes symbolic after some iterations (a Python counter
-    compared with a tensor that the body assigns, say) is staged from that iteration on: the
-    iterations already run stay unrolled in the graph, the rest is one ``While`` op.
+    The first test decides: a Python (or eager) test makes a Python loop, unrolled while tracing. If the
+    test becomes a symbolic tensor inside that loop because a tensor-dependent ``break`` or ``return``
+    made the converter's flag a tensor (roles, contract.py), the remaining iterations are staged as one
+    ``While`` op. Otherwise one of the user's variables made it a tensor: Python would need its truth
+    value, which only exists when the graph runs, so that raises, naming the variable.
     """
     test = loop_test()
-    while True:
-        if isinstance(test, SymbolicTensor):
-            staged_while(loop_test, loop_body, get_state, set_state, symbol_names)
-            return
-        if not test:
-            return
+    if isinstance(test, SymbolicTensor):
+        staged_while(loop_test, loop_body, get_state, set_state, symbol_names, Roles(roles, symbol_names))
+        return
+    if not in_graph_mode():   # no symbolic tensor can appear: the plain loop, nothing on top
+        while test:
+            loop_body()
+            test = loop_test()
+        return
+    while test:
+        before = tuple(get_state())
         loop_body()
         test = loop_test()
+        if isinstance(test, SymbolicTensor):
+            roles_ = Roles(roles, symbol_names)
+            became = [name for name, was, now in zip(symbol_names, before, tuple(get_state()))
+                      if isinstance(now, SymbolicTensor) and not isinstance(was, SymbolicTensor)]
+            if not any(roles_.is_flag(name) for name in became):
+                raise _test_became_a_tensor(became)
+            staged_while(loop_test, loop_body, get_state, set_state, symbol_names, roles_)
+            return
+
+
+def _test_became_a_tensor(names: Sequence[str]) -> Exception:
+    what = " and ".join(f"'{name}'" for name in names) or "a value the condition reads"
+    example = names[0] if names else "the condition's variable"
+    return OperatorNotAllowedInGraphError(
+        f"the condition of this while loop was a Python value when the loop started, but {what} became a "
+        "symbolic tensor in the loop body, so the condition is now a tensor; a Python loop cannot test it "
+        "(its value exists only when the graph runs) and the loop cannot become a graph loop halfway. "
+        f"Make {example} a tensor before the loop (e.g. {example} = rt.constant(...)), so that the whole "
+        "loop is a graph loop")
 
 
 def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: Callable[[Any], None],
-             get_state: GetState, set_state: SetState, symbol_names: Sequence[str]) -> None:
+             get_state: GetState, set_state: SetState, symbol_names: Sequence[str],
+             roles: Optional[Mapping[str, str]] = None) -> None:
     """``for target in iterable: loop_body(target)``, stopping once ``extra_test()`` is false.
 
     Over a symbolic tensor, ``range`` of a symbolic bound, or enumerate/zip of those: one staged
@@ -74,15 +106,15 @@ def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: 
     """
     staged = as_staged_iterable(iterable)
     if staged is not None:
-        staged_for(staged, extra_test, loop_body, get_state, set_state, symbol_names)
+        staged_for(staged, extra_test, loop_body, get_state, set_state, symbol_names, Roles(roles, symbol_names))
     elif extra_test is None:
         for target in iterable:
             loop_body(target)
     else:
-        _python_for_with_extra_test(iterable, extra_test, loop_body, get_state, set_state, symbol_names)
+        _python_for_with_extra_test(iterable, extra_test, loop_body, get_state, set_state, symbol_names, roles)
 
 
-def _python_for_with_extra_test(iterable, extra_test, loop_body, get_state, set_state, symbol_names) -> None:
+def _python_for_with_extra_test(iterable, extra_test, loop_body, get_state, set_state, symbol_names, roles) -> None:
     go_on = extra_test()
     iterator = iter(iterable)
     if not isinstance(go_on, SymbolicTensor):
@@ -101,7 +133,7 @@ def _python_for_with_extra_test(iterable, extra_test, loop_body, get_state, set_
     # A tensor-dependent break/return happened: every remaining iteration runs only if it did not.
     for target in iterator:
         if_stmt(extra_test(), lambda target=target: loop_body(target), _nothing,
-                get_state, set_state, symbol_names, len(symbol_names))
+                get_state, set_state, symbol_names, len(symbol_names), roles)
 
 
 def _nothing() -> None:

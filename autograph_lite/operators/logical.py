@@ -12,7 +12,6 @@ of an ``rt.cond``, so any ops it creates run only when the left side does not de
 """
 from __future__ import annotations
 
-import threading
 from typing import Any, Callable
 
 import runtime as rt
@@ -22,20 +21,6 @@ from runtime.core.tensor import SymbolicTensor
 from builtins import any, bool, isinstance, tuple
 
 Operand = Callable[[], Any]
-
-
-class _LastNegation(threading.local):
-    """The most recent (result, operand) of a staged ``not_`` on this thread.
-
-    Generated code guards the rest of a function with ``if not do_return:``, so the if_stmt that
-    follows can tell that its else branch runs only when ``do_return`` is True.  One slot is enough:
-    the guard is built right before the if_stmt uses it.
-    """
-
-    pair: tuple = (None, None)
-
-
-_last_negation = _LastNegation()
 
 
 def and_(left: Operand, right: Operand, *more: Operand) -> Any:
@@ -77,16 +62,8 @@ def not_(value: Any) -> Any:
     True
     """
     if isinstance(value, SymbolicTensor):
-        result = rt.logical_not(truth_value(value))
-        _last_negation.pair = (result, value)
-        return result
+        return rt.logical_not(truth_value(value))
     return not value
-
-
-def negated_operand(result: Any) -> Any:
-    """The tensor ``t`` if ``result`` came from the latest staged ``not_(t)``, else None."""
-    negation, operand = _last_negation.pair
-    return operand if negation is result else None
 
 
 def truth_value(tensor: Any) -> Any:

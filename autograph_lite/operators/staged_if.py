@@ -5,7 +5,10 @@ Each branch starts from the state before the ``if`` (``set_state(init)``), runs,
 
 * a variable undefined in one branch and defined in the other is an error ("initialize it before the
   if"), since the graph must produce it on both paths — unless the branch that leaves it undefined
-  returned: the code after the ``if`` only runs where ``do_return`` is False, so a placeholder does;
+  returned: the code after the ``if`` only runs where the return flag is False, so a placeholder does.
+  The roles of the converter's variables (return flag and value) come from the generated call
+  (contract.py); a branch has returned when it set the return flag to True, or when it is the else
+  branch of the guard ``if not do_return:`` (role ``return_guard``);
 * ``None``, strings and other non-graph values may only pass through unchanged;
 * a ``retval_`` that only one branch sets gets a zeros placeholder on the other path and becomes a
   ``PartialReturnValue`` (valid where ``do_return`` is True); a later ``if not do_return:`` that
@@ -18,7 +21,8 @@ from typing import Any, Callable, Dict, List, Sequence
 
 import runtime as rt
 from runtime.core import nest
-from autograph_lite.operators.logical import negated_operand, truth_value
+from autograph_lite.contract import RETURN_FLAG, RETURN_GUARD, Roles
+from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
                                                    is_stageable, placeholder_like)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
@@ -41,14 +45,14 @@ class _NeedsReturnPlaceholder(Exception):
 
 
 def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get_state: Callable[[], tuple],
-              set_state: Callable[[tuple], None], symbol_names: Sequence[str], nouts: int) -> None:
+              set_state: Callable[[tuple], None], symbol_names: Sequence[str], nouts: int, roles: Roles) -> None:
     """Trace ``body`` and ``orelse`` as the branches of an ``rt.cond`` on the symbolic ``cond``."""
     check_no_rebound_globals(set_state, symbol_names[:nouts], "if")
     init = tuple(get_state())
     pred = truth_value(cond)
     return_hints: Dict[int, Any] = {}
     while True:  # at most once more per return variable (see _NeedsReturnPlaceholder)
-        tracer = _BranchTracer(cond, init, body, orelse, get_state, set_state, symbol_names, nouts, return_hints)
+        tracer = _BranchTracer(init, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints)
         try:
             outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
         except _NeedsReturnPlaceholder as retry:
@@ -62,15 +66,14 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
 class _BranchTracer:
     """Runs the two branches for ``rt.cond`` and reconciles their states into one output tuple."""
 
-    def __init__(self, cond, init, body, orelse, get_state, set_state, symbol_names, nouts, return_hints):
+    def __init__(self, init, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints):
         self.init, self.get_state, self.set_state = init, get_state, set_state
         self.names, self.nouts, self.return_hints = tuple(symbol_names), nouts, return_hints
         self.body, self.orelse = body, orelse
-        self.do_return_at = self.names.index("do_return") if "do_return" in self.names else None
+        self.roles = roles
+        self.do_return_at = roles.index(RETURN_FLAG, RETURN_GUARD)
         # `if not do_return:` -> in the else branch a return has certainly happened.
-        self.else_has_returned = (self.do_return_at is not None
-                                  and negated_operand(cond) is not None
-                                  and negated_operand(cond) is init[self.do_return_at])
+        self.else_has_returned = roles.index(RETURN_GUARD) is not None
         self.raw: Dict[bool, tuple] = {}
         self.kinds: Dict[bool, List[str]] = {}
         self.first = None  # which branch rt.cond traced first
@@ -130,7 +133,7 @@ class _BranchTracer:
         first_raw, first_kinds = self.raw[first], self.kinds[first]
         kinds, outputs = [], []
         for index, (value, first_kind) in enumerate(zip(raw, first_kinds)):
-            name, first_value = self.names[index], first_raw[index]
+            name, first_value = display_name(self.names[index], self.roles), first_raw[index]
             if isinstance(value, Undefined) and first_kind == UNDEFINED:
                 kinds.append(UNDEFINED)
             elif isinstance(value, Undefined):
@@ -193,14 +196,14 @@ def _unwrap(value: Any) -> Any:
 def _defined_in_one_branch(name: str, defined_in: bool) -> rt.errors.StateError:
     branch, other = _BRANCH_NAMES[defined_in], _BRANCH_NAMES[not defined_in]
     return rt.errors.StateError(
-        f"{display_name(name)} is defined only in the {branch} branch of a tensor-dependent if and is used "
+        f"{name} is defined only in the {branch} branch of a tensor-dependent if and is used "
         f"after it; initialize it before the if (or assign it in the {other} branch too), so that it has a value "
         "on both paths of the graph")
 
 
 def _mismatch(name: str, which: bool, value: Any, other_value: Any) -> rt.errors.StateError:
     return rt.errors.StateError(
-        f"{display_name(name)} is {describe(value)} in the {_BRANCH_NAMES[which]} branch but "
+        f"{name} is {describe(value)} in the {_BRANCH_NAMES[which]} branch but "
         f"{describe(other_value)} in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; both "
         "branches must leave it a tensor (or number) of the same dtype and structure")
 
@@ -223,6 +226,6 @@ def _check_same_dtype(name: str, which: bool, value: Any, other_value: Any) -> N
     if not isinstance(value, rt.Tensor) and isinstance(other_value, rt.Tensor) and _adopts(value, other_dtype):
         return
     raise rt.errors.StateError(
-        f"{display_name(name)} has dtype {dtype.name} in the {_BRANCH_NAMES[which]} branch but dtype "
+        f"{name} has dtype {dtype.name} in the {_BRANCH_NAMES[which]} branch but dtype "
         f"{other_dtype.name} in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; "
         "give it the same dtype in both (e.g. with rt.cast)")

@@ -16,10 +16,11 @@ State rules (checked while tracing the body, so errors name the variable):
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
 import runtime as rt
 from runtime.core import nest
+from autograph_lite.contract import Roles
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
                                                    is_stageable, placeholder_like)
@@ -40,41 +41,56 @@ class _NeedsPlaceholder(Exception):
         self.index, self.value = index, value
 
 
+class _FlagUnchanged(Exception):
+    """The body leaves a return/break/continue flag as it was: retrace with the flag a Python value."""
+
+    def __init__(self, index: int):
+        super().__init__(index)
+        self.index = index
+
+
 def staged_while(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_state: Callable[[], tuple],
-                 set_state: Callable[[tuple], None], symbol_names: Sequence[str]) -> None:
+                 set_state: Callable[[tuple], None], symbol_names: Sequence[str], roles: Roles) -> None:
     """Build one ``While`` op from a ``while`` loop whose test is a symbolic tensor."""
-    _run(loop_test, loop_body, get_state, set_state, symbol_names, iterable=None, extra_test=None)
+    _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterable=None, extra_test=None)
 
 
 def staged_for(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: Callable[[Any], None],
                get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
-               symbol_names: Sequence[str]) -> None:
+               symbol_names: Sequence[str], roles: Roles) -> None:
     """Build one ``While`` op from a ``for`` over a staged iterable (see iteration.py)."""
-    _run(None, loop_body, get_state, set_state, symbol_names, iterable=iterable, extra_test=extra_test)
+    _run(None, loop_body, get_state, set_state, symbol_names, roles, iterable=iterable, extra_test=extra_test)
 
 
-def _run(loop_test, loop_body, get_state, set_state, symbol_names, iterable, extra_test) -> None:
+def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterable, extra_test) -> None:
     check_no_rebound_globals(set_state, symbol_names, "loop")
     init = tuple(get_state())
     length = iterable.length() if iterable is not None else None
     hints: Dict[int, Any] = {}
-    while True:  # retraced at most once per placeholder found
-        loop = _Loop(init, hints, loop_test, loop_body, get_state, set_state, symbol_names, iterable, length,
-                     extra_test)
+    constant_flags: Set[int] = set()
+    while True:  # retraced at most once per placeholder or constant flag found
+        loop = _Loop(init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names, roles,
+                     iterable, length, extra_test)
         try:
             outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(), loop_var_names=loop.loop_var_names)
         except _NeedsPlaceholder as retry:
             set_state(init)
             hints[retry.index] = retry.value
             continue
+        except _FlagUnchanged as retry:
+            # A return under a Python condition that is never true, say: the flag stays the Python value
+            # it was, so what follows the loop still knows no return happened.
+            set_state(init)
+            constant_flags.add(retry.index)
+            continue
         set_state(loop.compose(outputs))
         return
 
 
 class _Loop:
-    def __init__(self, init, hints, loop_test, loop_body, get_state, set_state, symbol_names, iterable, length,
-                 extra_test):
-        self.init, self.hints, self.names = init, hints, tuple(symbol_names)
+    def __init__(self, init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names,
+                 roles, iterable, length, extra_test):
+        self.init, self.hints, self.names, self.roles = init, hints, tuple(symbol_names), roles
         self.loop_test, self.loop_body, self.extra_test = loop_test, loop_body, extra_test
         self.get_state, self.set_state = get_state, set_state
         self.iterable = iterable
@@ -91,7 +107,8 @@ class _Loop:
             elif isinstance(value, PartialReturnValue):
                 self.partial.add(index)
                 value = value.value
-            elif isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value):
+            elif (isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value)
+                  or index in constant_flags):
                 continue
             self.loop_indices.append(index)
             self.start_values.append(value)
@@ -132,7 +149,7 @@ class _Loop:
         changed = [self.names[index] for index, (was, now) in enumerate(zip(state, after)) if now is not was]
         if changed:
             raise rt.errors.StateError(
-                f"the condition of a tensor-dependent while loop changes {display_name(changed[0])}; a graph "
+                f"the condition of a tensor-dependent while loop changes {display_name(changed[0], self.roles)}; a graph "
                 "loop's condition can only decide whether to go on, not update loop variables. Make the update "
                 "in the loop body (e.g. `while True:` ... `if not condition: break`)")
 
@@ -151,7 +168,10 @@ class _Loop:
         self._check_non_loop_vars(after, element)
         outputs = [loop_vars[0] + 1] if self.iterable is not None else []
         for position, index in enumerate(self.loop_indices):
-            outputs.append(self._loop_output(index, after[index], loop_vars[self.offset + position]))
+            loop_var = loop_vars[self.offset + position]
+            if after[index] is loop_var and self.roles.is_flag(self.names[index]) and type(self.init[index]) is bool:
+                raise _FlagUnchanged(index)
+            outputs.append(self._loop_output(index, after[index], loop_var))
         return tuple(outputs)
 
     def _explain_promoted_ints(self, error: TypeError) -> None:
@@ -161,7 +181,7 @@ class _Loop:
             return
         for index, start in zip(self.loop_indices, self.start_values):
             if type(start) is int:
-                note = (f"{display_name(self.names[index])} is the Python int {start} before the tensor-dependent "
+                note = (f"{display_name(self.names[index], self.roles)} is the Python int {start} before the tensor-dependent "
                         "loop, so it is an int32 tensor inside it; if the loop makes it a float, initialize it as "
                         f"{float(start)!r} (or convert with rt.cast)")
                 if hasattr(error, "add_note"):
@@ -181,7 +201,7 @@ class _Loop:
                 if part is not None:
                     raise _NeedsPlaceholder(index, part)  # the for loop's target
                 raise rt.errors.StateError(
-                    f"{display_name(name)} is defined inside a tensor-dependent loop but not before it, and is "
+                    f"{display_name(name, self.roles)} is defined inside a tensor-dependent loop but not before it, and is "
                     "used after the loop or in the next iteration; initialize it before the loop (the loop may "
                     "run zero times, and the graph needs a value of the same dtype and shape to start from)")
             if isinstance(before, UndefinedReturnValue):
@@ -190,7 +210,7 @@ class _Loop:
                 continue
             if value is not before:
                 raise rt.errors.StateError(
-                    f"{display_name(name)} is {describe(before)} before a tensor-dependent loop but "
+                    f"{display_name(name, self.roles)} is {describe(before)} before a tensor-dependent loop but "
                     f"{describe(value)} after an iteration; a loop variable must keep its dtype and structure, "
                     "so initialize it before the loop with a value of the kind the loop assigns")
 
@@ -201,12 +221,12 @@ class _Loop:
         if (isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value)
                 or not nest.same_structure(value, loop_var)):
             raise rt.errors.StateError(
-                f"{display_name(name)} is {describe(loop_var)} before a tensor-dependent loop but "
+                f"{display_name(name, self.roles)} is {describe(loop_var)} before a tensor-dependent loop but "
                 f"{describe(value)} after an iteration; a loop variable must keep its dtype and structure")
         dtype, loop_dtype = dtype_of(value), dtype_of(loop_var)
         if dtype is not None and loop_dtype is not None and dtype != loop_dtype:
             raise rt.errors.StateError(
-                f"{display_name(name)} has dtype {loop_dtype.name} before a tensor-dependent loop but dtype "
+                f"{display_name(name, self.roles)} has dtype {loop_dtype.name} before a tensor-dependent loop but dtype "
                 f"{dtype.name} after an iteration; a loop variable must keep its dtype: initialize it with a "
                 f"{dtype.name} value (e.g. 0.0 instead of 0) or convert with rt.cast")
         return value

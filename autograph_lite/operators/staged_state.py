@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import runtime as rt
+from autograph_lite.contract import RETURN_VALUE, Roles
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -82,9 +83,13 @@ def placeholder_like(value: Any) -> Any:
     return rt.zeros((), dtype_of(value))
 
 
-def display_name(symbol_name: str) -> str:
-    """How error messages refer to a state variable: quoted, or 'the return value' for ``retval_``."""
-    if symbol_name.startswith("retval_"):
+def display_name(symbol_name: str, roles: Roles) -> str:
+    """How error messages refer to a state variable: quoted, or 'the return value' for ``retval_``.
+
+    >>> display_name('retval_', Roles({'retval_': RETURN_VALUE}, ['retval_'])), display_name('x', Roles({}, ['x']))
+    ('the return value', "'x'")
+    """
+    if roles.of(symbol_name) == RETURN_VALUE:
         return "the return value"
     return f"'{symbol_name}'"
 

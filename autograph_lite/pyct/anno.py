@@ -54,3 +54,4 @@ LOOP_HEAD_LIVE = 'loop_head_live'  # loops: names live where the test is evaluat
 GEN = 'gen'                  # names a statement may read before assigning them
 DEFINED_IN = 'defined_in'    # frozenset of names that may be defined before a statement
 SCOPE = 'scope'              # static_analysis.activity.FunctionScope of a function node
+GUARD_FLAG = 'guard_flag'    # an `if not <flag>:` that guards what follows a jump: the flag's name

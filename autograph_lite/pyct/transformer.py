@@ -34,6 +34,7 @@ class Context:
     def __init__(self, node, filename: str):
         self.filename = filename
         self.always_live: Set[str] = set()  # generated names to treat as read at any time
+        self.roles: Dict[str, str] = {}     # generated state variable -> its role (the converters' contract)
         self._next_suffix: Dict[str, int] = {}
         self.used_names: Set[str] = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
         self.used_names |= {n.name for n in gast.walk(node) if isinstance(n, gast.FunctionDef)}

@@ -1,0 +1,96 @@
+"""The contract between the converter (source -> source) and the operators (the ``ag__`` namespace).
+
+Both sides import this module, and nothing else of each other: the converters (with pyct) generate
+code that follows it, the operators (with runtime) read the calls it describes. docs/GENERATED_CODE.md
+shows the calls.
+
+Generated names. Each converter asks the conversion's name generator for a fresh name from these
+bases (``do_return``, then ``do_return_1`` in a nested function, ...); nothing ever recognises a
+variable by its name.
+
+Roles. Some state variables of an ``if``/loop are the converter's own: the return flag and value, the
+break and continue flags. The generated call passes their roles explicitly::
+
+    ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('do_return', 'retval_'), 2,
+                 roles={'do_return': 'return_flag', 'retval_': 'return_value'})
+
+>>> Roles({'do_return_1': RETURN_FLAG}, ('do_return_1', 'y')).index(RETURN_FLAG)
+0
+"""
+from typing import List, Mapping, Optional, Sequence
+
+OPERATORS = 'ag__'   # the name of the operators module in generated code
+
+# Bases of generated names (the generator appends _1, _2, ... when a name is taken).
+RETURN_FLAG_NAME = 'do_return'
+RETURN_VALUE_NAME = 'retval_'
+BREAK_FLAG_NAME = 'break_'
+CONTINUE_FLAG_NAME = 'continue_'
+STATE_FUNCTION_NAMES = ('get_state', 'set_state')
+IF_FUNCTION_NAMES = ('if_body', 'else_body')
+WHILE_FUNCTION_NAMES = ('loop_test', 'loop_body')
+FOR_FUNCTION_NAMES = ('loop_body',)
+STATE_PARAMETER_NAME = 'vars_'
+ITEM_NAME = 'itr'
+
+# Roles of generated state variables, as they appear in the `roles` argument of if_stmt/while_stmt/for_stmt.
+RETURN_FLAG = 'return_flag'      # True once a `return` ran
+RETURN_VALUE = 'return_value'    # the value of that `return`
+BREAK_FLAG = 'break_flag'        # True once a `break` ran (the loop stops)
+CONTINUE_FLAG = 'continue_flag'  # True once a `continue` ran (the rest of the body is skipped)
+# The return flag of the `if not <flag>:` that guards what follows a possible return: the else branch
+# of that if runs only after a return.
+RETURN_GUARD = 'return_guard'
+FLAG_ROLES = frozenset([RETURN_FLAG, RETURN_GUARD, BREAK_FLAG, CONTINUE_FLAG])
+ROLES = FLAG_ROLES | {RETURN_VALUE}
+
+# The converted function is compiled inside a factory function taking the operators module and the
+# original's free variables; its header lines come before the function's first line.
+FACTORY_NAME = 'create_converted_entity'
+
+
+def factory_header(function_name: str, freevars: Sequence[str]) -> List[str]:
+    """The lines of the factory before the converted function (what to_code shows starts after them).
+
+    >>> factory_header('f', ['scale'])
+    ['def create_converted_entity(ag__, scale):', '    global f']
+    """
+    header = [f'def {FACTORY_NAME}({", ".join([OPERATORS] + list(freevars))}):']
+    if function_name != '<lambda>' and function_name not in freevars:
+        # The def must not bind its name in the factory: the function reads it as a global
+        # (recursion), like the original. The factory itself is never run.
+        header.append(f'    global {function_name}')
+    return header
+
+
+class Roles:
+    """The roles of a construct's state variables, as the operators read them.
+
+    >>> roles = Roles({'retval_': RETURN_VALUE}, ('do_return', 'retval_'))
+    >>> roles.of('retval_'), roles.of('do_return'), roles.index(RETURN_FLAG) is None
+    ('return_value', None, True)
+    """
+
+    __slots__ = ('_by_name', '_names')
+
+    def __init__(self, by_name: Optional[Mapping[str, str]], symbol_names: Sequence[str]):
+        by_name = dict(by_name or {})
+        unknown = set(by_name.values()) - ROLES
+        if unknown:
+            raise ValueError(f'unknown state variable roles {sorted(unknown)}; known: {sorted(ROLES)}')
+        self._by_name, self._names = by_name, tuple(symbol_names)
+
+    def of(self, name: str) -> Optional[str]:
+        """The role of state variable ``name`` (None for the user's own variables)."""
+        return self._by_name.get(name)
+
+    def index(self, *roles: str) -> Optional[int]:
+        """The position, among the symbol names, of the first variable with one of ``roles``."""
+        for position, name in enumerate(self._names):
+            if self._by_name.get(name) in roles:
+                return position
+        return None
+
+    def is_flag(self, name: str) -> bool:
+        """True for the converter's return/break/continue flags."""
+        return self._by_name.get(name) in FLAG_ROLES
