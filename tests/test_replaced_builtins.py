@@ -83,3 +83,20 @@ def test_a_replaced_builtin_does_not_reach_a_fresh_conversion():
     with replaced('len', ag.to_graph(python_len)):
         results = ag.to_graph(fresh)([1, 2]), len([1, 2, 3])
     assert results == ([2, 4], 3)
+
+
+GLOBAL_CACHE = {}
+
+
+def memo_in_a_global(x):
+    if x in GLOBAL_CACHE:
+        return GLOBAL_CACHE[x]
+    GLOBAL_CACHE[x] = x * 2
+    return GLOBAL_CACHE[x]
+
+
+def test_item_assignment_to_a_global_or_closure_dict_stays_a_mutation():
+    # Rebinding the name (x = set_item(x, ...)) would make it a local: UnboundLocalError.
+    assert ag.to_graph(memo_in_a_global)(3) == 6 and GLOBAL_CACHE == {3: 6}
+    wrapper = ag.to_graph(caching)(abs)
+    assert wrapper(-2) == 2 and wrapper(-2) == 2

@@ -9,9 +9,12 @@
 On a tensor, ``set_item`` returns the updated copy (tensors are immutable); on anything else it does
 exactly ``x[i] = v`` and returns ``x`` itself, so lists, dicts and numpy arrays keep Python's semantics and
 aliases. Because the name is rebound, a tensor ``if``/loop carries it as state. Targets that are not a
-plain name (``self.x[i] = v``, ``x[i][j] = v``) are left as written. ``ag__.slice`` is the builtin
+plain local name (``self.x[i] = v``, ``x[i][j] = v``, a global or closure ``cache[k] = v``, which
+rebinding would turn into a local) are left as written. ``ag__.slice`` is the builtin
 ``slice`` (the user may have shadowed the name).
 """
+from typing import Set
+
 import gast
 
 from autograph_lite.pyct import templates
@@ -22,8 +25,25 @@ _AUGMENTED = {gast.Add: '+=', gast.Sub: '-=', gast.Mult: '*=', gast.Div: '/=', g
               gast.BitXor: '^=', gast.LShift: '<<=', gast.RShift: '>>='}
 
 
-def _is_name_item(node) -> bool:
-    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+def _local_names(function) -> Set[str]:
+    """Parameters and names ``function`` binds itself, minus those it declares global/nonlocal."""
+    args = function.args
+    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a}
+    declared: Set[str] = set()
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            continue
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            names.add(node.id)
+        stack.extend(gast.iter_child_nodes(node))
+    return names - declared
 
 
 def _key(node):
@@ -41,6 +61,19 @@ class SliceTransformer(Transformer):
 
     statements_only = True
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.locals: Set[str] = set()   # of the innermost function being converted
+
+    def visit_FunctionDef(self, node):
+        saved, self.locals = self.locals, _local_names(node)
+        node = self.generic_visit(node)
+        self.locals = saved
+        return node
+
+    def _is_name_item(self, node) -> bool:
+        return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and node.value.id in self.locals
+
     def _set_item(self, target, value):
         return templates.replace('name = ag__.set_item(name, key, value)', name=target.value.id,
                                  key=_key(target.slice), value=value)
@@ -49,14 +82,14 @@ class SliceTransformer(Transformer):
         if len(node.targets) != 1:
             return node  # x[0] = y = v: left to Python
         target = node.targets[0]
-        if _is_name_item(target):
+        if self._is_name_item(target):
             return self._set_item(target, node.value)
-        if (isinstance(target, (gast.Tuple, gast.List)) and any(_is_name_item(item) for item in target.elts)
+        if (isinstance(target, (gast.Tuple, gast.List)) and any(self._is_name_item(item) for item in target.elts)
                 and not any(isinstance(item, gast.Starred) for item in target.elts)):
             # Unpack into fresh names first, then assign the items in order (as Python does).
             temporaries, updates = [], []
             for item in target.elts:
-                if _is_name_item(item):
+                if self._is_name_item(item):
                     temporary = self.ctx.new_name('set_item')
                     temporaries.append(gast.Name(id=temporary, ctx=gast.Store(), annotation=None, type_comment=None))
                     updates.extend(self._set_item(item, templates.expression(temporary)))
@@ -68,7 +101,7 @@ class SliceTransformer(Transformer):
         return node
 
     def visit_AugAssign(self, node):
-        if not _is_name_item(node.target) or type(node.op) not in _AUGMENTED:
+        if not self._is_name_item(node.target) or type(node.op) not in _AUGMENTED:
             return node
         return templates.replace('name = ag__.set_item_augmented(name, key, operator, value)',
                                  name=node.target.value.id, key=_key(node.target.slice),
