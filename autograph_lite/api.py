@@ -8,8 +8,6 @@
 0
 """
 import functools
-import inspect
-import re
 import types
 import weakref
 from typing import Any, Callable, Optional, Sequence
@@ -20,11 +18,9 @@ from autograph_lite import conversion, error_locations
 from autograph_lite.pyct.errors import ConversionError
 from autograph_lite import calls
 from autograph_lite.calls import DO_NOT_CONVERT
-from autograph_lite.operators.variables import UNBOUND_MESSAGE, Undefined
-from autograph_lite.pyct.origin_info import Origin
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import bool, enumerate, getattr, isinstance, setattr, str, type
+from builtins import bool, getattr, isinstance, setattr, str, type
 
 _WRAPPED_FROM = '__ag_converted_from__'
 _graph_cache: 'weakref.WeakKeyDictionary[Callable, Callable]' = weakref.WeakKeyDictionary()
@@ -74,33 +70,13 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
     @functools.wraps(original)
     def wrapper(*args, **kwargs):
         try:
-            result = converted(*args, **kwargs)
+            return converted(*args, **kwargs)
         except Exception as exc:
             error_locations.attach_user_location(exc)
             raise
-        if type(result) is Undefined:  # `return x` with x unbound: Python raises, so must we
-            _raise_unbound(result, original)
-        return result
     setattr(wrapper, _WRAPPED_FROM, original)
     wrapper.__ag_converted__ = converted
     return api_boundary(wrapper)
-
-
-def _raise_unbound(value: Undefined, original: types.FunctionType) -> None:
-    # The generated frame has already returned, so point at the user's `return <name>` line ourselves.
-    name = value.symbol_name
-    try:
-        lines, first = inspect.getsourcelines(original)
-    except (OSError, TypeError):
-        lines, first = [], original.__code__.co_firstlineno
-    pattern = re.compile(rf'^\s*return\b.*\b{re.escape(name)}\b')
-    matches = [offset for offset, line in enumerate(lines) if pattern.match(line)]
-    offset = matches[-1] if matches else 0
-    source_line = lines[offset].strip() if lines else ''
-    origin = Origin(original.__code__.co_filename, first + offset, original.__name__, source_line)
-    error = UnboundLocalError(UNBOUND_MESSAGE.format(name))
-    error_locations.attach_origins(error, [origin])
-    raise error
 
 
 def to_code(entity: Callable) -> str:

@@ -62,6 +62,22 @@ class Undefined:
     __lshift__ = __rshift__ = __int__ = __float__ = __index__ = __hash__ = _unbound
 
 
+def defined(value: Any) -> Any:
+    """``value``, read where Python evaluates a name that may have no value yet (what a ``return``
+    returns): an ``Undefined`` raises UnboundLocalError, as reading the unassigned local would.
+
+    >>> defined(3)
+    3
+    >>> defined(Undefined('j'))
+    Traceback (most recent call last):
+      ...
+    UnboundLocalError: cannot access local variable 'j' where it is not associated with a value
+    """
+    if type(value) is Undefined:
+        value._unbound()
+    return value
+
+
 def value_or_undefined(read: Callable[[], Any], symbol_name: str) -> Any:
     """``read()``, or ``Undefined(symbol_name)`` when the attribute/item it reads does not exist yet.
 
