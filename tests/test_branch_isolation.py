@@ -100,3 +100,20 @@ def test_branches_inside_a_staged_loop_body(n):
 def test_the_restored_names_follow_the_outputs_in_the_generated_call():
     code = ag.to_code(branch_leak)
     assert "('s', 'i'), 1)" in code
+
+
+def body_traced_twice(xs):
+    scale = 2
+    total = 0
+    for x in xs:          # `x` is used after the loop: the body is traced again with a placeholder
+        if x > 1:
+            scale = scale + 1
+            total = total + x * scale
+        else:
+            total = total + scale
+    return total, x
+
+
+@pytest.mark.parametrize('xs', [[1, 2, 3], [3, 0, 5, 1]])
+def test_a_loop_body_traced_twice_starts_from_the_same_state(xs):
+    graph_equals_python(body_traced_twice, xs)
