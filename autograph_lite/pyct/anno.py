@@ -39,12 +39,6 @@ def hasanno(node, key: str) -> bool:
     return key in (getattr(node, _FIELD, None) or {})
 
 
-def copyanno(src, dst, key: str) -> None:
-    """Copy annotation ``key`` from ``src`` to ``dst`` when ``src`` has it."""
-    if hasanno(src, key):
-        setanno(dst, key, getanno(src, key))
-
-
 # Keys used across modules, named once here.
 ORIGIN = 'origin'            # origin_info.Origin of a node that came from user code
 EXTRA_LOOP_TEST = 'extra_loop_test'  # expression: a loop may only start another iteration if true

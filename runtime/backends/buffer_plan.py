@@ -23,7 +23,7 @@ top-level ops in program order (liveness: the last op reading each value) and de
 >>> with graph_scope(g):
 ...     x = g.add_placeholder(rt.float32, (4096,))
 ...     g.outputs = [rt.divide(rt.subtract(rt.add(rt.multiply(x, 2.0), 1.0), x), x)]
->>> plan = plan_memory(g, [op for op in g.operations if op.type != "Const"][1:])
+>>> plan = plan_memory(g, [op for op in g.operations if op.op_def is not CONST][1:])
 >>> plan.slots, sorted(plan.slot_of.values())
 ([((4096,), dtype('float32'))], [0, 0, 0])
 """
@@ -41,6 +41,7 @@ from runtime.ops.cast_op import CAST
 from runtime.ops.combine_ops import SELECT
 from runtime.ops.core import CONST, PLACEHOLDER
 from runtime.ops.math_ops import MATMUL
+from runtime.core.graph import CONST
 
 MIN_BUFFER_ELEMENTS = 4096  # below this an allocation is cheaper than managing a buffer
 PARALLEL_MIN_ELEMENTS = 1 << 18  # smaller regions run on the calling thread only (measured: see PERFORMANCE.md)

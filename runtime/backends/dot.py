@@ -20,6 +20,8 @@ from typing import Dict, List
 import numpy as np
 
 from runtime.core.graph import Graph
+from runtime.core.graph import CONST
+from runtime.core.graph import PLACEHOLDER
 
 _MAX_INLINE_ELEMENTS = 6  # bigger constants are summarized by dtype and shape
 
@@ -79,7 +81,7 @@ class _DotWriter:
         outputs = {id(t.op) for t in getattr(graph, "outputs", [])}
         consumed = {id(t.op) for op in graph.operations for t in op.inputs}
         return {op for op in graph.operations
-                if op.type == "Const" and id(op) in consumed and id(op) not in outputs}
+                if op.op_def is CONST and id(op) in consumed and id(op) not in outputs}
 
     def _node_attrs(self, op, folded: set) -> str:
         outputs = ", ".join(describe(t.dtype, t.shape) for t in op.outputs) or "no outputs"
@@ -87,11 +89,11 @@ class _DotWriter:
         for index, tensor in enumerate(op.inputs):
             if tensor.op in folded:
                 lines.append(f"{_input_label(op, index)} = {_constant_text(tensor.op.attrs['value'])}")
-        if op.type == "Const":
+        if op.op_def is CONST:
             lines.append(_constant_text(op.attrs["value"]))
         style = {"Placeholder": "shape=ellipse, style=filled, fillcolor=lightblue",
                  "Const": "shape=box, style=rounded"}.get(op.type, "shape=box")
-        if op.is_stateful and op.type not in ("Placeholder", "Const"):
+        if op.is_stateful and op.op_def not in (PLACEHOLDER, CONST):
             style += ", style=filled, fillcolor=lightyellow"
         return f"label={_quote(chr(10).join(lines))}, {style}"
 

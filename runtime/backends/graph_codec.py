@@ -45,6 +45,7 @@ from runtime.core.errors import LoadError, SaveError
 from runtime.core.graph import FuncGraph, Graph
 from runtime.core.registry import registered_ops
 from runtime.core.tensor import TensorSpec
+from runtime.core.graph import PLACEHOLDER
 
 Arrays = Dict[str, np.ndarray]
 
@@ -248,7 +249,7 @@ def decode_graph(data: Dict[str, Any], arrays: Arrays, variables: List[Any],
         op.control_inputs[:] = control
         ops_by_name[name] = op
     graph.inputs = [_tensor(ops_by_name, ref, f"graph '{graph.name}' inputs") for ref in data.get("inputs", [])]
-    _expect(all(t.op.type == "Placeholder" for t in graph.inputs), f"graph '{graph.name}': an input is not a Placeholder")
+    _expect(all(t.op.op_def is PLACEHOLDER for t in graph.inputs), f"graph '{graph.name}': an input is not a Placeholder")
     graph.outputs = [_tensor(ops_by_name, ref, f"graph '{graph.name}' outputs") for ref in data.get("outputs", [])]
     graph.structured_outputs = list(graph.outputs)
     for outer_ref, inner_ref in data.get("captures", []):

@@ -23,6 +23,9 @@ from typing import Any, Dict, List
 import numpy as np
 
 from runtime.core.graph import FuncGraph, Graph, Operation
+from runtime.ops.control_flow_ops import IF
+from runtime.core.graph import PLACEHOLDER
+from runtime.ops.control_flow_ops import WHILE
 
 _TYPE_NAMES = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "int8": "DT_INT8",
                "int16": "DT_INT16", "int32": "DT_INT32", "int64": "DT_INT64", "uint8": "DT_UINT8",
@@ -108,7 +111,7 @@ class NodeDef:
     @classmethod
     def from_operation(cls, op: Operation) -> "NodeDef":
         attrs: Dict[str, Any] = {}
-        if op.type in ("If", "While"):
+        if op.op_def in (IF, WHILE):
             attrs.update(_control_flow_types(op))
         elif op.inputs and "T" not in op.attrs:
             attrs["T"] = {"type": type_name(op.inputs[0].dtype)}
@@ -136,7 +139,7 @@ class NodeDef:
 def _control_flow_types(op: Operation) -> Dict[str, Any]:
     def types(tensors):
         return {"list": {"type": [type_name(t.dtype) for t in tensors]}}
-    if op.type == "If":
+    if op.op_def is IF:
         return {"Tcond": {"type": type_name(op.inputs[0].dtype)}, "Tin": types(op.inputs[1:]),
                 "Tout": types(op.outputs)}
     return {"T": types(op.inputs)}
@@ -156,7 +159,7 @@ class FunctionDef:
     def from_graph(cls, graph: FuncGraph) -> "FunctionDef":
         inputs = [{"name": t.op.name, "type": type_name(t.dtype)} for t in graph.inputs]
         outputs = [{"name": f"output_{i}", "type": type_name(t.dtype)} for i, t in enumerate(graph.outputs)]
-        nodes = [NodeDef.from_operation(op) for op in graph.operations if op.type != "Placeholder"]
+        nodes = [NodeDef.from_operation(op) for op in graph.operations if op.op_def is not PLACEHOLDER]
         ret = {f"output_{i}": _reference(t) for i, t in enumerate(graph.outputs)}
         return cls(graph.name, inputs, outputs, nodes, ret)
 

@@ -29,6 +29,7 @@ from runtime.core.registry import run_kernel
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.passes.analysis import needed_ops
 from runtime.core.source_locations import with_creation_site
+from runtime.core.graph import PLACEHOLDER
 
 
 def needed_operations(graph: FuncGraph) -> List[Operation]:
@@ -65,10 +66,10 @@ def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
         slot_of.setdefault(id(tensor), len(slot_of))
     fed = {id(t.op) for t in graph.inputs}
     for op in operations:
-        if op.type == "Placeholder" and id(op) not in fed:
+        if op.op_def is PLACEHOLDER and id(op) not in fed:
             raise ValueError(f"graph {graph.name}: placeholder {op.name} is needed but is not one of the "
                              "graph's inputs, so nothing can feed it")
-    steps = [_Step(op, slot_of) for op in operations if op.type != "Placeholder"]
+    steps = [_Step(op, slot_of) for op in operations if op.op_def is not PLACEHOLDER]
     input_slots = [slot_of[id(t)] for t in graph.inputs]
     output_slots = [slot_of[id(t)] for t in graph.outputs]
     num_slots = len(slot_of)

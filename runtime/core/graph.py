@@ -16,8 +16,19 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.errors import InaccessibleTensorError
 from runtime.core.source_locations import FROM_STACK, CreationSite, creation_site, format_user_code, resolve
-from runtime.core.registry import OpDef, get_op, infer_output_specs
+from runtime.core.registry import OpDef, infer_output_specs, register_op
 from runtime.core.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
+
+
+# The two ops a graph makes itself (constants it captures, inputs it is fed); every other op is declared
+# in runtime.ops.
+CONST = register_op(
+    "Const", (), lambda specs, attrs: [(attrs["value"].dtype, attrs["value"].shape)],
+    kernel=lambda *, value, dtype: value, doc="A constant value, stored in attr 'value'.")
+
+PLACEHOLDER = register_op(
+    "Placeholder", (), lambda specs, attrs: [(attrs["dtype"], attrs["shape"])], kernel=None,
+    doc="A graph input; fed by the caller (its kernel never runs).")
 
 
 class Operation:
@@ -63,7 +74,6 @@ class Graph:
         self.operations: List[Operation] = []
         self._name_counts: Dict[str, int] = {}  # next suffix to try per base name
         self._used_names: set = set()
-        self._by_name: Dict[str, Operation] = {}
         self._constant_cache: Dict[int, tuple] = {}  # id(EagerTensor) -> (tensor, its Const output)
         self._last_stateful: Optional[Operation] = None
 
@@ -80,9 +90,6 @@ class Graph:
         name = f"{base}_{suffix}"
         self._used_names.add(name)
         return name
-
-    def get_operation_by_name(self, name: str) -> Operation:
-        return self._by_name[name]
 
     # --- building ------------------------------------------------------------------------------
     def create_op(self, op_def: OpDef, inputs: Sequence[Any], attrs: Dict[str, Any],
@@ -107,7 +114,6 @@ class Graph:
         op = Operation(self, op_name, op_def, graph_inputs, attrs, control, site)
         op.outputs = [SymbolicTensor(op, i, d, s) for i, (d, s) in enumerate(specs)]
         self.operations.append(op)
-        self._by_name[op_name] = op
         if stateful:
             self._last_stateful = op
         return op
@@ -127,7 +133,7 @@ class Graph:
         raise TypeError(f"{consumer}: input '{arg}' must be a tensor, got {type(value).__name__} {value!r}")
 
     def constant(self, value: np.ndarray, name: str = "Const") -> SymbolicTensor:
-        return self.create_op(get_op("Const"), [], {"value": value, "dtype": value.dtype}, name=name).outputs[0]
+        return self.create_op(CONST, [], {"value": value, "dtype": value.dtype}, name=name).outputs[0]
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
         raise InaccessibleTensorError(_inaccessible_message(tensor, self))
@@ -159,7 +165,7 @@ class FuncGraph(Graph):
         self.variables: List[Any] = []
 
     def add_placeholder(self, dtype: np.dtype, shape: Shape, name: str = "input") -> SymbolicTensor:
-        op = self.create_op(get_op("Placeholder"), [], {"dtype": dtypes.as_dtype(dtype), "shape": shape},
+        op = self.create_op(PLACEHOLDER, [], {"dtype": dtypes.as_dtype(dtype), "shape": shape},
                             name=name)
         self.inputs.append(op.outputs[0])
         return op.outputs[0]

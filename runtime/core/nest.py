@@ -25,11 +25,6 @@ def sorted_keys(mapping: dict) -> list:
         return list(mapping)
 
 
-def is_nested(value: Any) -> bool:
-    """True for the containers this module walks into (and None, which holds no leaves)."""
-    return value is None or isinstance(value, (tuple, list, dict))
-
-
 def flatten(structure: Any) -> List[Any]:
     """The leaves of ``structure`` in a deterministic order."""
     leaves: List[Any] = []

@@ -11,7 +11,7 @@ ops up here by name.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -24,6 +24,24 @@ OutputSpec = Tuple[np.dtype, Shape]
 InferFn = Callable[[List[OutputSpec], Dict[str, Any]], List[OutputSpec]]
 
 
+@dataclass(frozen=True)
+class Algebra:
+    """What the arithmetic pass may assume about an op, declared with the op.
+
+    ``neutral``: ``(positions, value, zero_sign)`` entries: the op returns its other operand when the
+    operand at one of ``positions`` is the constant ``value`` (for a float zero, only one with sign bit
+    ``zero_sign`` is neutral: ``x + -0.0 == x`` but ``-0.0 + 0.0 == 0.0``; None: any). ``self_inverse``:
+    ``op(op(x)) == x``. ``noop_when_same_dtype``: the op returns its one input when the dtypes agree.
+    """
+
+    neutral: Tuple[Tuple[Tuple[int, ...], Any, Optional[bool]], ...] = ()
+    self_inverse: bool = False
+    noop_when_same_dtype: bool = False
+
+
+NO_ALGEBRA = Algebra()
+
+
 @dataclass(frozen=True, eq=False)
 class OpDef:
     """Declaration of one op type.
@@ -34,6 +52,7 @@ class OpDef:
     dims and raise ``ValueError``/``TypeError`` with a clear message on incompatible inputs.
     ``kernel(*arrays, **attrs)`` returns an ndarray (one output) or a tuple of ndarrays.
     ``stateful`` ops are never pruned, folded or merged, and run in program order.
+    ``algebra``: the identities the arithmetic pass may use (``Algebra``).
     ``shape_only`` ops (``Shape``, ``Size``, ``Rank``) read only their inputs' dtypes and shapes, never
     the values, so constant folding evaluates them whenever those shapes are fully known.
     ``ufunc``: the numpy ufunc the kernel applies elementwise when the kernel only wraps it to silence
@@ -49,10 +68,10 @@ class OpDef:
     kernel: Optional[Callable[..., Any]]
     stateful: bool = False
     doc: str = ""
-    attr_names: Tuple[str, ...] = field(default=())
     shape_only: bool = False
     ufunc: Optional[np.ufunc] = None
     zero_divisor_error: bool = False
+    algebra: Algebra = NO_ALGEBRA
 
     # The VJP rule, set once by ``register_gradient``/``not_differentiable`` right below the op's
     # declaration: ``rule(op, output_grads, ops) -> input grads`` (see ``register_gradient``).
@@ -77,12 +96,13 @@ _REGISTRY: Dict[str, OpDef] = {}
 
 def register_op(name: str, inputs: Sequence[str], infer: InferFn, kernel: Optional[Callable[..., Any]],
                 stateful: bool = False, doc: str = "", shape_only: bool = False,
-                ufunc: Optional[np.ufunc] = None, zero_divisor_error: bool = False) -> OpDef:
+                ufunc: Optional[np.ufunc] = None, zero_divisor_error: bool = False,
+                algebra: Algebra = NO_ALGEBRA) -> OpDef:
     """Declare an op. Registering the same name twice is a programming error."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
     op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc, shape_only=shape_only, ufunc=ufunc,
-                   zero_divisor_error=zero_divisor_error)
+                   zero_divisor_error=zero_divisor_error, algebra=algebra)
     _REGISTRY[name] = op_def
     return op_def
 

@@ -1,19 +1,12 @@
-"""Graph plumbing ops: constants, placeholders, identity."""
+"""Graph plumbing ops: constants and placeholders (declared with the graph that makes them), identity."""
 from __future__ import annotations
 
-from runtime.core.registry import not_differentiable, register_gradient, register_op
-
-CONST = register_op(
-    "Const", (), lambda specs, attrs: [(attrs["value"].dtype, attrs["value"].shape)],
-    kernel=lambda *, value, dtype: value, doc="A constant value, stored in attr 'value'.")
-
-PLACEHOLDER = register_op(
-    "Placeholder", (), lambda specs, attrs: [(attrs["dtype"], attrs["shape"])], kernel=None,
-    doc="A graph input; fed by the caller (its kernel never runs).")
+from runtime.core.graph import CONST, PLACEHOLDER  # noqa: F401  (re-exported: every op type has a home here)
+from runtime.core.registry import Algebra, not_differentiable, register_gradient, register_op
 
 IDENTITY = register_op(
     "Identity", ("input",), lambda specs, attrs: [specs[0]], kernel=lambda x: x,
-    doc="Returns its input unchanged.")
+    doc="Returns its input unchanged.", algebra=Algebra(noop_when_same_dtype=True))
 
 not_differentiable(CONST, "it has no inputs")
 not_differentiable(PLACEHOLDER, "it has no inputs (gradients with respect to it are what rt.gradients returns)")

@@ -19,7 +19,8 @@ from runtime.core import shapes
 from runtime.ops.convert import convert_operands
 from runtime.ops.cast_op import CAST
 from runtime.ops.gradient_ops import unbroadcast
-from runtime.core.registry import OpDef, apply_op, get_op, not_differentiable, register_gradient, register_op
+from runtime.core.registry import (Algebra, OpDef, apply_op, get_op, not_differentiable, register_gradient,
+                                   register_op)
 from runtime.core.tensor import Tensor
 
 
@@ -95,9 +96,11 @@ def _pow_kernel(x, y):
         return np.power(x, y)
 
 
-add = _declare_binary("AddV2", np.add, doc="x + y")
-subtract = _declare_binary("Sub", np.subtract, doc="x - y")
-multiply = _declare_binary("Mul", np.multiply, doc="x * y")
+add = _declare_binary("AddV2", np.add, doc="x + y",
+                      algebra=Algebra(neutral=(((0, 1), 0, True),)))  # only -0.0 is neutral for floats
+subtract = _declare_binary("Sub", np.subtract, doc="x - y",
+                           algebra=Algebra(neutral=(((1,), 0, False),)))  # only +0.0 is neutral for floats
+multiply = _declare_binary("Mul", np.multiply, doc="x * y", algebra=Algebra(neutral=(((0, 1), 1, None),)))
 maximum = _declare_binary("Maximum", np.maximum, doc="max(x, y)")
 minimum = _declare_binary("Minimum", np.minimum, doc="min(x, y)")
 floordiv = _declare_binary("FloorDiv", _integer_safe(np.floor_divide), doc="x // y (floor division)",
@@ -120,7 +123,8 @@ def _float_only_broadcast(specs, attrs):
 
 
 REAL_DIV = register_op("RealDiv", ("x", "y"), _float_only_broadcast, _quiet(np.true_divide),
-                       doc="x / y for floating-point x and y.", ufunc=np.true_divide)
+                       doc="x / y for floating-point x and y.", ufunc=np.true_divide,
+                       algebra=Algebra(neutral=(((1,), 1, None),)))
 # TensorFlow's true division: small ints become float32, wide ints float64.
 _TRUEDIV_DTYPE = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32, dtypes.uint8: dtypes.float32,
                   dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64}

@@ -19,7 +19,8 @@ import numpy as np
 
 from runtime.ops.convert import convert_to_tensor
 from runtime.core import dtypes
-from runtime.core.registry import apply_op, get_op, not_differentiable, register_gradient, register_op
+from runtime.core.registry import (NO_ALGEBRA, Algebra, apply_op, get_op, not_differentiable, register_gradient,
+                                   register_op)
 from runtime.core.tensor import Tensor
 from runtime.ops.validated import apply_validated
 
@@ -27,7 +28,8 @@ _NUMERIC = "fiu"  # numpy kinds: float, signed and unsigned int (not bool)
 _KIND_NAMES = {"f": "floating-point", _NUMERIC: "numeric (not bool)"}
 
 
-def _declare_unary(name: str, kernel: Callable, kinds: str, doc: str, ufunc: Optional[np.ufunc] = None):
+def _declare_unary(name: str, kernel: Callable, kinds: str, doc: str, ufunc: Optional[np.ufunc] = None,
+                   algebra: Algebra = NO_ALGEBRA):
     """Register a same-shape, same-dtype op accepting dtypes whose numpy kind is in ``kinds``."""
     def infer(specs, attrs):
         dtype, shape = specs[0]
@@ -35,7 +37,7 @@ def _declare_unary(name: str, kernel: Callable, kinds: str, doc: str, ufunc: Opt
             raise TypeError(f"x must be a {_KIND_NAMES[kinds]} tensor, got {dtype.name}")
         return [specs[0]]
 
-    op_def = register_op(name, ("x",), infer, kernel, doc=doc, ufunc=ufunc)
+    op_def = register_op(name, ("x",), infer, kernel, doc=doc, ufunc=ufunc, algebra=algebra)
 
     def op(x: Any) -> Tensor:
         x = convert_to_tensor(x)
@@ -46,6 +48,7 @@ def _declare_unary(name: str, kernel: Callable, kinds: str, doc: str, ufunc: Opt
         return apply_op(op_def, (x,))
 
     op.__doc__ = f"Elementwise {doc} (the ``{name}`` op)."
+    op.op_def = op_def
     return op
 
 
@@ -57,7 +60,7 @@ def _quiet(ufunc: Callable) -> Callable:
     return quiet_kernel
 
 
-negative = _declare_unary("Neg", np.negative, _NUMERIC, "-x")
+negative = _declare_unary("Neg", np.negative, _NUMERIC, "-x", algebra=Algebra(self_inverse=True))
 abs = _declare_unary("Abs", np.abs, _NUMERIC, "|x|")  # noqa: A001 - TensorFlow's public name
 sign = _declare_unary("Sign", np.sign, _NUMERIC, "sign of x (-1, 0 or 1)")
 square = _declare_unary("Square", np.square, _NUMERIC, "x * x")

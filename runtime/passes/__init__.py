@@ -23,6 +23,7 @@ from runtime.passes.constant_folding import fold_constants, fold_op
 from runtime.passes.cse import cse_rule, eliminate_common_subexpressions
 from runtime.passes.prune import prune
 from runtime.passes.rewrite import rebuild
+from runtime.ops.control_flow_ops import IF
 
 __all__ = ["optimize_graph", "prune", "fold_constants", "eliminate_common_subexpressions",
            "simplify_arithmetic"]
@@ -54,7 +55,7 @@ def _combined_rule(inlined: List[bool]):
         for step in (simplify_op, fold_op, merge):
             replacement = step(op, inputs, builder)
             if replacement is not None:
-                if op.type == "If":
+                if op.op_def is IF:
                     inlined.append(True)
                 return replacement
         return None

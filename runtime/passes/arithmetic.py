@@ -27,14 +27,6 @@ from runtime.core.graph import FuncGraph, Operation
 from runtime.passes.rewrite import GraphBuilder, rebuild
 from runtime.core.tensor import SymbolicTensor
 
-# (op type, which operand may be the neutral constant, its value, the sign a float zero must have)
-_NEUTRAL_OPERANDS = (
-    ("Mul", (0, 1), 1, None),
-    ("AddV2", (0, 1), 0, True),   # only -0.0 is neutral for float addition
-    ("Sub", (1,), 0, False),      # only +0.0 is neutral for float subtraction
-    ("RealDiv", (1,), 1, None),
-)
-
 
 def simplify_arithmetic(graph: FuncGraph) -> FuncGraph:
     """A copy of ``graph`` with neutral operations replaced by their operand."""
@@ -54,13 +46,14 @@ def _unchanged_operand(op: Operation, inputs: List[SymbolicTensor],
     if len(op.outputs) != 1:
         return None
     out = op.outputs[0]
-    if op.type in ("Identity", "Cast") and len(inputs) == 1 and inputs[0].dtype == out.dtype:
+    algebra = op.op_def.algebra  # declared with the op (runtime.core.registry.Algebra)
+    if algebra.noop_when_same_dtype and len(inputs) == 1 and inputs[0].dtype == out.dtype:
         return inputs[0]
-    if op.type == "Neg" and inputs[0].op.type == "Neg":
+    if algebra.self_inverse and len(inputs) == 1 and inputs[0].op.op_def is op.op_def:
         inner = inputs[0].op.inputs[0]
         return inner if inner.dtype == out.dtype else None
-    for op_type, positions, neutral, zero_sign in _NEUTRAL_OPERANDS:
-        if op.type != op_type or len(inputs) != 2:
+    for positions, neutral, zero_sign in algebra.neutral:
+        if len(inputs) != 2:
             continue
         for position in positions:
             constant = builder.const_value(inputs[position])

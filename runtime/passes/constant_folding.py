@@ -26,6 +26,9 @@ import numpy as np
 from runtime.core.graph import FuncGraph, Operation
 from runtime.passes.rewrite import GraphBuilder, inline, rebuild
 from runtime.core.tensor import SymbolicTensor
+from runtime.core.graph import CONST
+from runtime.ops.control_flow_ops import IF
+from runtime.core.graph import PLACEHOLDER
 
 MAX_FOLDED_ELEMENTS = 1_000_000
 
@@ -41,7 +44,7 @@ def fold_constants(graph: FuncGraph, max_elements: int = MAX_FOLDED_ELEMENTS) ->
 def fold_op(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder,
             max_elements: int = MAX_FOLDED_ELEMENTS) -> Optional[List[SymbolicTensor]]:
     """The rule for one op: constants for its outputs (or the inlined branch of an If), else None."""
-    if op.type == "If" and builder.const_value(inputs[0]) is not None:
+    if op.op_def is IF and builder.const_value(inputs[0]) is not None:
         branch = op.attrs["then_branch" if builder.const_value(inputs[0]) else "else_branch"]
         return inline(builder, branch, inputs[1:])
     if not _foldable(op, max_elements):
@@ -61,7 +64,7 @@ def fold_op(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder,
 
 
 def _foldable(op: Operation, max_elements: int) -> bool:
-    if op.type in ("Const", "Placeholder") or op.op_def.kernel is None or op.subgraphs() or op.is_stateful:
+    if op.op_def in (CONST, PLACEHOLDER) or op.op_def.kernel is None or op.subgraphs() or op.is_stateful:
         return False
     if not op.outputs:
         return False

@@ -22,6 +22,7 @@ import numpy as np
 from runtime.core.graph import FuncGraph, Operation
 from runtime.passes.rewrite import GraphBuilder, rebuild
 from runtime.core.tensor import SymbolicTensor
+from runtime.core.graph import PLACEHOLDER
 
 
 def eliminate_common_subexpressions(graph: FuncGraph) -> FuncGraph:
@@ -38,7 +39,7 @@ def cse_rule():
     seen: Dict[Hashable, List[SymbolicTensor]] = {}
 
     def merge(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder):
-        if op.is_stateful or op.subgraphs() or op.type == "Placeholder":
+        if op.is_stateful or op.subgraphs() or op.op_def is PLACEHOLDER:
             return None
         key = (op.type, tuple(id(t) for t in inputs), attrs_key(op.attrs))
         if key in seen:

@@ -19,6 +19,8 @@ import numpy as np
 from runtime.core import nest
 from runtime.core.graph import FuncGraph, Operation
 from runtime.core.tensor import SymbolicTensor
+from runtime.core.graph import CONST
+from runtime.core.graph import PLACEHOLDER
 
 # visit(op, new_inputs, builder) -> replacement tensors for op.outputs, or None to copy the op.
 Visitor = Callable[[Operation, List[SymbolicTensor], "GraphBuilder"], Optional[Sequence[SymbolicTensor]]]
@@ -26,7 +28,7 @@ Visitor = Callable[[Operation, List[SymbolicTensor], "GraphBuilder"], Optional[S
 VisitorFactory = Callable[[FuncGraph], Visitor]
 
 _MANAGED = {"operations", "inputs", "outputs", "structured_outputs", "captures", "variables", "outer_graph",
-            "_name_counts", "_used_names", "_by_name", "_constant_cache", "_last_stateful", "name"}
+            "_name_counts", "_used_names", "_constant_cache", "_last_stateful", "name"}
 
 
 class GraphBuilder:
@@ -60,7 +62,7 @@ class GraphBuilder:
     def const_value(self, tensor: SymbolicTensor) -> Optional[np.ndarray]:
         """The value of a target-graph tensor if a ``Const`` op produces it, else None."""
         op = tensor.op
-        return op.attrs["value"] if op.type == "Const" else None
+        return op.attrs["value"] if op.op_def is CONST else None
 
 
 def rebuild(source: FuncGraph, make_visitor: VisitorFactory) -> FuncGraph:
@@ -83,7 +85,7 @@ def _rebuild(source: FuncGraph, make_visitor: VisitorFactory, outer: Optional[Gr
         builder.mapping[id(placeholder)] = target.add_placeholder(placeholder.dtype, placeholder.shape,
                                                                   name=op.name)
     for op in source.operations:
-        if op.type == "Placeholder" and id(op.outputs[0]) in builder.mapping:
+        if op.op_def is PLACEHOLDER and id(op.outputs[0]) in builder.mapping:
             continue
         # None for an input whose producer was dropped (only prune drops ops, and only unread ones).
         inputs = [builder.mapping.get(id(t)) for t in op.inputs]
@@ -123,7 +125,7 @@ def inline(builder: GraphBuilder, subgraph: FuncGraph, inputs: Sequence[Symbolic
     """
     mapping = {id(p): t for p, t in zip(subgraph.inputs, inputs)}
     for op in subgraph.operations:
-        if op.type == "Placeholder" and id(op.outputs[0]) in mapping:
+        if op.op_def is PLACEHOLDER and id(op.outputs[0]) in mapping:
             continue  # a placeholder of the subgraph: bound to the caller's input
         new_op = builder.target.create_op(op.op_def, [mapping[id(t)] for t in op.inputs], dict(op.attrs),
                                           name=op.name, site=op.creation_site)

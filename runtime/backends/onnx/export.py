@@ -20,9 +20,9 @@ import numpy as np
 from runtime.core.errors import ExportError
 from runtime.backends.onnx import ops as onnx_ops
 from runtime.passes.analysis import needed_ops
+from runtime.core.graph import PLACEHOLDER
 
 OPSET = 18
-_NO_CONVERTER_NEEDED = ("Placeholder",)
 
 
 def _import_onnx():
@@ -50,7 +50,7 @@ def _unmapped(graph, outputs: Sequence[Any], found: Dict[str, List[str]]) -> Non
     needed = set(_ops_for(graph, outputs))
     for op in graph.operations:
         side_effect = op.op_def.stateful and op.type not in onnx_ops.SNAPSHOT_OPS
-        unmapped = op.type not in onnx_ops.CONVERTERS and op.type not in _NO_CONVERTER_NEEDED
+        unmapped = op.type not in onnx_ops.CONVERTERS and op.op_def is not PLACEHOLDER
         if side_effect or (op in needed and unmapped):
             found.setdefault(op.type, []).append(op.name)
         if op in needed or op.is_stateful:
@@ -104,7 +104,7 @@ class ModelBuilder:
         """Add the ops that ``outputs`` need; ``bindings`` gives names for the graph's placeholders."""
         names = dict(bindings)
         for op in _ops_for(graph, outputs):
-            if op.type == "Placeholder":
+            if op.op_def is PLACEHOLDER:
                 if op.outputs[0] not in names:
                     raise ExportError(f"placeholder '{op.name}' of graph '{graph.name}' has no value")
                 continue

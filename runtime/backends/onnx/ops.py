@@ -13,10 +13,25 @@ from typing import Callable, Dict, List
 import numpy as np
 
 from runtime.core.errors import ExportError
+from runtime.ops.scatter_ops import TENSOR_SCATTER_ADD
 
 Converter = Callable[..., List[str]]
 CONVERTERS: Dict[str, Converter] = {}
 SNAPSHOT_OPS = ("ReadVariableOp",)  # stateful, but exported as the variable's current value
+# Every registered op is either in CONVERTERS or here, with the reason (tests/test_op_homes.py checks it).
+NOT_EXPORTED: Dict[str, str] = {
+    "Placeholder": "becomes a model input, not a node",
+    "PrintV2": "a side effect: ONNX has no printing",
+    "Assert": "a side effect: ONNX cannot raise",
+    "RandomUniform": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
+    "AssignVariableOp": "a side effect: ONNX models have no mutable state",
+    "AssignAddVariableOp": "a side effect: ONNX models have no mutable state",
+    "AssignSubVariableOp": "a side effect: ONNX models have no mutable state",
+    "Cumprod": "ONNX has CumSum but no cumulative product",
+    "Erfc": "ONNX has no Erfc, and 1 - Erf(x) loses every digit for large x",
+    "Expm1": "ONNX has no Expm1, and Exp(x) - 1 loses the digits that make expm1 useful near 0",
+    "Log1p": "ONNX has no Log1p, and Log(1 + x) loses the digits that make log1p useful near 0",
+}
 
 
 def _converts(*op_types: str):
@@ -301,7 +316,7 @@ def _gather_nd(b, op, inputs):
 @_converts("TensorScatterUpdate", "TensorScatterAdd")
 def _scatter_nd(b, op, inputs):
     tensor, indices, updates = inputs
-    reduction = "add" if op.type == "TensorScatterAdd" else "none"
+    reduction = "add" if op.op_def is TENSOR_SCATTER_ADD else "none"
     return [b.one("ScatterND", [tensor, _int64(b, indices, op.name + "/indices"), updates], op.name,
                   reduction=reduction)]
 
