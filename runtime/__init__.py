@@ -21,5 +21,6 @@ from runtime.passes.gradients import gradients
 from runtime import backends  # noqa: F401  (gives graphs as_graph_def() and to_dot())
 from runtime.backends import onnx as export  # rt.export.to_onnx
 from runtime.tracing.control_flow import cond, while_loop
+from runtime.tracing.tape import GradientTape
 from runtime.tracing.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
 from runtime.saving.serialize import load, save

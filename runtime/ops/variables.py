@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime.core import context
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
+from runtime.core.registry import apply_op, eager_op_hooks, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import EagerTensor, Tensor, _symbolic_misuse, shape_compatible
 
 
@@ -124,6 +124,8 @@ class Variable(Tensor):
         """The current value: an eager tensor, or a ``ReadVariableOp`` output while tracing."""
         graph = context.current_graph()
         if graph is None:
+            if eager_op_hooks:  # a GradientTape is recording: let it see the read
+                return apply_op(READ_VARIABLE, [], {"variable": self})
             return EagerTensor(self._array)
         return self._graph_tensor(graph)
 

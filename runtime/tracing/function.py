@@ -27,6 +27,8 @@ from runtime.core import context, nest
 from runtime.core.traceback_filtering import api_boundary
 
 from runtime.tracing import signature
+from runtime.core.registry import eager_op_hooks
+from runtime.tracing.tape import recording_eagerly
 from runtime.tracing.concrete_function import ConcreteFunction, checked_array, describe_structure
 from runtime.core.graph import FuncGraph
 from runtime.ops.convert import convert_to_tensor
@@ -95,7 +97,8 @@ class Function:
     # --- calling -------------------------------------------------------------------------------------
     @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _run_eagerly[0]:
+        if _run_eagerly[0] or (eager_op_hooks and recording_eagerly()):
+            # An eager GradientTape records ops as they run: run this call op by op so it sees them.
             return self.python_function(*args, **kwargs)
         if context._state.graph is not None:  # called while tracing another function: trace inline
             return self._function_to_trace()(*args, **kwargs)

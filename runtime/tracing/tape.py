@@ -1,0 +1,246 @@
+"""``GradientTape``: record a computation, then ask for the gradient of a result, as in TensorFlow.
+
+Eagerly, the tape records every op whose inputs it watches (a hook in ``apply_op``) and ``gradient``
+runs the ops' VJP rules right away. Inside a traced function the ops are already in the graph: the
+tape remembers which ops were made while it was recording, and ``gradient`` adds the gradient ops
+to the same graph, so forward and backward pass are one traced, optimized, compiled function.
+Trainable ``Variable``s are watched automatically when they are read while recording.
+
+>>> import runtime as rt
+>>> w = rt.Variable(3.0)
+>>> with rt.GradientTape() as tape:
+...     loss = w * w
+>>> tape.gradient(loss, w)
+Tensor(6.0, shape=(), dtype=float32)
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any, Dict, Iterator, List, Optional
+
+from runtime.core import context, nest
+from runtime.core.registry import eager_op_hooks
+from runtime.core.tensor import SymbolicTensor, Tensor
+from runtime import ops as _ops
+from runtime.ops.core import IDENTITY
+from runtime.ops.variables import READ_VARIABLE, Variable
+from runtime.passes.gradients import backprop, check_unconnected, unconnected
+
+
+class _Record:
+    """One eagerly run op, as the tape saw it (the shape ``backprop`` walks: op_def, inputs, outputs, attrs)."""
+
+    __slots__ = ("op_def", "inputs", "outputs", "attrs")
+
+    def __init__(self, op_def, inputs, outputs, attrs):
+        self.op_def, self.inputs, self.outputs, self.attrs = op_def, inputs, outputs, attrs
+
+    @property
+    def type(self) -> str:
+        return self.op_def.name
+
+    @property
+    def name(self) -> str:
+        return self.op_def.name
+
+
+class _Active(threading.local):
+    tapes: List["GradientTape"] = []
+
+
+_active = _Active()
+_hook_users = [0]  # tapes recording eagerly, on all threads: the hook is installed while there are any
+_hook_lock = threading.Lock()
+
+
+def recording_eagerly() -> bool:
+    """Whether an eager GradientTape is recording on this thread (``rt.Function`` then runs op by op)."""
+    return any(tape._recording and tape._graph is None for tape in _active.tapes)
+
+
+def _record_eager_op(op_def, inputs, attrs, outputs) -> None:
+    for tape in _active.tapes:
+        if tape._recording and tape._graph is None:
+            tape._record(op_def, inputs, attrs, outputs)
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (``tf.GradientTape``'s API).
+
+    ``persistent=True`` allows several ``gradient`` calls; ``watch_accessed_variables=False`` watches
+    only what ``watch`` is given.
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._persistent = persistent
+        self._watch_variables = watch_accessed_variables
+        self._recording = False
+        self._graph = None
+        self._used = False
+        self._watched: Dict[int, Any] = {}  # id -> watched tensor or Variable (kept alive)
+        self._records: List[_Record] = []  # eager
+        self._graph_ops: List[Any] = []  # traced: ops made while recording, closed windows
+        self._window_start: Optional[int] = None
+
+    # --- recording -----------------------------------------------------------------------------------
+    def __enter__(self) -> "GradientTape":
+        self._graph = context.current_graph()
+        _active.tapes.append(self)
+        self._start_recording()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop_recording()
+        _active.tapes.remove(self)
+
+    def _start_recording(self) -> None:
+        self._recording = True
+        if self._graph is None:
+            with _hook_lock:
+                _hook_users[0] += 1
+                if _record_eager_op not in eager_op_hooks:
+                    eager_op_hooks.append(_record_eager_op)
+        else:
+            self._window_start = len(self._graph.operations)
+
+    def _stop_recording(self) -> None:
+        if not self._recording:
+            return
+        self._recording = False
+        if self._graph is None:
+            with _hook_lock:
+                _hook_users[0] -= 1
+                if _hook_users[0] == 0 and _record_eager_op in eager_op_hooks:
+                    eager_op_hooks.remove(_record_eager_op)
+        else:
+            self._graph_ops.extend(self._graph.operations[self._window_start:])
+            self._window_start = None
+
+    @contextlib.contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Ops run inside this block are not recorded (their results are constants to the gradient)."""
+        if not self._recording:
+            raise RuntimeError("GradientTape.stop_recording(): the tape is not recording (use it inside the "
+                               "tape's `with` block)")
+        self._stop_recording()
+        try:
+            yield
+        finally:
+            self._start_recording()
+
+    def watch(self, tensor: Any) -> None:
+        """Record operations on ``tensor`` (a floating-point tensor or Variable, or a nest of them)."""
+        for value in nest.flatten(tensor):
+            if not isinstance(value, Tensor):
+                raise TypeError(f"GradientTape.watch: expected tensors or Variables, got {type(value).__name__} "
+                                f"{value!r}; convert it with rt.constant first")
+            self._watched[id(value)] = value
+
+    def watched_variables(self) -> List[Variable]:
+        """The Variables this tape watches (read while recording, or given to ``watch``)."""
+        return [v for v in self._watched.values() if isinstance(v, Variable)]
+
+    def _watches(self, value: Any) -> bool:
+        if id(value) in self._watched:
+            return True
+        if isinstance(value, Variable) and value.trainable and self._watch_variables:
+            self._watched[id(value)] = value
+            return True
+        return False
+
+    def _record(self, op_def, inputs, attrs, outputs) -> None:
+        if op_def is READ_VARIABLE:  # eager reads: the value stands for the variable (an identity of it)
+            variable = attrs["variable"]
+            if self._watches(variable):
+                self._records.append(_Record(IDENTITY, [variable], [outputs], attrs))
+                self._watched[id(outputs)] = outputs
+            return
+        if any(self._watches(t) for t in inputs):
+            outs = list(outputs) if isinstance(outputs, tuple) else [outputs]
+            self._records.append(_Record(op_def, list(inputs), outs, attrs))
+            self._watched.update((id(t), t) for t in outs)
+
+    # --- differentiating -----------------------------------------------------------------------------
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: str = "none") -> Any:
+        """The gradient of ``target`` (summed, if several) with respect to each of ``sources``.
+
+        Returns the structure of ``sources`` with a tensor per source: None where the target does not
+        depend on it (zeros with ``unconnected_gradients='zero'``), and for integer sources.
+        """
+        mode = check_unconnected(unconnected_gradients)
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of gradients; "
+                               "create it with rt.GradientTape(persistent=True) to call gradient() again")
+        self._used = True
+        graph = context.current_graph()
+        if graph is not self._graph:
+            raise RuntimeError("GradientTape.gradient must be called in the function (or eager context) where the "
+                               "tape recorded; it was called inside a different graph (e.g. in a branch or loop "
+                               "body of a tensor-dependent if/while). Call it after the if/loop")
+        was_recording = self._recording
+        self._stop_recording()  # gradient ops are not recorded (no gradients of gradients)
+        try:
+            return self._gradient(target, sources, output_gradients, mode)
+        finally:
+            if was_recording:
+                self._start_recording()
+
+    def _gradient(self, target: Any, sources: Any, output_gradients: Any, mode: str) -> Any:
+        targets = nest.flatten(target)
+        seeds = [None] * len(targets) if output_gradients is None else [
+            None if g is None else _ops.convert_to_tensor(g, t.dtype)
+            for g, t in zip(nest.flatten(output_gradients), targets)]
+        flat_sources = nest.flatten(sources)
+        for source in flat_sources:
+            if not isinstance(source, Tensor):
+                raise TypeError(f"GradientTape.gradient: sources must be tensors or Variables, got "
+                                f"{type(source).__name__} {source!r}")
+        operations = self._records if self._graph is None else self._watched_graph_ops()
+        # An unwatched source is a constant to this tape: its gradient is None (as in TensorFlow).
+        stand_ins = {id(s): self._stand_ins(s, operations) if self._watches(s) else [] for s in flat_sources}
+        found = backprop(operations, targets, seeds, [t for ins in stand_ins.values() for t in ins])
+        results = []
+        for source in flat_sources:
+            grads = [found[id(t)] for t in stand_ins[id(source)] if id(t) in found]
+            total = None
+            for grad in grads:
+                total = grad if total is None else total + grad
+            results.append(unconnected(source, mode) if total is None else total)
+        return nest.pack_sequence_as(sources, results)
+
+    def _watched_graph_ops(self) -> List[Any]:
+        """The recorded graph ops that depend on a watched tensor or a watched variable's read."""
+        watched = set(self._watched)
+        path = []
+        for op in self._graph_ops:
+            if op.op_def is READ_VARIABLE:
+                if self._watches(op.attrs["variable"]):
+                    path.append(op)
+                    watched.add(id(op.outputs[0]))
+            elif any(id(t) in watched for t in op.inputs):
+                path.append(op)
+                watched.update(id(t) for t in op.outputs)
+        return path
+
+    def _stand_ins(self, source: Any, operations: List[Any]) -> List[Any]:
+        """The tensors whose gradients make up ``source``'s: itself, or a Variable's recorded reads."""
+        if not isinstance(source, Variable):
+            return [source]
+        if self._graph is None:
+            return [source]  # eager reads are recorded as identities of the variable itself
+        _check_not_read_in_subgraphs(source, self._graph_ops)
+        return [op.outputs[0] for op in operations if op.op_def is READ_VARIABLE and op.attrs["variable"] is source]
+
+
+def _check_not_read_in_subgraphs(variable: Variable, operations: List[Any]) -> None:
+    for op in operations:
+        for subgraph in op.subgraphs():
+            for inner in subgraph.operations:
+                if inner.op_def is READ_VARIABLE and inner.attrs["variable"] is variable:
+                    raise NotImplementedError(
+                        f"GradientTape.gradient: Variable '{variable.name}' is read inside a tensor-dependent "
+                        f"if/loop ({subgraph.name}); gradients with respect to a variable read there are not "
+                        "supported yet. Read it once before the if/loop (e.g. w = v.read_value()) and use w inside")
+            _check_not_read_in_subgraphs(variable, subgraph.operations)
