@@ -74,3 +74,32 @@ def test_round_trip_to_float32_precision(name):
 def test_ties_export_with_the_lower_index_first():
     model = round_trip(lambda x: rt.math.top_k(x, 4)[1], [S([8])], [np.array([2, 7, 7, 1, 7, 2, 7, 0], np.float32)])
     assert "TopK" in {node.op_type for node in model.graph.node}
+
+
+NN = {
+    "Relu": (lambda x: rt.nn.relu(x), [S([None, 5])], [EDGES]),
+    "Relu_int": (lambda x: (rt.nn.relu(x), rt.nn.relu6(x)), [S([4], rt.int32)], [np.array([-3, 0, 4, 9], np.int32)]),
+    "Relu6": (rt.nn.relu6, [S([None, 5])], [EDGES * 3]),
+    "LeakyRelu": (lambda x: rt.nn.leaky_relu(x, 0.1), [S([None, 5])], [EDGES]),
+}
+NN_CLOSE = {
+    "Elu": (rt.nn.elu, [S([None, 5])], [ROUNDED - 3]),
+    "Softmax": (lambda x: (rt.nn.softmax(x), rt.nn.softmax(x * 500.0, 0)), [S([None, 5])], [ROUNDED]),
+    "LogSoftmax": (lambda x: (rt.nn.log_softmax(x), rt.nn.log_softmax(x * 500.0, 0)), [S([None, 5])], [ROUNDED]),
+    "composites": (lambda x: (rt.nn.gelu(x, approximate=True), rt.nn.l2_normalize(x, 1),
+                              rt.nn.sigmoid_cross_entropy_with_logits(labels=x * 0.1, logits=x),
+                              rt.nn.softmax_cross_entropy_with_logits(labels=rt.nn.softmax(x), logits=x)),
+                   [S([None, 5])], [ROUNDED]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN))
+def test_nn_exact_round_trip(name):
+    function, specs, arrays = NN[name]
+    round_trip(function, specs, arrays)
+
+
+@pytest.mark.parametrize("name", sorted(NN_CLOSE))
+def test_nn_round_trip_to_float32_precision(name):
+    function, specs, arrays = NN_CLOSE[name]
+    round_trip(function, specs, arrays, rtol=1e-6)

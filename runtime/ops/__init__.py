@@ -1,6 +1,6 @@
 """All public ops. Each module registers its ops in ``runtime.core.registry`` when imported.
 
-``debugging`` (Assert and assert_*), ``random`` (uniform, normal, categorical) and ``math`` are
+``debugging`` (Assert and assert_*), ``random`` (uniform, normal, categorical), ``math`` and ``nn`` are
 namespaces, as in TensorFlow; the names TensorFlow also has at its top level (``tanh``, ``sort``, ...)
 are here too.
 """
@@ -9,6 +9,7 @@ from runtime.ops import debugging  # noqa: F401
 from runtime.ops import math_namespace as math  # noqa: F401
 from runtime.ops import gradient_ops  # noqa: F401  (broadcast_to, stop_gradient, unbroadcast)
 from runtime.ops.gradient_ops import broadcast_to, stop_gradient
+from runtime.ops import nn_namespace as nn  # noqa: F401
 from runtime.ops import random_ops as random  # noqa: F401
 from runtime.ops.array_ops import cast, expand_dims, identity, reshape, squeeze, tile, transpose
 from runtime.ops.combine_ops import concat, stack, where

@@ -283,6 +283,39 @@ def _arg_sort(b, op, inputs):
     return [b.one("Cast", [indices], op.name, to=b.onnx.TensorProto.INT32)]
 
 
+# --- neural-network functions ----------------------------------------------------------------------
+def _scalar_like(b, op, value, hint: str) -> str:
+    return b.constant(np.array(value, dtype=op.outputs[0].dtype), op.name + hint)
+
+
+@_converts("Relu")
+def _relu(b, op, inputs):
+    if op.outputs[0].dtype.kind == "f":
+        return [b.one("Relu", inputs, op.name)]
+    return [b.one("Max", [inputs[0], _scalar_like(b, op, 0, "/zero")], op.name)]  # integer Relu: Max
+
+
+@_converts("Relu6")
+def _relu6(b, op, inputs):
+    positive = b.one("Max", [inputs[0], _scalar_like(b, op, 0, "/zero")], op.name + "/relu")
+    return [b.one("Min", [positive, _scalar_like(b, op, 6, "/six")], op.name)]
+
+
+@_converts("LeakyRelu")
+def _leaky_relu(b, op, inputs):
+    return [b.one("LeakyRelu", inputs, op.name, alpha=float(op.attrs["alpha"]))]
+
+
+@_converts("Elu")
+def _elu(b, op, inputs):
+    return [b.one("Elu", inputs, op.name, alpha=1.0)]
+
+
+@_converts("Softmax", "LogSoftmax")
+def _softmax(b, op, inputs):
+    return [b.one(op.type, inputs, op.name, axis=op.attrs["axis"])]
+
+
 # --- combining, creating, indexing -----------------------------------------------------------------
 @_converts("ConcatV2")
 def _concat(b, op, inputs):
