@@ -15,7 +15,7 @@ from runtime.core.graph import FuncGraph, Graph, Operation
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, is_symbolic, is_tensor
 from runtime.ops import *  # noqa: F401,F403
 from runtime.ops import constant, convert_to_tensor
-from runtime.ops import debugging, math, nn, random  # namespaces: rt.debugging.assert_equal, rt.math.erf, ...
+from runtime.ops import debugging, linalg, math, nn, random  # namespaces: rt.debugging.assert_equal, rt.math.erf, ...
 from runtime.ops.variables import Variable
 from runtime.passes.gradients import gradients
 from runtime import backends  # noqa: F401  (gives graphs as_graph_def() and to_dot())

@@ -103,3 +103,40 @@ def test_nn_exact_round_trip(name):
 def test_nn_round_trip_to_float32_precision(name):
     function, specs, arrays = NN_CLOSE[name]
     round_trip(function, specs, arrays, rtol=1e-6)
+
+
+SQUARE = np.array([[[4, 1, 0], [1, 5, 2], [0, 2, 6]], [[2, 0, 0], [0, 3, 1], [1, 0, 1]]], np.float32)
+INTS = np.array([[1, -2, 3, 0], [4, 5, -6, 2]], np.int32)
+ARRAYS = {
+    "MatrixDeterminant": (rt.linalg.det, [S([None, 3, 3])], [SQUARE], 1e-5),
+    "Einsum": (lambda a, b: (rt.einsum("bij,bjk->bik", a, a), rt.einsum("ii->i", b), rt.einsum("...j,...j->...", a, a)),
+               [S([None, 3, 3]), S([3, 3])], [SQUARE, SQUARE[0]], 1e-6),
+    "Einsum_int": (lambda x: rt.einsum("ij,kj->ik", x, x), [S([None, 4], rt.int32)], [INTS], 0),
+    "ClipByValue": (lambda x, low: (rt.clip_by_value(x, -1, 3), rt.clip_by_value(x, low, 2)),
+                    [S([None, 4], rt.int32), S([4], rt.int32)], [INTS, np.array([0, 1, -9, 5], np.int32)], 0),
+    "OneHot": (lambda i: (rt.one_hot(i, 4), rt.one_hot(i, 3, on_value=7, off_value=-1, axis=0)),
+               [S([None, 4], rt.int32)], [INTS], 0),
+    "PadV2": (lambda x: (rt.pad(x, [[1, 0], [2, 1]]), rt.pad(x, [[0, 1], [0, 0]], constant_values=9)),
+              [S([None, 4], rt.int32)], [INTS], 0),
+    "MirrorPad": (lambda x: rt.pad(x, [[1, 1], [3, 2]], "REFLECT"), [S([None, 4])], [INTS.astype(np.float32)], 0),
+    "ReverseV2": (lambda x: (rt.reverse(x, [0]), rt.reverse(x, [-1, 0]), rt.reverse(x, [])),
+                  [S([None, 4], rt.int32)], [INTS], 0),
+    "BroadcastTo": (lambda x, n: (rt.broadcast_to(x, [3, 2, 4]), rt.broadcast_to(x[:1], [n, 4])),
+                    [S([2, 4], rt.int32), S([], rt.int32)], [INTS, np.array(5, np.int32)], 0),
+    "SplitV": (lambda x: (*rt.split(x, 2, axis=1), *rt.split(x, [1, -1], axis=1), *rt.split(x, [3, 1], axis=-1),
+                          *rt.split(x, 1)), [S([None, 4], rt.int32)], [INTS], 0),
+    "Unpack": (lambda x: (*rt.unstack(x, axis=1), *rt.unstack(x[:1], num=1)), [S([None, 4], rt.int32)], [INTS], 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARRAYS))
+def test_linalg_and_array_ops_round_trip(name):
+    function, specs, arrays, rtol = ARRAYS[name]
+    round_trip(function, specs, arrays, rtol=rtol)
+
+
+def test_symmetric_pad_names_the_missing_mode():
+    from runtime.core.errors import ExportError
+    graph = trace(lambda x: rt.pad(x, [[1, 1]], "SYMMETRIC"), S([3]))
+    with pytest.raises(ExportError, match="MirrorPad mode SYMMETRIC cannot be exported"):
+        to_onnx(graph)

@@ -1,6 +1,6 @@
 """All public ops. Each module registers its ops in ``runtime.core.registry`` when imported.
 
-``debugging`` (Assert and assert_*), ``random`` (uniform, normal, categorical), ``math`` and ``nn`` are
+``debugging`` (Assert and assert_*), ``random`` (uniform, normal, categorical), ``math``, ``nn`` and ``linalg`` are
 namespaces, as in TensorFlow; the names TensorFlow also has at its top level (``tanh``, ``sort``, ...)
 are here too.
 """
@@ -9,6 +9,7 @@ from runtime.ops import debugging  # noqa: F401
 from runtime.ops import math_namespace as math  # noqa: F401
 from runtime.ops import gradient_ops  # noqa: F401  (broadcast_to, stop_gradient, unbroadcast)
 from runtime.ops.gradient_ops import broadcast_to, stop_gradient
+from runtime.ops import linalg_namespace as linalg  # noqa: F401
 from runtime.ops import nn_namespace as nn  # noqa: F401
 from runtime.ops import random_ops as random  # noqa: F401
 from runtime.ops.array_ops import cast, expand_dims, identity, reshape, squeeze, tile, transpose
@@ -25,6 +26,10 @@ from runtime.ops.reduction_ops import (argmax, argmin, cumsum, reduce_all, reduc
                                        reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from runtime.ops.shape_ops import rank, shape, size
 from runtime.ops.sort_ops import argsort, sort
+from runtime.ops.einsum_ops import einsum
+from runtime.ops.linalg_ops import norm
+from runtime.ops.manipulation_ops import clip_by_value, one_hot, pad, repeat, reverse
+from runtime.ops.split_ops import split, unstack
 from runtime.ops.unary_ops import (abs, ceil, cos, exp, floor, log, negative, round, sigmoid, sign, sin,  # noqa: A004
                                    sqrt, square, tanh)
 from runtime.ops import operators  # noqa: F401  (installs +, *, <, [] ... on Tensor)

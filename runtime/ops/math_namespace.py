@@ -6,6 +6,7 @@ Every name is the same function as elsewhere in ``runtime`` (``rt.math.add is rt
 >>> rt.math.top_k([1.0, 3.0, 2.0], k=2)[1]
 Tensor([1 2], shape=(2,), dtype=int32)
 """
+from runtime.ops.linalg_ops import norm  # noqa: F401
 from runtime.ops.logical_ops import logical_and, logical_not, logical_or  # noqa: F401
 from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater_equal, less,  # noqa: F401
                                   less_equal, maximum, minimum, multiply, not_equal, pow, subtract)  # noqa: A004

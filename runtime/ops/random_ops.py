@@ -1,5 +1,5 @@
-"""Random numbers (``rt.random``): ``uniform``, a stateful op so it is never folded or merged and runs
-on every call of a traced function.
+"""Random numbers (``rt.random``): ``uniform``, ``normal`` and ``categorical``, stateful ops so they are
+never folded or merged and run on every call of a traced function.
 
 With ``seed`` the op is reproducible: every run of it yields the same values (a fresh numpy
 ``Generator`` seeded with ``seed``). Without one, values come from one process-wide generator.
@@ -17,7 +17,8 @@ from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.ops.convert import convert_to_tensor
 from runtime.core.registry import apply_op, not_differentiable, register_op
-from runtime.ops.shape_ops import known_or_none, shape_argument
+from runtime.ops.shape_ops import constant_value, known_or_none, shape_argument
+from runtime.ops.validated import apply_validated
 from runtime.core.tensor import Tensor
 
 _UNSEEDED = np.random.default_rng()
@@ -82,3 +83,108 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
     return apply_op(UNIFORM, (dims, *bounds), attrs)
 
 not_differentiable(UNIFORM, "random draws do not depend smoothly on anything (TensorFlow gives None too)")
+
+def _check_seed(seed: Any, op_name: str) -> Optional[int]:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise TypeError(f"{op_name}: seed must be a non-negative Python int or None, got {seed!r}")
+    return None if seed is None else int(seed)
+
+
+def _generator(seed: Optional[int]) -> np.random.Generator:
+    return _UNSEEDED if seed is None else np.random.default_rng(seed)
+
+
+def _normal_infer(specs, attrs):
+    (_, dims_shape), (mean_dtype, mean_shape), (stddev_dtype, stddev_shape) = specs
+    for bound_shape, name in ((mean_shape, "mean"), (stddev_shape, "stddev")):
+        if bound_shape not in ((), None):
+            raise ValueError(f"{name} must be a scalar, got shape {bound_shape}")
+    length = None if dims_shape is None else dims_shape[0]
+    return [(attrs["dtype"], known_or_none(attrs.get("static_shape"), length))]
+
+
+def _normal_kernel(shape, mean, stddev, *, dtype, seed, static_shape=None):
+    if (shape < 0).any():
+        raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
+    values = _generator(seed).standard_normal(tuple(shape.tolist()))
+    return (mean.item() + stddev.item() * values).astype(dtype)
+
+
+NORMAL = register_op("RandomNormal", ("shape", "mean", "stddev"), _normal_infer, _normal_kernel, stateful=True,
+                     doc="Normally distributed values (mean, stddev) of attr 'dtype'.")
+
+
+def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
+           seed: Optional[int] = None) -> Tensor:
+    """Random values of ``shape`` from a normal distribution with ``mean`` and ``stddev``.
+
+    >>> normal([2, 3], seed=1).shape
+    (2, 3)
+    """
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"RandomNormal: dtype must be a floating-point type, got {dtype.name}")
+    attrs = {"dtype": dtype, "seed": _check_seed(seed, "RandomNormal")}
+    dims, static = shape_argument(shape, "RandomNormal", "shape")
+    moments = [convert_to_tensor(value, None if isinstance(value, Tensor) else dtype) for value in (mean, stddev)]
+    for moment, name in zip(moments, ("mean", "stddev")):
+        if moment.dtype != dtype:
+            raise TypeError(f"RandomNormal: {name} has dtype {moment.dtype.name} but dtype is {dtype.name}")
+    if static is not None:
+        attrs["static_shape"] = static
+    return apply_op(NORMAL, (dims, *moments), attrs)
+
+
+def _categorical_infer(specs, attrs):
+    (logits_dtype, logits_shape), (count_dtype, count_shape) = specs
+    if logits_dtype.kind != "f":
+        raise TypeError(f"logits must be a floating-point tensor, got {logits_dtype.name}")
+    if logits_shape is not None and len(logits_shape) != 2:
+        raise ValueError(f"logits must have shape [batch_size, num_classes], got shape {logits_shape}")
+    if count_dtype not in (dtypes.int32, dtypes.int64) or count_shape not in ((), None):
+        raise TypeError(f"num_samples must be a scalar int32 tensor, got {count_dtype.name} of shape {count_shape}")
+    batch = None if logits_shape is None else logits_shape[0]
+    return [(attrs["dtype"], (batch, attrs.get("static_num_samples")))]
+
+
+def _categorical_kernel(logits, num_samples, *, dtype, seed, static_num_samples=None):
+    count = int(num_samples)
+    if count < 0:
+        raise ValueError(f"num_samples must be >= 0, got {count}")
+    if logits.shape[1] == 0:
+        raise ValueError("logits must have at least one class")
+    wide = logits.astype(np.float64)
+    if np.isnan(wide).any() or np.isposinf(wide).any() or np.isneginf(wide).all(axis=1).any():
+        raise InvalidArgumentError("every row of logits needs a finite maximum (no nan, no +inf, not all -inf)")
+    weights = np.exp(wide - wide.max(axis=1, keepdims=True))  # probabilities up to each row's total
+    cumulative = np.cumsum(weights, axis=1)
+    draws = _generator(seed).random((logits.shape[0], count)) * cumulative[:, -1:]
+    samples = np.stack([np.searchsorted(row, row_draws, side="right") for row, row_draws in zip(cumulative, draws)])
+    return np.minimum(samples.reshape(logits.shape[0], count), logits.shape[1] - 1).astype(dtype)
+
+
+CATEGORICAL = register_op("Multinomial", ("logits", "num_samples"), _categorical_infer, _categorical_kernel,
+                          stateful=True, doc="num_samples class indices per row, drawn with softmax(logits).")
+
+
+def categorical(logits: Any, num_samples: Any, dtype: Any = dtypes.int64, seed: Optional[int] = None) -> Tensor:
+    """``num_samples`` class indices for each row of ``logits`` ([batch, classes], unnormalized log
+    probabilities), as a [batch, num_samples] tensor of ``dtype`` (int64).
+
+    >>> categorical([[-float("inf"), 0.0]], 3, seed=0)
+    Tensor([[1 1 1]], shape=(1, 3), dtype=int64)
+    """
+    logits = convert_to_tensor(logits)
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Multinomial: dtype must be rt.int32 or rt.int64, got {dtype.name}")
+    count = convert_to_tensor(num_samples, None if isinstance(num_samples, Tensor) else dtypes.int32)
+    attrs = {"dtype": dtype, "seed": _check_seed(seed, "Multinomial")}
+    known = constant_value(count)
+    if known is not None and known.ndim == 0:
+        attrs["static_num_samples"] = int(known)
+    return apply_validated(CATEGORICAL, (logits, count), attrs)
+
+
+not_differentiable(NORMAL, "random draws do not depend smoothly on anything (TensorFlow gives None too)")
+not_differentiable(CATEGORICAL, "sampled class indices are integers")

@@ -316,6 +316,101 @@ def _softmax(b, op, inputs):
     return [b.one(op.type, inputs, op.name, axis=op.attrs["axis"])]
 
 
+# --- linear algebra and array ops ------------------------------------------------------------------
+@_converts("MatrixDeterminant")
+def _det(b, op, inputs):
+    return [b.one("Det", inputs, op.name)]
+
+
+@_converts("Einsum")
+def _einsum(b, op, inputs):
+    return [b.one("Einsum", inputs, op.name, equation=op.attrs["equation"])]
+
+
+@_converts("ClipByValue")
+def _clip_by_value(b, op, inputs):
+    t, low, high = inputs  # Min then Max, like our kernel: bounds may be tensors, and min > max gives min
+    return [b.one("Max", [b.one("Min", [t, high], op.name + "/min"), low], op.name)]
+
+
+@_converts("OneHot")
+def _one_hot(b, op, inputs):
+    """indices[..., None] == range(depth) picks on_value or off_value, as our kernel does: an index outside
+    [0, depth) matches nothing (ONNX OneHot would count negative ones from the end)."""
+    indices, depth, on_value, off_value = inputs
+    rank = op.inputs[0].ndim
+    if rank is None:
+        raise ExportError(f"{op.name}: OneHot of indices of unknown rank cannot be exported")
+    position = rank if op.attrs["axis"] == -1 else op.attrs["axis"]
+    wide = b.one("Unsqueeze", [_int64(b, indices, op.name + "/indices"),
+                               b.constant(np.array([position], np.int64), op.name + "/axis")], op.name + "/expand")
+    classes = b.one("Range", [b.constant(np.array(0, np.int64), op.name + "/zero"), _int64(b, depth, op.name + "/depth"),
+                              b.constant(np.array(1, np.int64), op.name + "/one")], op.name + "/classes")
+    trailing = rank - position  # the class axis of `classes` lines up with `position`
+    classes = b.one("Reshape", [classes, b.constant(np.array([-1] + [1] * trailing, np.int64), op.name + "/column")],
+                    op.name + "/aligned")
+    hot = b.one("Equal", [wide, classes], op.name + "/hot")
+    return [b.one("Where", [hot, on_value, off_value], op.name)]
+
+
+def _onnx_pads(b, op, paddings: str) -> str:
+    """Our [[before, after], ...] as ONNX's [before..., after...] int64."""
+    flat = b.one("Transpose", [_int64(b, paddings, op.name + "/paddings")], op.name + "/by_side", perm=[1, 0])
+    return b.one("Reshape", [flat, b.constant(np.array([-1], np.int64), op.name + "/flat")], op.name + "/pads")
+
+
+@_converts("PadV2")
+def _pad(b, op, inputs):
+    return [b.one("Pad", [inputs[0], _onnx_pads(b, op, inputs[1]), inputs[2]], op.name, mode="constant")]
+
+
+@_converts("MirrorPad")
+def _mirror_pad(b, op, inputs):
+    if op.attrs["mode"] != "REFLECT":
+        raise ExportError(f"{op.name}: MirrorPad mode {op.attrs['mode']} cannot be exported (ONNX Pad has "
+                          "'reflect' but no 'symmetric')")
+    return [b.one("Pad", [inputs[0], _onnx_pads(b, op, inputs[1])], op.name, mode="reflect")]
+
+
+@_converts("ReverseV2")
+def _reverse(b, op, inputs):
+    axes = op.attrs["axis"]
+    if not axes:
+        return [b.one("Identity", inputs, op.name)]
+    count = len(axes)
+    return [b.one("Slice", [inputs[0], b.constant(np.full(count, -1, np.int64), op.name + "/starts"),
+                            b.constant(np.full(count, _INT64_MIN, np.int64), op.name + "/ends"),
+                            b.constant(np.array(axes, np.int64), op.name + "/axes"),
+                            b.constant(np.full(count, -1, np.int64), op.name + "/steps")], op.name)]
+
+
+def _split_nodes(b, op, x: str, axis: int, sizes) -> List[str]:
+    count = len(op.outputs)
+    if sizes is None:
+        return b.node("Split", [x], op.name + "/split", count, axis=axis, num_outputs=count)
+    return b.node("Split", [x, b.constant(np.array(sizes, np.int64), op.name + "/sizes")], op.name + "/split",
+                  count, axis=axis)
+
+
+@_converts("SplitV")
+def _split(b, op, inputs):
+    sizes = op.attrs["sizes"]
+    if sizes is not None and -1 in sizes:
+        sizes = [t.shape[op.attrs["axis"]] if t.shape is not None else None for t in op.outputs]
+        if None in sizes:
+            raise ExportError(f"{op.name}: a -1 split size over an axis of unknown size cannot be exported")
+    pieces = _split_nodes(b, op, inputs[0], op.attrs["axis"], sizes)
+    return [b.one("Identity", [piece], f"{op.name}/output{i}") for i, piece in enumerate(pieces)]
+
+
+@_converts("Unpack")
+def _unpack(b, op, inputs):
+    axis = op.attrs["axis"]
+    axes = b.constant(np.array([axis], np.int64), op.name + "/axis")
+    pieces = _split_nodes(b, op, inputs[0], axis, [1] * len(op.outputs))
+    return [b.one("Squeeze", [piece, axes], f"{op.name}/output{i}") for i, piece in enumerate(pieces)]
+
+
 # --- combining, creating, indexing -----------------------------------------------------------------
 @_converts("ConcatV2")
 def _concat(b, op, inputs):
