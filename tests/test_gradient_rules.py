@@ -323,3 +323,54 @@ def test_an_op_without_a_rule_on_the_path_is_a_clear_error():
 
     with pytest.raises(GradientError, match="no gradient is registered for op type 'If' .*rt.stop_gradient"):
         through_if(rt.constant(1.0, rt.float64))
+
+
+# --- rt.nn, rt.linalg and array ops ------------------------------------------------------------------
+NEW_UNARY = {  # op type: (function of one float64 tensor, value range away from kinks)
+    "Relu": (rt.nn.relu, (0.1, 2)), "Relu6": (rt.nn.relu6, (0.1, 5.9)),
+    "LeakyRelu": (lambda x: rt.nn.leaky_relu(x, 0.3), (-2, -0.1)), "Elu": (rt.nn.elu, (-2, -0.1)),
+    "Softmax": (lambda x: rt.nn.softmax(x, 0), (-2, 2)), "LogSoftmax": (rt.nn.log_softmax, (-2, 2)),
+    "ReverseV2": (lambda x: rt.reverse(x, [0]), (-2, 2)),
+    "ClipByValue": (lambda x: rt.clip_by_value(x, -0.5, 0.5), (-2, 2)),
+    "PadV2": (lambda x: rt.pad(x, [[1, 2]] + [[0, 1]] * (x.ndim - 1)), (-2, 2)),
+    "MirrorPad": (lambda x: rt.pad(x, [[2, 3]] + [[1, 0]] * (x.ndim - 1), "REFLECT"), (-2, 2)),
+    "MirrorPad_symmetric": (lambda x: rt.pad(x, [[3, 1]] + [[0, 2]] * (x.ndim - 1), "SYMMETRIC"), (-2, 2)),
+    "Repeat": (lambda x: rt.repeat(x, [1, 0, 2, 1, 3][:x.shape[0]], axis=0), (-2, 2)),
+    "Repeat_flat": (lambda x: rt.repeat(x, 2), (-2, 2)),
+    "SplitV": (lambda x: rt.split(x, [1, -1])[1] * 2.0 + rt.split(x, [1, -1])[0][0], (-2, 2)),
+    "Unpack": (lambda x: rt.unstack(x, num=x.shape[0])[-1], (-2, 2)),
+    "MatrixDiagPart": (lambda x: rt.linalg.diag_part(rt.reshape(x, [-1, 2, 3]) if x.shape[-1] != 2 else x), (-2, 2)),
+}
+
+
+@pytest.mark.parametrize("op_type", sorted(NEW_UNARY))
+@SETTINGS
+@given(data=st.data())
+def test_nn_linalg_and_array_rules(op_type, data):
+    function, (low, high) = NEW_UNARY[op_type]
+    shape = data.draw(st.sampled_from([(4, 2), (4, 3, 2), (5, 2)]))
+    arrays, rng = arrays_for(data.draw, [shape], low, high)
+    check(function, arrays, rng)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_det_inv_and_einsum_rules(data):
+    n = data.draw(st.integers(1, 3))
+    (matrix,), rng = arrays_for(data.draw, [(2, n, n)], -1, 1)
+    matrix = matrix + 4 * np.eye(n)  # well conditioned
+    check(rt.linalg.det, [matrix], rng)
+    check(rt.linalg.inv, [matrix], rng)
+    (a, b), rng = arrays_for(data.draw, [(2, 3), (3, 4)])
+    check(lambda x, y: rt.einsum("ij,jk->ik", x, y), [a, b], rng)
+    check(lambda x, y: rt.einsum("ij,jk", x, y) * rt.einsum("ij->ji", x)[0, 0], [a, b], rng)
+
+
+def test_einsum_rule_names_the_equations_it_does_not_cover():
+    with pytest.raises(ValueError, match=r"gradient of Einsum 'ii->': only equations without '...'"):
+        graph_gradients(lambda x: rt.einsum("ii", x), [np.eye(2)], np.array(1.0))
+
+
+CHECKED_HERE |= {"Relu", "Relu6", "LeakyRelu", "Elu", "Softmax", "LogSoftmax", "ReverseV2", "ClipByValue", "PadV2",
+                 "MirrorPad", "Repeat", "SplitV", "Unpack", "MatrixDiagPart", "MatrixDeterminant", "MatrixInverse",
+                 "Einsum"}

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from runtime.core import shapes
-from runtime.core.registry import register_op
+from runtime.core.registry import register_gradient, register_op
 from runtime.core.tensor import Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.validated import apply_validated
@@ -127,6 +127,27 @@ def _einsum_kernel(*arrays, equation):
 
 EINSUM = register_op("Einsum", ("*inputs",), _einsum_infer, _einsum_kernel,
                      doc="Einstein summation over the inputs by attr 'equation' (explicit form).")
+
+
+@register_gradient(EINSUM)
+def _einsum_gradient(op, grads, ops):
+    """Input i's gradient is the einsum of the output gradient with the other inputs, back to input i's
+    subscripts. That covers every equation in which each label of an input also appears in the output
+    or another input, once per input, without '...'; any other is a clear error."""
+    terms, output = parse_equation(op.attrs["equation"], len(op.inputs))
+    out_labels = output[0] + output[1]
+    gradients = []
+    for index, (before, after, dots) in enumerate(terms):
+        labels = before + after
+        others = [t[0] + t[1] for i, t in enumerate(terms) if i != index]
+        seen = set(out_labels + "".join(others))
+        if dots or output[2] or len(set(labels)) != len(labels) or not set(labels) <= seen:
+            raise ValueError(f"gradient of Einsum {op.attrs['equation']!r}: only equations without '...' whose "
+                             "input subscripts are distinct and each appear in the output or another input are "
+                             "differentiable here; write the product with rt.matmul/rt.reduce_sum instead")
+        equation = ",".join([out_labels] + others) + "->" + labels
+        gradients.append(einsum(equation, grads[0], *[t for i, t in enumerate(op.inputs) if i != index]))
+    return gradients
 
 
 def einsum(equation: str, *inputs: Any, name: Optional[str] = None) -> Tensor:

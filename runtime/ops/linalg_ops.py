@@ -17,7 +17,7 @@ import numpy as np
 
 from runtime.core import shapes
 from runtime.core.errors import InvalidArgumentError
-from runtime.core.registry import register_op
+from runtime.core.registry import register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.array_ops import expand_dims, squeeze, transpose as _transpose
 from runtime.ops.convert import convert_to_tensor
@@ -97,6 +97,29 @@ DET = register_op("MatrixDeterminant", ("input",), _det_infer, _linalg_kernel(_d
                   doc="The determinant of each square matrix (last two axes).")
 INV = register_op("MatrixInverse", ("input",), _inv_infer, _linalg_kernel(_inv),
                   doc="The inverse of each square matrix; InvalidArgumentError if one is singular.")
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+@register_gradient(DIAG_PART)
+def _diag_part_gradient(op, grads, ops):
+    x, g = op.inputs[0], grads[0]
+    if x.shape is None or None in x.shape[-2:]:
+        raise ValueError("gradient of MatrixDiagPart: the matrix dims must be known while tracing")
+    rows, columns = x.shape[-2:]
+    mask = ops.eye(rows, columns, dtype=x.dtype)  # g spread onto the diagonal
+    return [ops.expand_dims(g, -1) * mask if rows <= columns else ops.expand_dims(g, -2) * mask]
+
+
+@register_gradient(DET)
+def _det_gradient(op, grads, ops):  # d det(X) = det(X) inv(X)^T
+    scale = ops.expand_dims(ops.expand_dims(grads[0] * op.outputs[0], -1), -1)
+    return [scale * transpose(inv(op.inputs[0]))]
+
+
+@register_gradient(INV)
+def _inv_gradient(op, grads, ops):  # d inv(X) = -inv(X)^T g inv(X)^T
+    inverse_t = transpose(op.outputs[0])
+    return [-_matmul(inverse_t, _matmul(grads[0], inverse_t))]
 
 
 def diag_part(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002

@@ -16,7 +16,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from runtime.core import dtypes, shapes
-from runtime.core.registry import register_op
+from runtime.core.registry import not_differentiable, register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.shape_ops import constant_value
@@ -293,3 +293,80 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None, name: Optional[
     if known is not None and known.ndim <= 1:
         attrs["static_repeats"] = tuple(int(v) for v in np.reshape(known, -1))
     return apply_validated(REPEAT, (input, repeats), attrs, name=name)
+
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+not_differentiable(ONE_HOT, "integer indices pick constant values (TensorFlow gives None too)")
+register_gradient(REVERSE)(lambda op, grads, ops: [ops.reverse(grads[0], op.attrs["axis"])])
+
+
+@register_gradient(CLIP_BY_VALUE)
+def _clip_by_value_gradient(op, grads, ops):
+    (t, low, high), g = op.inputs, grads[0]
+    zero = ops.zeros_like(g)
+    below, above = t < low, t > high
+    unbroadcast = ops.gradient_ops.unbroadcast
+    return [ops.where(ops.logical_or(below, above), zero, g),
+            unbroadcast(ops.where(below, g, zero), low), unbroadcast(ops.where(above, g, zero), high)]
+
+
+@register_gradient(PAD)
+def _pad_gradient(op, grads, ops):  # the padded result's middle; constant_values get none, as in TensorFlow
+    paddings = op.attrs.get("static_paddings")
+    if paddings is None:
+        raise ValueError("gradient of PadV2: paddings must be known while tracing")
+    key = tuple(slice(before, -after if after else None) for before, after in paddings)
+    return [grads[0][key], None, None]
+
+
+@register_gradient(REPEAT)
+def _repeat_gradient(op, grads, ops):  # each input entry gets the sum of its copies
+    x, repeats, g = op.inputs[0], op.inputs[1], grads[0]
+    axis = op.attrs["axis"]
+    if axis is None:
+        count = ops.size(x)
+        ids = ops.repeat(ops.range(count), repeats)
+        return [ops.reshape(ops.unsorted_segment_sum(g, ids, count), ops.shape(x)), None]
+    if x.ndim is None:
+        raise ValueError("gradient of Repeat: the input's rank must be known while tracing")
+    axis %= x.ndim
+    perm = [axis] + [i for i in range(x.ndim) if i != axis]
+    back = [perm.index(i) for i in range(x.ndim)]
+    count = ops.shape(x)[axis]
+    ids = ops.repeat(ops.range(count), repeats)
+    summed = ops.unsorted_segment_sum(ops.transpose(g, perm), ids, count)
+    return [ops.transpose(summed, back), None]
+
+
+@register_gradient(MIRROR_PAD)
+def _mirror_pad_gradient(op, grads, ops):
+    """Axis by axis: the middle of the gradient, plus each mirrored edge reversed and added back onto the
+    entries it copied (REFLECT skips the edge entry itself, SYMMETRIC includes it)."""
+    x, g = op.inputs[0], grads[0]
+    paddings, skip = op.attrs.get("static_paddings"), int(op.attrs["mode"] == "REFLECT")
+    if paddings is None or x.shape is None:
+        raise ValueError("gradient of MirrorPad: paddings and the input's rank must be known while tracing")
+    for axis, (before, after) in enumerate(paddings):
+        if before == after == 0:
+            continue
+        size = x.shape[axis]
+        if size is None:
+            raise ValueError(f"gradient of MirrorPad: dimension {axis} of the input must be known while tracing")
+
+        def part(start, stop):
+            return g[(slice(None),) * axis + (slice(start, stop),)]
+
+        def placed(piece, lead):  # piece reversed, zero-padded to the input's size along axis
+            amounts = [[0, 0]] * len(paddings)
+            amounts[axis] = [lead, size - lead - (before if piece is left else after)]
+            return ops.pad(ops.reverse(piece, [axis]), amounts)
+
+        middle, left, right = part(before, before + size), part(0, before), part(before + size, None)
+        total = middle
+        if before:
+            total = total + placed(left, skip)
+        if after:
+            total = total + placed(right, size - after - skip)
+        g = total
+    return [g, None]

@@ -19,7 +19,7 @@ from typing import Any, Optional
 import numpy as np
 
 from runtime.core import shapes
-from runtime.core.registry import register_op
+from runtime.core.registry import register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.math_ops import add, maximum, multiply, subtract
@@ -145,6 +145,32 @@ def log_softmax(logits: Any, axis: int = -1, name: Optional[str] = None) -> Tens
     Tensor([-1000.     0.], shape=(2,), dtype=float32)
     """
     return apply_validated(LOG_SOFTMAX, (convert_to_tensor(logits),), {"axis": int(axis)}, name=name)
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+def _masked(condition: Tensor, g: Tensor, ops, otherwise=None) -> Tensor:
+    return ops.where(condition, g, ops.zeros_like(g) if otherwise is None else otherwise)
+
+
+register_gradient(RELU)(lambda op, grads, ops: [_masked(op.inputs[0] > 0, grads[0], ops)])
+register_gradient(RELU6)(lambda op, grads, ops: [
+    _masked(ops.logical_and(op.inputs[0] > 0, op.inputs[0] < 6), grads[0], ops)])
+register_gradient(LEAKY_RELU)(lambda op, grads, ops: [
+    _masked(op.inputs[0] > 0, grads[0], ops, grads[0] * op.attrs["alpha"])])
+register_gradient(ELU)(lambda op, grads, ops: [  # d/dx (e^x - 1) = y + 1
+    _masked(op.inputs[0] > 0, grads[0], ops, grads[0] * (op.outputs[0] + 1.0))])
+
+
+@register_gradient(SOFTMAX)
+def _softmax_gradient(op, grads, ops):
+    y, g, axis = op.outputs[0], grads[0], op.attrs["axis"]
+    return [y * (g - ops.reduce_sum(g * y, axis, keepdims=True))]
+
+
+@register_gradient(LOG_SOFTMAX)
+def _log_softmax_gradient(op, grads, ops):
+    y, g, axis = op.outputs[0], grads[0], op.attrs["axis"]
+    return [g - ops.exp(y) * ops.reduce_sum(g, axis, keepdims=True)]
 
 
 _SQRT_HALF = 1 / math.sqrt(2)

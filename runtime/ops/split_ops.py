@@ -14,7 +14,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from runtime.core import shapes
-from runtime.core.registry import register_op
+from runtime.core.registry import register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.shape_ops import constant_value
@@ -147,3 +147,8 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: Optional
                              "while tracing; pass num=")
     result = apply_validated(UNSTACK, (value,), {"num": int(num), "axis": int(axis)}, name=name)
     return list(result) if isinstance(result, tuple) else [result]
+
+
+# --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+register_gradient(SPLIT)(lambda op, grads, ops: [ops.concat(list(grads), op.attrs["axis"])])
+register_gradient(UNSTACK)(lambda op, grads, ops: [ops.stack(list(grads), op.attrs["axis"])])
