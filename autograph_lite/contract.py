@@ -9,7 +9,8 @@ bases (``do_return``, then ``do_return_1`` in a nested function, ...); nothing e
 variable by its name.
 
 Roles. Some state variables of an ``if``/loop are the converter's own: the return flag and value, the
-break and continue flags. The generated call passes their roles explicitly::
+break and continue flags; others are module globals (``global x``). The generated call passes their
+roles explicitly::
 
     ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('do_return', 'retval_'), 2,
                  roles={'do_return': 'return_flag', 'retval_': 'return_value'})
@@ -41,8 +42,10 @@ CONTINUE_FLAG = 'continue_flag'  # True once a `continue` ran (the rest of the b
 # The return flag of the `if not <flag>:` that guards what follows a possible return: the else branch
 # of that if runs only after a return.
 RETURN_GUARD = 'return_guard'
+# Not generated, but the operators must know it: a module global the function rebinds (`global x`).
+GLOBAL = 'global'
 FLAG_ROLES = frozenset([RETURN_FLAG, RETURN_GUARD, BREAK_FLAG, CONTINUE_FLAG])
-ROLES = FLAG_ROLES | {RETURN_VALUE}
+ROLES = FLAG_ROLES | {RETURN_VALUE, GLOBAL}
 
 # The converted function is compiled inside a factory function taking the operators module and the
 # original's free variables; its header lines come before the function's first line.

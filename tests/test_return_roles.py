@@ -165,3 +165,30 @@ def test_no_operator_looks_up_a_generated_name():
         text = path.read_text()
         for name in ('"do_return"', "'do_return'", '"retval_"', "startswith(\"retval_\")", '"break_"'):
             assert name not in text, (path.name, name)
+
+
+# --- module globals: the role `global` (the operators never inspect the generated code for it) ----------
+flag_seen = 0
+
+
+def sets_a_global_never_read_after(x):
+    global flag_seen
+    if x > 0:
+        flag_seen = 1
+    return x
+
+
+def test_a_global_rebound_in_a_staged_if_is_refused_even_when_not_read_after():
+    with pytest.raises(rt.errors.StateError, match="'flag_seen' is a Python global rebound inside a tensor-dependent if"):
+        ag.function(sets_a_global_never_read_after)(rt.constant(-1))
+    assert flag_seen == 0   # refused before tracing either branch
+
+
+def test_the_global_gets_its_role_in_the_generated_call():
+    assert "roles={'flag_seen': 'global'}" in ag.to_code(sets_a_global_never_read_after)
+
+
+def test_on_python_values_the_global_is_rebound_as_written():
+    global flag_seen
+    assert ag.to_graph(sets_a_global_never_read_after)(3) == 3 and flag_seen == 1
+    flag_seen = 0

@@ -63,7 +63,8 @@ class ControlFlowTransformer(Transformer):
     def _state(self, node, live: Set[str]) -> List[qual_names.QN]:
         modified = anno.getanno(node, anno.ACTIVITY).modified
         simple = {qn.text for qn in modified if qn.is_simple}
-        state = [qn for qn in modified if qn.is_simple and qn.text in live]
+        # A global a construct rebinds is state even when not read after it: a staged construct must refuse it.
+        state = [qn for qn in modified if qn.is_simple and (qn.text in live or qn.text in self.scope.globals)]
         # a.b / a[0]: carried when the object is used afterwards and not itself reassigned.
         state += [qn for qn in modified if not qn.is_simple and qn.root in live and qn.root not in simple
                   and not any(p in modified for p in _parents(qn))]
@@ -116,11 +117,11 @@ class ControlFlowTransformer(Transformer):
 
     def _roles(self, state, guard_flag=None):
         """The ``roles`` argument: ``{'do_return': 'return_flag', ...}`` for the converter's own state
-        variables (contract.py), or None when all are the user's."""
-        names = [qn.text for qn in state if qn.is_simple and qn.text in self.ctx.roles]
+        variables and the module globals (contract.py), or None when all are the user's locals."""
+        names = [qn.text for qn in state if qn.is_simple and (qn.text in self.ctx.roles or qn.text in self.scope.globals)]
         if not names:
             return None
-        roles = [self.ctx.roles[name] for name in names]
+        roles = [self.ctx.roles.get(name, contract.GLOBAL) for name in names]
         if guard_flag is not None and self.ctx.roles.get(guard_flag) == contract.RETURN_FLAG and guard_flag in names:
             roles[names.index(guard_flag)] = contract.RETURN_GUARD   # `if not do_return:`
         return templates.replace_as_expression('{keys: values}', keys=[templates.literal(n) for n in names],

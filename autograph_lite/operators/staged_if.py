@@ -47,7 +47,7 @@ class _NeedsReturnPlaceholder(Exception):
 def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get_state: Callable[[], tuple],
               set_state: Callable[[tuple], None], symbol_names: Sequence[str], nouts: int, roles: Roles) -> None:
     """Trace ``body`` and ``orelse`` as the branches of an ``rt.cond`` on the symbolic ``cond``."""
-    check_no_rebound_globals(set_state, symbol_names[:nouts], "if")
+    check_no_rebound_globals(roles, symbol_names[:nouts], "if")
     init = tuple(get_state())
     pred = truth_value(cond)
     return_hints: Dict[int, Any] = {}

@@ -63,7 +63,7 @@ def staged_for(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body
 
 
 def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterable, extra_test) -> None:
-    check_no_rebound_globals(set_state, symbol_names, "loop")
+    check_no_rebound_globals(roles, symbol_names, "loop")
     init = tuple(get_state())
     length = iterable.length() if iterable is not None else None
     hints: Dict[int, Any] = {}

@@ -6,14 +6,12 @@ functions, arbitrary objects) can only pass through unchanged.
 """
 from __future__ import annotations
 
-import dis
-import functools
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 import runtime as rt
-from autograph_lite.contract import RETURN_VALUE, Roles
+from autograph_lite.contract import GLOBAL, RETURN_VALUE, Roles
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -94,25 +92,18 @@ def display_name(symbol_name: str, roles: Roles) -> str:
     return f"'{symbol_name}'"
 
 
-def check_no_rebound_globals(set_state: Callable[[tuple], None], symbol_names: Sequence[str], construct: str) -> None:
-    """Refuse to stage an ``if``/loop (``construct``) that rebinds a Python global.
+def check_no_rebound_globals(roles: Roles, symbol_names: Sequence[str], construct: str) -> None:
+    """Refuse to stage an ``if``/loop (``construct``) that rebinds a Python global (role ``global``).
 
     Staged, the global's new value would be a symbolic tensor of a graph under construction, left in
     the module after the trace.  Called before any tracing, so the global keeps its value.
 
-    >>> total = 0
-    >>> def set_state(vars_):
-    ...     global total
-    ...     (total,) = vars_
-    >>> check_no_rebound_globals(set_state, ('total',), 'loop')  # doctest: +ELLIPSIS
+    >>> check_no_rebound_globals(Roles({'total': GLOBAL}, ['total']), ('total',), 'loop')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     runtime.core.errors.StateError: 'total' is a Python global rebound inside a tensor-dependent loop; ...
     """
-    code = getattr(set_state, "__code__", None)
-    if code is None:
-        return
-    rebound = [name for name in symbol_names if name in _stored_globals(code)]
+    rebound = [name for name in symbol_names if roles.of(name) == GLOBAL]
     if not rebound:
         return
     names, first = " and ".join(f"'{name}'" for name in rebound), rebound[0]
@@ -126,10 +117,3 @@ def check_no_rebound_globals(set_state: Callable[[tuple], None], symbol_names: S
         f"and return it, or make the global an rt.Variable and update it in place with {first}.assign(...) / "
         f"{first}.assign_add(...)")
 
-
-@functools.lru_cache(maxsize=512)
-def _stored_globals(code: Any) -> frozenset:
-    """Names ``code`` assigns under a ``global`` declaration (the generated ``set_state`` declares
-    ``global`` exactly for the state variables that are module globals)."""
-    return frozenset(instruction.argval for instruction in dis.get_instructions(code)
-                     if instruction.opname == "STORE_GLOBAL")
