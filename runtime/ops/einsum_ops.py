@@ -122,7 +122,7 @@ def _einsum_infer(specs, attrs):
 
 def _einsum_kernel(*arrays, equation):
     output_shape(equation, [a.shape for a in arrays])  # numpy would broadcast a size-1 label; TensorFlow does not
-    return np.einsum(equation, *arrays, optimize=len(arrays) > 2)
+    return np.einsum(equation, *arrays, optimize=len(arrays) > 1)  # pairwise contractions use BLAS
 
 
 EINSUM = register_op("Einsum", ("*inputs",), _einsum_infer, _einsum_kernel,

@@ -30,19 +30,27 @@ _exact_erfc = np.frompyfunc(math.erfc, 1, 1)
 
 def _erfc_of_nonnegative(z: np.ndarray) -> np.ndarray:
     t = 1 / (1 + 0.5 * z)
-    polynomial = np.zeros_like(z)
-    for coefficient in reversed(_ERFC_COEFFICIENTS[1:]):
-        polynomial = (polynomial + coefficient) * t
+    result = np.full_like(z, _ERFC_COEFFICIENTS[-1])
+    for coefficient in reversed(_ERFC_COEFFICIENTS[1:-1]):  # Horner's rule, in place: no temporaries
+        result *= t
+        result += coefficient
+    result *= t
+    result += _ERFC_COEFFICIENTS[0]
+    result -= np.square(z)
     with np.errstate(under="ignore"):
-        return t * np.exp(-z * z + _ERFC_COEFFICIENTS[0] + polynomial)
+        np.exp(result, out=result)
+    result *= t
+    return result
 
 
 def _erf_series(x: np.ndarray) -> np.ndarray:
-    square, term, total = x * x, x.copy(), x.copy()
+    negative_square, term, total = -np.square(x), x.copy(), x.copy()
     for n in range(1, _SERIES_TERMS + 1):
-        term *= -square / n
+        term *= negative_square
+        term /= n
         total += term / (2 * n + 1)
-    return _TWO_OVER_ROOT_PI * total
+    total *= _TWO_OVER_ROOT_PI
+    return total
 
 
 def _erf_kernel(x: np.ndarray) -> np.ndarray:
