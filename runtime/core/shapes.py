@@ -36,6 +36,17 @@ def format_shape(shape: Shape) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
+def most_specific_common_shape(a: Shape, b: Shape) -> Shape:
+    """A shape both ``a`` and ``b`` fit: dims that differ become None, different ranks give None.
+
+    >>> most_specific_common_shape((2, 3), (4, 3))
+    (None, 3)
+    """
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
 def normalize_axis(axis: int, rank: int, op: str) -> int:
     if not -rank <= axis < max(rank, 1):
         raise ValueError(f"axis {axis} is out of range for a tensor of rank {rank}")

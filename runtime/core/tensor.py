@@ -11,12 +11,11 @@ Tensor([1. 0.], shape=(2,), dtype=float32)
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from runtime.core import dtypes
+from runtime.core import dtypes, source_locations
 from runtime.core.errors import OperatorNotAllowedInGraphError
 
 Shape = Optional[Tuple[Optional[int], ...]]  # None = unknown rank; a None dim = unknown size
@@ -89,20 +88,16 @@ class EagerTensor(Tensor):
         return (EagerTensor(row) for row in self._value)
 
 
-_LIBRARY_MODULES = ("runtime", "autograph_lite")  # by name only: runtime never imports autograph_lite
-
-
 def _user_location() -> str:
-    """' (File "f.py", line 3, in g)' for the innermost caller outside this library, if it is a real file.
+    """' (File "f.py", line 3, in g)' for the innermost caller outside the libraries, if it is a real file.
 
     Converted code (a generated "<...>" file) gets its user location from autograph_lite instead.
     """
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in _LIBRARY_MODULES:
-        frame = frame.f_back
-    if frame is None or frame.f_code.co_filename.startswith("<"):
+    site = source_locations.creation_site()
+    if site is None or site[0].startswith("<"):
         return ""
-    return f' (File "{frame.f_code.co_filename}", line {frame.f_lineno}, in {frame.f_code.co_name})'
+    filename, lineno, function_name = site
+    return f' (File "{filename}", line {lineno}, in {function_name})'
 
 
 def _symbolic_misuse(tensor: "SymbolicTensor", what: str, fix: str, as_what: str = "") -> OperatorNotAllowedInGraphError:

@@ -12,15 +12,8 @@ from __future__ import annotations
 from typing import List
 
 from runtime.core.registry import OutputSpec, register_op
-from runtime.core.shapes import format_shape
+from runtime.core.shapes import format_shape, most_specific_common_shape
 from runtime.core.tensor import Shape
-
-
-def most_specific_common_shape(a: Shape, b: Shape) -> Shape:
-    """A shape both ``a`` and ``b`` fit: dims that differ become None, different ranks give None."""
-    if a is None or b is None or len(a) != len(b):
-        return None
-    return tuple(x if x == y else None for x, y in zip(a, b))
 
 
 def _check_inputs(graph, specs: List[OutputSpec], op: str, role: str) -> None:

@@ -20,7 +20,7 @@ from runtime.core.errors import StateError
 from runtime.core.graph import FuncGraph, Graph
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.shapes import format_shape
+from runtime.core.shapes import format_shape, most_specific_common_shape
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 
 _subgraph_ids = itertools.count(1)  # makes subgraph names unique process-wide (they share a library)
@@ -309,7 +309,7 @@ def _relaxed_shape(name: str, shape: Any, new: Any, where: str) -> Any:
             f"rt.while_loop: {name} starts with shape {format_shape(shape)} but the body makes it "
             f"{format_shape(new)}{where}; a loop variable must keep its rank (dims that change are allowed: "
             "they become unknown). Reshape the new value to the same number of dims")
-    return tuple(None if old != dim else old for old, dim in zip(shape, new))
+    return most_specific_common_shape(shape, new)
 
 
 def _one_value_per_loop_var(result: Any, count: int, where: str) -> Sequence[Any]:

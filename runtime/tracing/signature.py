@@ -17,6 +17,7 @@ from typing import Any, Hashable, List, Optional, Tuple
 import numpy as np
 
 from runtime.core import dtypes, nest
+from runtime.core.shapes import format_shape, most_specific_common_shape
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
 
 Key = Tuple[Hashable, ...]
@@ -145,19 +146,15 @@ def relax(a: Any, b: Any) -> Optional[Any]:
     if is_tensor_entry(a):
         if not is_tensor_entry(b) or a[1] != b[1]:
             return None
-        if a[2] is None or b[2] is None or len(a[2]) != len(b[2]):
-            return None  # a different rank is a different signature, not a relaxation
-        return (TENSOR, a[1], tuple(x if x == y else None for x, y in zip(a[2], b[2])))
+        common = most_specific_common_shape(a[2], b[2])
+        # a different (or unknown) rank is a different signature, not a relaxation
+        return None if common is None else (TENSOR, a[1], common)
     if type(a) is tuple and type(b) is tuple and len(a) == len(b):
         items = [relax(x, y) for x, y in zip(a, b)]
         if any(item is None and not (x is None and y is None) for item, x, y in zip(items, a, b)):
             return None
         return tuple(items)
     return a if type(a) is type(b) and a == b else None
-
-
-def format_shape(shape) -> str:
-    return "<unknown>" if shape is None else repr(tuple(shape))
 
 
 def describe_spec(dtype: np.dtype, shape) -> str:
