@@ -18,7 +18,7 @@ import gast
 from autograph_lite import contract
 from autograph_lite.converters import (asserts, break_statements, call_trees, checks,
                                        conditional_expressions, continue_statements, control_flow,
-                                       logical_expressions, return_statements, slices)
+                                       lists, logical_expressions, return_statements, slices)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, static_analysis
 from autograph_lite.pyct.origin_info import Origin
 from autograph_lite.pyct.transformer import Context
@@ -50,7 +50,7 @@ def _convert_tree(node, ctx: Context):
         return node
     for transformer in (break_statements.BreakTransformer, continue_statements.ContinueTransformer,
                         return_statements.ReturnTransformer, asserts.AssertTransformer,
-                        slices.SliceTransformer, call_trees.CallTreeTransformer):
+                        lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer):
         node = transformer(ctx).visit(node)
     static_analysis.analyze(node, ctx.always_live)   # once, on the lowered code, for the control flow converter
     for transformer in (control_flow.ControlFlowTransformer,

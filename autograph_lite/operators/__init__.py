@@ -8,7 +8,7 @@ import builtins
 
 from autograph_lite.operators.conditional_expressions import if_exp
 from autograph_lite.operators.control_flow import for_stmt, if_stmt, while_stmt
-from autograph_lite.operators.data_structures import set_item, set_item_augmented
+from autograph_lite.operators.data_structures import list_append, list_pop, set_item, set_item_augmented
 from autograph_lite.operators.exceptions import assert_stmt
 from autograph_lite.operators.logical import and_, not_, or_
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
@@ -18,4 +18,4 @@ from autograph_lite.operators.variables import (Undefined, UndefinedReturnValue,
 slice = builtins.slice  # noqa: A001 - the builtin, for subscripts converted to calls (the user may shadow it)
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt", "set_item",
-           "set_item_augmented", "slice", "Undefined", "UndefinedReturnValue", "defined", "return_value", "value_or_undefined", "BUILTIN_OVERRIDES"]
+           "set_item_augmented", "slice", "list_append", "list_pop", "Undefined", "UndefinedReturnValue", "defined", "return_value", "value_or_undefined", "BUILTIN_OVERRIDES"]

@@ -2,7 +2,11 @@
 
 ``x[key] = v`` in a converted function becomes ``x = ag__.set_item(x, key, v)`` (converters/slices.py).
 On a tensor that is ``rt.update_by_key(x, key, v)``, a new tensor, so a tensor ``if``/loop that assigns an
-item carries ``x`` as state. On anything else it is exactly Python's ``x[key] = v`` and returns the same
+item carries ``x`` as state.
+
+Lists (``ag__.list_append`` / ``ag__.list_pop``, converters/lists.py): a Python list stays a Python list,
+mutated in place, except when a tensor-dependent loop changes a Python list that is its state: then the loop
+is traced again with the list as an ``rt.TensorList`` (staged_loops.py), which grows in the graph. On anything else it is exactly Python's ``x[key] = v`` and returns the same
 object: lists, dicts and numpy arrays are mutated in place and every alias sees it.
 
 >>> values = [1, 2, 3]
@@ -14,8 +18,11 @@ Tensor([10  2  3], shape=(3,), dtype=int32)
 """
 from __future__ import annotations
 
+import contextlib
 import operator
-from typing import Any
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
 
 import runtime as rt
 
@@ -33,6 +40,9 @@ def set_item(target: Any, key: Any, value: Any) -> Any:
     """
     if isinstance(target, rt.Tensor):
         return rt.update_by_key(target, key, value)
+    if isinstance(target, rt.TensorList):
+        return target.set_item(key, value)
+    _stage_list_change(target, value, "assign an item of")
     target[key] = value
     return target
 
@@ -46,5 +56,117 @@ def set_item_augmented(target: Any, key: Any, operator_text: str, value: Any) ->
     in_place = _IN_PLACE[operator_text]
     if isinstance(target, rt.Tensor):
         return rt.update_by_key(target, key, in_place(target[key], value))  # tensors have no in-place forms
+    if isinstance(target, rt.TensorList):
+        return target.set_item(key, in_place(target[key], value))
+    if _watched_entry(target) is not None:
+        _stage_list_change(target, target[key], "assign an item of")
     target[key] = in_place(target[key], value)
     return target
+
+
+# --- lists: Python lists, and tensor lists in staged loops ---------------------------------------------
+class NeedsTensorList(Exception):
+    """A staged loop's Python list state is appended to (or popped, or assigned an item): retrace the loop
+    with that list as a tensor list. ``element`` shows the dtype and shape of its elements."""
+
+    def __init__(self, token: Any, index: int, element: Any):
+        super().__init__(index)
+        self.token, self.index, self.element = token, index, element
+
+
+_watched: List[Tuple[Any, Dict[int, tuple]]] = []  # stack of (loop token, {id(list): (index, name, list)})
+
+
+@contextlib.contextmanager
+def watching(token: Any, lists: Dict[int, tuple]):
+    """While a staged loop is traced, a change to one of its Python ``lists`` raises NeedsTensorList."""
+    _watched.append((token, lists))
+    try:
+        yield
+    finally:
+        _watched.pop()
+
+
+def _watched_entry(target: Any) -> Optional[Tuple[Any, int, str]]:
+    if type(target) is not list:
+        return None
+    for token, lists in reversed(_watched):
+        entry = lists.get(id(target))
+        if entry is not None:
+            return token, entry[0], entry[1]
+    return None
+
+
+def _stage_list_change(target: Any, element: Any, change: str) -> None:
+    """If ``target`` is a staged loop's Python list, ask for it as a tensor list (after checking ``element``)."""
+    entry = _watched_entry(target)
+    if entry is None:
+        return
+    token, index, name = entry
+    if element is not None and not isinstance(element, (rt.Tensor, bool, int, float, np.generic, np.ndarray)):
+        raise TypeError(
+            f"cannot {change} a Python {type(element).__name__} ({element!r:.60}) to the list '{name}' inside a "
+            "tensor-dependent loop: such a list becomes a tensor list, which holds tensors of one dtype. Append "
+            f"tensors or numbers, or keep Python objects in a list that the loop does not change")
+    if target and element is not None:
+        _check_one_dtype(name, [*target, element])
+    raise NeedsTensorList(token, index, element)
+
+
+def _check_one_dtype(name: str, values: list) -> List[Any]:
+    """``values`` as tensors, checked to share one dtype (a tensor list's elements do)."""
+    known = next((value.dtype for value in values if isinstance(value, rt.Tensor)), None)  # numbers adopt it
+    tensors = [value if isinstance(value, rt.Tensor) else rt.convert_to_tensor(value, known) for value in values]
+    dtype = tensors[0].dtype
+    for position, tensor in enumerate(tensors):
+        if tensor.dtype != dtype:
+            where = "the new element" if position == len(tensors) - 1 else f"element {position}"
+            raise rt.errors.StateError(
+                f"the list '{name}' holds {dtype.name} values but {where} is {tensor.dtype.name}; a list that a "
+                "tensor-dependent loop changes becomes a tensor list, whose elements share one dtype. Make them "
+                f"the same dtype, e.g. rt.cast(value, rt.{dtype.name}) (or 1.0 instead of 1 for floats)")
+    return tensors
+
+
+def list_append(target: Any, value: Any) -> Any:
+    """``target.append(value)``; returns the list (the same Python list, or the new tensor list).
+
+    >>> values = []
+    >>> list_append(values, 1) is values, values
+    (True, [1])
+    """
+    if isinstance(target, rt.TensorList):
+        return target.append(value)
+    _stage_list_change(target, value, "append")
+    target.append(value)
+    return target
+
+
+def list_pop(target: Any, index: Any = None) -> Tuple[Any, Any]:
+    """``(target, target.pop(index))``: the list after the pop and the popped element.
+
+    >>> list_pop([1, 2, 3])
+    ([1, 2], 3)
+    """
+    if isinstance(target, rt.TensorList):
+        return target.pop(-1 if index is None else index)
+    if target and _watched_entry(target) is not None:
+        _stage_list_change(target, target[-1], "pop from")
+    element = target.pop() if index is None else target.pop(index)
+    return target, element
+
+
+def tensor_list_from(name: str, values: list, element: Any) -> rt.TensorList:
+    """The tensor list a staged loop carries for the Python list ``name`` (``values`` before the loop);
+    ``element`` is what the loop body puts in it. Every element must have one dtype."""
+    tensors = _check_one_dtype(name, [*values, element])
+    shape = tensors[-1].shape
+    for tensor in tensors[:-1]:
+        shape = _merged_shape(shape, tensor.shape)
+    return rt.TensorList.from_tensors(tensors[:-1], tensors[-1].dtype, shape, name=name)
+
+
+def _merged_shape(a: Any, b: Any) -> Any:
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))

@@ -58,6 +58,22 @@ class TensorRows(StagedIterable):
         return f"TensorRows({self.tensor!r})"
 
 
+class TensorListItems(StagedIterable):
+    """The elements of a tensor list (a Python list a staged loop appended to), in a staged loop."""
+
+    def __init__(self, items: Any):
+        self.items = items
+
+    def length(self) -> Any:
+        return self.items.length()
+
+    def element(self, index: Any) -> Any:
+        return self.items[index]
+
+    def __repr__(self) -> str:
+        return f"TensorListItems({self.items!r})"
+
+
 class StagedRange(StagedIterable):
     """``range(start, limit, delta)`` where at least one bound is a symbolic tensor.
 
@@ -125,6 +141,8 @@ def as_staged_iterable(value: Any) -> Any:
         return value
     if isinstance(value, SymbolicTensor):
         return TensorRows(value)
+    if isinstance(value, rt.TensorList):
+        return TensorListItems(value)
     return None
 
 

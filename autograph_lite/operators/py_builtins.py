@@ -69,6 +69,8 @@ def len_(obj: Any) -> Any:
         return _tensor_len(obj)
     if isinstance(obj, StagedIterable):
         return obj.length()
+    if isinstance(obj, rt.TensorList):
+        return obj.length()
     return _len(obj)
 
 

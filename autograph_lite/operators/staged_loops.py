@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import Roles
+from autograph_lite.operators.data_structures import NeedsTensorList, tensor_list_from, watching
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
                                                    is_stageable, placeholder_like)
@@ -68,11 +69,14 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
     length = iterable.length() if iterable is not None else None
     hints: Dict[int, Any] = {}
     constant_flags: Set[int] = set()
-    while True:  # retraced at most once per placeholder or constant flag found
+    list_hints: Dict[int, Any] = {}  # Python lists the body changes -> an element, for their dtype and shape
+    while True:  # retraced at most once per placeholder, constant flag or tensor list found
         loop = _Loop(init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names, roles,
-                     iterable, length, extra_test)
+                     iterable, length, extra_test, list_hints)
         try:
-            outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(), loop_var_names=loop.loop_var_names)
+            with watching(loop, loop.watched):
+                outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(),
+                                        loop_var_names=loop.loop_var_names)
         except _NeedsPlaceholder as retry:
             set_state(init)
             hints[retry.index] = retry.value
@@ -83,13 +87,19 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
             set_state(init)
             constant_flags.add(retry.index)
             continue
+        except NeedsTensorList as retry:
+            if retry.token is not loop:
+                raise  # an outer loop's list
+            set_state(init)
+            list_hints[retry.index] = retry.element
+            continue
         set_state(loop.compose(outputs))
         return
 
 
 class _Loop:
     def __init__(self, init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names,
-                 roles, iterable, length, extra_test):
+                 roles, iterable, length, extra_test, list_hints):
         self.init, self.hints, self.names, self.roles = init, hints, tuple(symbol_names), roles
         self.loop_test, self.loop_body, self.extra_test = loop_test, loop_body, extra_test
         self.get_state, self.set_state = get_state, set_state
@@ -104,6 +114,8 @@ class _Loop:
                 if isinstance(value, UndefinedReturnValue):
                     self.partial.add(index)
                 value = placeholder_like(hints[index])
+            elif index in list_hints:
+                value = tensor_list_from(self.names[index], value, list_hints[index])
             elif isinstance(value, PartialReturnValue):
                 self.partial.add(index)
                 value = value.value
@@ -112,8 +124,17 @@ class _Loop:
                 continue
             self.loop_indices.append(index)
             self.start_values.append(value)
+        # Python lists among the state: a change to one in the body makes the loop carry it as a tensor list.
+        # (Values keep the lists alive, so their ids stay theirs; the body's copies are added in ``body``.)
+        self.watched = {}
+        for index, value in enumerate(init):
+            self._watch(index, value)
         self.loop_var_names = ((_COUNTER_NAME,) if iterable is not None else ()) + tuple(
             self.names[index] for index in self.loop_indices)
+
+    def _watch(self, index: int, value: Any) -> None:
+        if type(value) is list:
+            self.watched[id(value)] = (index, self.names[index], value)
 
     def initial_vars(self) -> tuple:
         counter = (rt.constant(0, rt.int32),) if self.iterable is not None else ()
@@ -154,7 +175,10 @@ class _Loop:
                 "in the loop body (e.g. `while True:` ... `if not condition: break`)")
 
     def body(self, *loop_vars: Any) -> tuple:
-        self.set_state(self.compose(loop_vars))
+        state = self.compose(loop_vars)
+        for index in self.loop_indices:
+            self._watch(index, state[index])
+        self.set_state(state)
         element = None if self.iterable is None else self.iterable.element(loop_vars[0])
         try:
             if self.iterable is None:

@@ -39,6 +39,7 @@ import numpy as np
 from runtime.backends.buffer_plan import CAST_INTO, MATMUL_INTO, SELECT_INTO, UFUNC, MemoryPlan, plan_memory
 from runtime.backends.numpy_errors import ignore_numpy_errors, restore_numpy_errors
 from runtime.backends.row_blocks import block_rows, run_in_row_blocks
+from runtime.core.dtypes import variant
 from runtime.core.errors import InvalidArgumentError
 from runtime.core.graph import FuncGraph, Operation
 from runtime.passes.analysis import needed_ops
@@ -218,8 +219,9 @@ class _CodeGenerator:
     def emit_while(self, op: Operation, args: List[str], indent: int) -> List[str]:
         count = op.attrs["num_loop_vars"]
         loop_vars = [self.fresh("loop") for _ in range(count)]
-        # 0-d values enter the loop as numpy scalars (fast scalar arithmetic every iteration).
-        scalar = [t.shape == () and t.op.op_def is not CONST for t in op.inputs]
+        # 0-d values enter the loop as numpy scalars (fast scalar arithmetic every iteration). A handle (a tensor
+        # list's static shape is its elements') is passed as it is.
+        scalar = [t.shape == () and t.op.op_def is not CONST and t.dtype != variant for t in op.inputs]
         entering = [f"{a}[()]" if s else a for a, s in zip(args, scalar)]
         captured = [self.fresh("captured") if s else a for a, s in zip(args[count:], scalar[count:])]
         for name, value, s in zip(captured, entering[count:], scalar[count:]):

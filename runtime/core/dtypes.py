@@ -25,10 +25,14 @@ int64 = np.dtype("int64")
 uint8 = np.dtype("uint8")
 bool = np.dtype("bool")  # noqa: A001 - TensorFlow's public name
 
+# The dtype of a handle tensor (e.g. a tensor list, runtime.ops.list_ops): its value is a Python object that
+# only ops of its kind read. Not a dtype users make tensors of (not in ALL), but graphs save and load it.
+variant = np.dtype(object)
+
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
 _BY_NAME = {d.name: d for d in ALL}
-_CANONICAL = {d: d for d in ALL}
-_DTYPE_CLASSES = frozenset(type(d) for d in ALL)
+_CANONICAL = {d: d for d in ALL + (variant,)}
+_DTYPE_CLASSES = frozenset(type(d) for d in ALL + (variant,))
 _PYTHON_TYPES = {builtins.float: float32, builtins.int: int32, builtins.bool: bool}
 _KIND_RANK = {"bool": 0, "int": 1, "float": 2}
 _KIND_DEFAULT = {"bool": bool, "int": int32, "float": float32}
@@ -50,6 +54,8 @@ def as_dtype(value: Any) -> np.dtype:
         dtype = np.dtype(value)
     except TypeError:
         raise TypeError(f"{value!r} is not a dtype; use one of {', '.join(sorted(_BY_NAME))}") from None
+    if dtype == variant:
+        return variant
     if dtype.name not in _BY_NAME:
         raise TypeError(f"dtype {dtype.name} is not supported; use one of {', '.join(sorted(_BY_NAME))}")
     return _BY_NAME[dtype.name]

@@ -14,6 +14,12 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, List, Sequence
 
 
+def _is_composite(value: Any) -> bool:
+    """A value made of tensors plus static facts (a tensor list): flattened to ``__rt_components__()`` and
+    rebuilt with ``__rt_from_components__(tensors)``, so loops and branches carry its tensors."""
+    return hasattr(type(value), "__rt_components__")
+
+
 def _is_namedtuple(value: Any) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
@@ -41,6 +47,8 @@ def _flatten_into(value: Any, leaves: List[Any]) -> None:
     elif isinstance(value, dict):
         for key in sorted_keys(value):
             _flatten_into(value[key], leaves)
+    elif _is_composite(value):
+        leaves.extend(value.__rt_components__())
     else:
         leaves.append(value)
 
@@ -68,6 +76,11 @@ def _pack(structure: Any, items: Iterator[Any]) -> Any:
     if isinstance(structure, dict):
         packed = {key: _pack(structure[key], items) for key in sorted_keys(structure)}
         return type(structure)((key, packed[key]) for key in structure)  # the user's key order
+    if _is_composite(structure):
+        parts = [next(items, _END) for _ in structure.__rt_components__()]
+        if any(part is _END for part in parts):
+            raise ValueError("not enough values to pack into the structure")
+        return structure.__rt_from_components__(parts)
     value = next(items, _END)
     if value is _END:
         raise ValueError("not enough values to pack into the structure")
@@ -95,6 +108,8 @@ def _paths_into(value: Any, prefix: str, paths: List[str]) -> None:
     elif isinstance(value, dict):
         for key in sorted_keys(value):
             _paths_into(value[key], f"{prefix}[{key!r}]", paths)
+    elif _is_composite(value):
+        paths.extend(prefix for _ in value.__rt_components__())
     else:
         paths.append(prefix)
 
@@ -110,6 +125,8 @@ def same_structure(a: Any, b: Any) -> bool:
     if isinstance(a, dict) or isinstance(b, dict):
         return (isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b)
                 and all(same_structure(a[k], b[k]) for k in a))
+    if _is_composite(a) or _is_composite(b):
+        return type(a) is type(b)
     return True
 
 

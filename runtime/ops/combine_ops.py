@@ -12,6 +12,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core import shapes
 from runtime.ops.convert import convert_operands, convert_to_tensor
+from runtime.ops.list_ops import TensorList
 from runtime.ops.pack_op import STACK, merge_dims
 from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import Tensor
@@ -67,6 +68,8 @@ def concat(values: Sequence[Any], axis: int) -> Tensor:
     >>> concat([[[1]], [[2]]], axis=1)
     Tensor([[1 2]], shape=(1, 2), dtype=int32)
     """
+    if isinstance(values, TensorList):
+        return values.concat(axis)
     tensors = _convert_all(values, "ConcatV2")
     return apply_op(CONCAT, tensors, {"axis": int(axis)})
 
@@ -77,6 +80,10 @@ def stack(values: Sequence[Any], axis: int = 0) -> Tensor:
     >>> stack([1, 2, 3])
     Tensor([1 2 3], shape=(3,), dtype=int32)
     """
+    if isinstance(values, TensorList):
+        if axis != 0:
+            raise ValueError(f"Pack: a tensor list stacks along axis 0, got axis={axis}; transpose the result")
+        return values.stack()
     tensors = _convert_all(values, "Pack")
     return apply_op(STACK, tensors, {"axis": int(axis)})
 

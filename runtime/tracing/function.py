@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from runtime.core import context, nest
+from runtime.core import context, dtypes, nest
 from runtime.core.traceback_filtering import api_boundary
 
 from runtime.tracing import signature
@@ -380,6 +380,10 @@ def _checked_input_signature(name: str, input_signature: Any) -> Optional[Tuple[
 
 def _output_tensor(graph: FuncGraph, name: str, path: str, value: Any):
     """An output leaf as a tensor of ``graph``: Python numbers/bools/arrays become constants."""
+    if isinstance(value, Tensor) and value.dtype == dtypes.variant:  # a tensor list's handle
+        where = f" (element {path})" if path else ""
+        raise TypeError(f"{name}() returns a tensor list{where} (a Python list that a tensor-dependent loop "
+                        "appended to); return rt.stack(the_list) or rt.concat(the_list, 0) instead, a tensor")
     try:
         tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
     except TypeError:
