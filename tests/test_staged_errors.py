@@ -1,6 +1,8 @@
 """Every state error of staged control flow, end to end: exact type, the variable, the fix, the dtypes,
 and the user's own file and line (the "in user code" note the api attaches)."""
 
+import types
+
 import numpy as np
 import pytest
 
@@ -366,13 +368,25 @@ def remembers_in_a_branch(x):
     return seen[0]
 
 
+def test_a_list_a_tensor_loop_appends_to_is_a_tensor_list_that_must_be_stacked_to_return():
+    raises(TypeError, appends_in_a_tensor_loop, (rt.constant(3),), "appends_in_a_tensor_loop() returns a tensor list",
+           "return rt.stack(the_list) or rt.concat(the_list, 0) instead")
+    assert ag.to_graph(appends_in_a_tensor_loop.python_function)(3) == [0, 2, 4]  # fine on Python values
+
+
+def keeps_in_an_attribute(n):
+    keeper = types.SimpleNamespace(out=[])
+    for i in rt.range(n):
+        keeper.out.append(i * 2)  # not a local name: stays a Python list, and the tensor escapes the loop
+    return keeper.out[0]
+
+
 def test_a_tensor_escaping_a_loop_body_in_a_list_names_the_line_that_made_it():
-    message = raises(rt.errors.InaccessibleTensorError, appends_in_a_tensor_loop, (rt.constant(3),),
+    message = raises(rt.errors.InaccessibleTensorError, ag.function(keeps_in_an_attribute), (rt.constant(3),),
                      "was made inside while_body", "escaped it (e.g. appended to a Python list",
                      "assign the value to a variable that exists before the loop", "grow a tensor with rt.concat",
                      "the tensor was made in user code:")
-    assert f'File "{__file__}", line {line_of(appends_in_a_tensor_loop, "out.append(i * 2)")}' in message
-    assert ag.to_graph(appends_in_a_tensor_loop.python_function)(3) == [0, 2, 4]  # fine on Python values
+    assert f'File "{__file__}", line {line_of(keeps_in_an_attribute, "keeper.out.append(i * 2)")}' in message
 
 
 def test_a_tensor_escaping_a_branch_in_a_list_names_the_line_that_made_it():

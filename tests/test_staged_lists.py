@@ -229,6 +229,25 @@ def test_returning_the_list_itself_says_to_stack_it():
            "return rt.stack(the_list)")
 
 
+GLOBAL_LOG = []
+
+
+def test_global_and_closure_lists_are_left_as_written():
+    table = {}
+
+    def record(x):
+        GLOBAL_LOG.append(x)
+        table['x'] = x
+        for i in range(2):
+            GLOBAL_LOG.append(i)
+        return len(GLOBAL_LOG)
+
+    code = ag.to_code(record)
+    assert "GLOBAL_LOG = " not in code and "table = " not in code
+    GLOBAL_LOG.clear()
+    assert ag.to_graph(record)(7) == 3 and GLOBAL_LOG == [7, 0, 1] and table == {'x': 7}
+
+
 # --- the runtime's TensorList ------------------------------------------------------------------------
 def test_tensor_list_versions_never_see_each_others_elements():
     base = rt.TensorList.from_tensors([1, 2])

@@ -6,11 +6,12 @@
 
 On a Python list ``list_append`` appends in place and returns the same list (every alias sees it, as in
 Python); on a tensor list it returns the new list. ``pop`` inside a larger expression, and calls on
-anything but a plain name (``self.outs.append(h)``), are left as written.
+anything but a local variable (``self.outs.append(h)``, a global or closure list), are left as written.
 """
 import gast
 
 from autograph_lite.pyct import templates
+from autograph_lite.pyct.scopes import function_locals
 from autograph_lite.pyct.transformer import Transformer
 
 
@@ -28,19 +29,30 @@ class ListTransformer(Transformer):
 
     statements_only = True
 
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.local_names = set()  # of the innermost function: only those may be rebound
+
+    def visit_FunctionDef(self, node):
+        saved, self.local_names = self.local_names, function_locals(node)
+        node = self.generic_visit(node)
+        self.local_names = saved
+        return node
+
     def visit_Expr(self, node):
         append = _method_call(node.value, 'append', 1)
-        if append is not None and len(append[1]) == 1:
+        if append is not None and len(append[1]) == 1 and append[0] in self.local_names:
             name, (value,) = append
             return templates.replace('name = ag__.list_append(name, value)', name=name, value=value)
         pop = _method_call(node.value, 'pop', 1)
-        if pop is not None:
+        if pop is not None and pop[0] in self.local_names:
             return self._pop(pop, self.ctx.new_name('popped'))
         return node
 
     def visit_Assign(self, node):
         pop = _method_call(node.value, 'pop', 1)
-        if pop is None or len(node.targets) != 1 or not isinstance(node.targets[0], gast.Name):
+        if (pop is None or pop[0] not in self.local_names or len(node.targets) != 1
+                or not isinstance(node.targets[0], gast.Name)):
             return node
         return self._pop(pop, node.targets[0].id)
 

@@ -18,32 +18,12 @@ from typing import Set
 import gast
 
 from autograph_lite.pyct import templates
+from autograph_lite.pyct.scopes import function_locals
 from autograph_lite.pyct.transformer import Transformer
 
 _AUGMENTED = {gast.Add: '+=', gast.Sub: '-=', gast.Mult: '*=', gast.Div: '/=', gast.FloorDiv: '//=',
               gast.Mod: '%=', gast.Pow: '**=', gast.MatMult: '@=', gast.BitAnd: '&=', gast.BitOr: '|=',
               gast.BitXor: '^=', gast.LShift: '<<=', gast.RShift: '>>='}
-
-
-def _local_names(function) -> Set[str]:
-    """Parameters and names ``function`` binds itself, minus those it declares global/nonlocal."""
-    args = function.args
-    names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a}
-    declared: Set[str] = set()
-    stack = list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            names.add(node.name)
-            continue
-        if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            continue
-        if isinstance(node, (gast.Global, gast.Nonlocal)):
-            declared.update(node.names)
-        elif isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            names.add(node.id)
-        stack.extend(gast.iter_child_nodes(node))
-    return names - declared
 
 
 def _key(node):
@@ -66,7 +46,7 @@ class SliceTransformer(Transformer):
         self.locals: Set[str] = set()   # of the innermost function being converted
 
     def visit_FunctionDef(self, node):
-        saved, self.locals = self.locals, _local_names(node)
+        saved, self.locals = self.locals, function_locals(node)
         node = self.generic_visit(node)
         self.locals = saved
         return node
