@@ -39,6 +39,10 @@ NOT_EXPORTED: Dict[str, str] = {
     "SumToShape": "a gradient op; exporting gradient graphs is not supported yet",
     "StridedSliceGrad": "a gradient op; exporting gradient graphs is not supported yet",
     "UnsortedSegmentSum": "a gradient op; exporting gradient graphs is not supported yet",
+    **{op: "tensor lists are not exported yet (ONNX sequences could hold them); to export, grow a tensor with "
+           "rt.concat in the loop instead of appending to a list"
+       for op in ("TensorListFromTensors", "TensorListFromTensor", "TensorListPushBack", "TensorListPopItem",
+                  "TensorListGetItem", "TensorListSetItem", "TensorListLength", "TensorListStack", "TensorListConcat")},
 }
 
 
