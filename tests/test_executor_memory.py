@@ -252,10 +252,10 @@ def test_without_a_spare_core_no_worker_is_asked(monkeypatch):
 def test_an_error_in_a_block_reaches_the_caller(monkeypatch, spare):
     monkeypatch.setattr(row_blocks, "_spare_cores", lambda: spare)
     def failing(lo, hi, values):
-        if lo > 0:
+        if lo <= row_blocks.BLOCK_ELEMENTS + 5 < hi:
             raise ValueError(f"block at {lo}")
         values[lo:hi] = 1
-    values = np.zeros(PARALLEL_MIN_ELEMENTS)
+    values = np.zeros(4 * row_blocks.BLOCK_ELEMENTS)
     with pytest.raises(ValueError, match="block at"):
         row_blocks.run_in_row_blocks(failing, values.size, row_blocks.BLOCK_ELEMENTS, values)
 
