@@ -22,5 +22,6 @@ from runtime import backends  # noqa: F401  (gives graphs as_graph_def() and to_
 from runtime.backends import onnx as export  # rt.export.to_onnx
 from runtime.tracing.control_flow import cond, while_loop
 from runtime.tracing.tape import GradientTape
+from runtime.tracing import optimizers  # rt.optimizers.SGD, rt.optimizers.Adam
 from runtime.tracing.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
 from runtime.saving.serialize import load, save

@@ -1,4 +1,5 @@
 """Every example script runs in a fresh process and prints what its scenario promises."""
+import os
 import re
 import subprocess
 import sys
@@ -9,8 +10,10 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def run_example(name, *args):
+    # import this checkout, not wherever the package was installed from
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(EXAMPLES.parent), os.environ.get("PYTHONPATH", "")])}
     result = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py"), *args], capture_output=True,
-                            text=True, timeout=300, cwd=str(EXAMPLES))
+                            text=True, timeout=300, cwd=str(EXAMPLES), env=env)
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()
 
@@ -152,3 +155,13 @@ def test_artifacts(tmp_path):
         assert lines[-1].endswith("ONNX: 15 of 17 example calls exported, 15 identical to our executor")
     for name in rows:
         assert sorted(p.name for p in (tmp_path / name).iterdir()) == ["constants.npz", "graph.json"]
+
+
+def test_train_mlp():
+    lines = run_example("train_mlp")
+    assert lines[0] == "Iris: 100 train, 25 validation, 25 test; classes setosa, versicolor, virginica"
+    epochs = [line for line in lines if line.startswith("epoch")]
+    assert re.fullmatch(r"epoch  10 \[#\.{19}\] train loss \d\.\d{4}  val loss \d\.\d{4}", epochs[0])
+    assert lines[-2] == ("stopped after 63 epochs (validation loss last improved 10 epochs before); "
+                         "train_step traced 1 time(s)")  # early stopping, one trace for every step
+    assert lines[-1] == "test loss 0.1326, test accuracy 96.00%"
