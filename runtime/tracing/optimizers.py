@@ -7,9 +7,9 @@ being traced (like TensorFlow's ``init_scope``): they start as zeros, whatever i
 
 >>> import runtime as rt
 >>> w = rt.Variable(1.0)
->>> rt.optimizers.SGD(learning_rate=0.1).apply_gradients([(rt.constant(2.0), w)])
->>> w
-<Variable 'Variable' shape=() dtype=float32, numpy=0.8>
+>>> rt.optimizers.SGD(learning_rate=0.5).apply_gradients([(rt.constant(2.0), w)])
+>>> w.numpy()
+np.float32(0.0)
 """
 from __future__ import annotations
 
