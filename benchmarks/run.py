@@ -264,8 +264,9 @@ BENCHMARKS = [bench_power, bench_first_call, bench_call_overhead, bench_while, b
 
 def _all_benchmarks():
     import collections_rows  # the rows of issue 11
+    import training  # the rows of issue 14
     import workloads  # the rows of issue 13
-    return BENCHMARKS + workloads.BENCHMARKS + collections_rows.BENCHMARKS
+    return BENCHMARKS + workloads.BENCHMARKS + collections_rows.BENCHMARKS + training.BENCHMARKS
 
 
 def format_table(rows: List[Row]) -> str:

@@ -18,6 +18,7 @@ from runtime.ops import constant, convert_to_tensor
 from runtime.ops import debugging, linalg, math, nn, random  # namespaces: rt.debugging.assert_equal, rt.math.erf, ...
 from runtime.ops.variables import Variable
 from runtime.passes.gradients import gradients
+from runtime.passes import control_flow_gradients  # noqa: F401  (registers the gradient of If)
 from runtime import backends  # noqa: F401  (gives graphs as_graph_def() and to_dot())
 from runtime.backends import onnx as export  # rt.export.to_onnx
 from runtime.tracing.control_flow import cond, while_loop

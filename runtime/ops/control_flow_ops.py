@@ -61,6 +61,7 @@ def _while_infer(specs: List[OutputSpec], attrs) -> List[OutputSpec]:
     return [(p.dtype, p.shape) for p in body_graph.inputs[:count]]
 
 
+# The gradient of If is registered by runtime.passes.control_flow_gradients (it builds graphs).
 IF = register_op("If", ("cond",), _if_infer, None,
                  doc="Runs then_branch or else_branch on the inputs, depending on a scalar bool.")
 WHILE = register_op("While", (), _while_infer, None,

@@ -1,0 +1,84 @@
+"""The gradient of ``If``: an ``If`` over the branches' gradients (the rule of the op declared in
+``runtime.ops.control_flow_ops``, registered here because it builds graphs with the gradient pass).
+
+Each gradient branch takes the forward branch's inputs and the output gradients, recomputes the
+branch's forward ops (they are pure: a branch with side effects is refused) and back-propagates
+through them, so the forward ``If`` needs no extra outputs. The same condition picks the branch.
+
+>>> import runtime as rt
+>>> @rt.function
+... def grad(x):
+...     y = rt.cond(x > 0.0, lambda: x * x, lambda: -x)
+...     return rt.gradients(y, x)[0]
+>>> grad(rt.constant(3.0)), grad(rt.constant(-3.0))
+(Tensor(6.0, shape=(), dtype=float32), Tensor(-1.0, shape=(), dtype=float32))
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from runtime.core import context
+from runtime.core.graph import FuncGraph
+from runtime.core.registry import register_gradient
+from runtime.ops.control_flow_ops import IF
+from runtime.ops.gradient_ops import is_differentiable_dtype
+from runtime.ops.variables import READ_VARIABLE
+from runtime.passes.gradients import backprop
+
+
+def _check_pure(branch: FuncGraph) -> None:
+    for op in branch.operations:
+        if op.op_def is not READ_VARIABLE and op.is_stateful:
+            raise NotImplementedError(
+                f"gradient of a tensor-dependent if: branch {branch.name} has a side effect ({op.type}, node "
+                f"{op.name}); its gradient would run it again. Move the side effect (print, assign, random draw, "
+                "assert) out of the if, or wrap the if's result in rt.stop_gradient")
+
+
+def _gradient_branch(branch: FuncGraph, outer: Any, inputs: List[Any], grads: List[Optional[Any]],
+                     wanted: List[int], ops: Any) -> FuncGraph:
+    """A graph (branch inputs, output grads) -> gradients of the ``wanted`` inputs, recomputing ``branch``."""
+    _check_pure(branch)
+    graph = FuncGraph(f"{branch.name}_grad", outer_graph=outer)
+    with context.graph_scope(graph):
+        copies: Dict[int, Any] = {}
+        placeholders = [graph.add_placeholder(t.dtype, p.shape, name=p.op.name)
+                        for t, p in zip(inputs, branch.inputs)]
+        copies.update((id(p), q) for p, q in zip(branch.inputs, placeholders))
+        seeds = [graph.add_placeholder(g.dtype, g.shape, name="output_grad") for g in grads if g is not None]
+        copied_ops = []
+        input_ops = {id(p.op) for p in branch.inputs}
+        for op in branch.operations:
+            if id(op) in input_ops:
+                continue
+            new = graph.create_op(op.op_def, [copies[id(t)] for t in op.inputs], dict(op.attrs), name=op.name,
+                                  site=op.creation_site)
+            copies.update((id(a), b) for a, b in zip(op.outputs, new.outputs))
+            copied_ops.append(new)
+        targets = [copies[id(t)] for t, g in zip(branch.outputs, grads) if g is not None]
+        found = backprop(copied_ops, targets, seeds, [placeholders[i] for i in wanted])
+        graph.outputs = [found.get(id(placeholders[i])) for i in wanted]
+        graph.outputs = [g if g is not None else ops.zeros_like(placeholders[i])
+                         for g, i in zip(graph.outputs, wanted)]
+        graph.structured_outputs = list(graph.outputs)
+    if graph.captures:
+        raise AssertionError(f"gradient branch {graph.name} captured outer tensors")
+    return graph
+
+
+@register_gradient(IF)
+def _if_gradient(op, grads, ops):
+    cond, inputs = op.inputs[0], list(op.inputs[1:])
+    wanted = [i for i, t in enumerate(inputs) if is_differentiable_dtype(t.dtype)]
+    if not wanted:
+        return [None] * len(op.inputs)
+    outer = context.current_graph()
+    branches = [_gradient_branch(op.attrs[key], outer, inputs, grads, wanted, ops)
+                for key in ("then_branch", "else_branch")]
+    seeds = [g for g in grads if g is not None]
+    grad_op = outer.create_op(IF, [cond, *inputs, *seeds], {"then_branch": branches[0], "else_branch": branches[1]},
+                              name="cond_grad")
+    results: List[Optional[Any]] = [None] * len(op.inputs)
+    for position, index in enumerate(wanted):
+        results[1 + index] = grad_op.outputs[position]
+    return results
