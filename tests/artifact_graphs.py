@@ -9,6 +9,8 @@ from runtime.core.context import graph_scope
 from runtime.core.graph import FuncGraph
 from runtime.core.registry import get_op
 
+from op_tracing import trace_graph
+
 
 def dense_relu_graph() -> FuncGraph:
     """relu(x @ w + b) and a comparison: straight-line ops with constants."""
@@ -86,13 +88,6 @@ def run(graph: FuncGraph, *arrays):
 
 
 def trace(python_function, *specs, name=None) -> FuncGraph:
-    """Trace ``python_function`` on placeholders for ``specs`` (TensorSpecs) into a FuncGraph by hand."""
-    graph = FuncGraph(name or python_function.__name__)
-    with graph_scope(graph):
-        placeholders = [graph.add_placeholder(s.dtype, s.shape, name=f"arg{i}") for i, s in enumerate(specs)]
-        result = python_function(*placeholders)
-        results = list(result) if isinstance(result, (tuple, list)) else [result]
-        graph.outputs = [rt.identity(r) if r.op.graph is not graph or r.op.type == "Placeholder" else r
-                         for r in results]
-        graph.structured_outputs = result
-    return graph
+    """Trace ``python_function`` on placeholders for ``specs`` (TensorSpecs) into a FuncGraph by hand;
+    outputs that are placeholders or captured tensors go through an Identity."""
+    return trace_graph(python_function, *specs, name=name, identity_outputs=True)

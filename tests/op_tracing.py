@@ -1,26 +1,50 @@
 """Helpers for op tests: trace a function into a FuncGraph, and run it traced vs eagerly."""
-from typing import Any, Callable, List, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 import runtime as rt
 from runtime.backends import executor, interpreter
+from runtime.core import nest
 from runtime.core.context import graph_scope
-from runtime.core.graph import FuncGraph
+from runtime.core.graph import PLACEHOLDER, FuncGraph
 
 Spec = Tuple[Any, Any]  # (dtype, shape)
 
 
+def trace_graph(fn: Callable, *specs: Any, name: Optional[str] = None, placeholder_prefix: str = "arg",
+                identity_outputs: bool = False) -> FuncGraph:
+    """Trace ``fn`` by hand on placeholders named ``{placeholder_prefix}0``, ... into a FuncGraph named
+    ``name`` (default: ``fn``'s name). A spec is a TensorSpec or a (dtype, shape) pair. The outputs are
+    ``fn``'s result flattened; ``identity_outputs`` wraps the outputs that are not ops of this graph
+    (placeholders passed through, captured tensors) in an Identity, as exporters want.
+
+    >>> graph = trace_graph(lambda x: x * 2, (rt.int32, ()), name="double")
+    >>> graph.name, [t.op.name for t in graph.inputs], len(graph.outputs)
+    ('double', ['arg0'], 1)
+    """
+    graph = FuncGraph(name or fn.__name__)
+    with graph_scope(graph):
+        placeholders = [graph.add_placeholder(*_dtype_and_shape(spec), name=f"{placeholder_prefix}{i}")
+                        for i, spec in enumerate(specs)]
+        result = fn(*placeholders)
+        outputs = nest.flatten(result)
+        if identity_outputs:
+            outputs = [rt.identity(t) if t.op.graph is not graph or t.op.op_def is PLACEHOLDER else t
+                       for t in outputs]
+        graph.outputs = outputs
+        graph.structured_outputs = result
+    return graph
+
+
+def _dtype_and_shape(spec: Any) -> Spec:
+    return (spec.dtype, spec.shape) if isinstance(spec, rt.TensorSpec) else spec
+
+
 def trace(fn: Callable, *specs: Spec) -> Tuple[FuncGraph, Any]:
     """Trace ``fn`` on placeholders of the given (dtype, shape) specs; returns (graph, fn's result)."""
-    graph = FuncGraph("traced")
-    with graph_scope(graph):
-        placeholders = [graph.add_placeholder(dtype, shape, name=f"arg{i}") for i, (dtype, shape) in enumerate(specs)]
-        result = fn(*placeholders)
-    outputs = [] if result is None else list(result) if isinstance(result, (tuple, list)) else [result]
-    graph.outputs = outputs
-    graph.structured_outputs = result
-    return graph, result
+    graph = trace_graph(fn, *specs, name="traced")
+    return graph, graph.structured_outputs
 
 
 def run_traced(fn: Callable, *arrays: np.ndarray, shapes: Sequence[Any] = None) -> List[np.ndarray]:

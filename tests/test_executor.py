@@ -1,25 +1,19 @@
 """The compiled executor: same results, side effects and errors as the reference interpreter."""
+import functools
+
 import numpy as np
 import pytest
 
 import runtime as rt
 from runtime.backends import interpreter
-from runtime.core import nest
-from runtime.core.context import graph_scope
 from runtime.core.errors import InvalidArgumentError
 from runtime.backends.executor import generated_source, make_callable
-from runtime.core.graph import FuncGraph
 from runtime.passes import optimize_graph
 
+from op_tracing import trace_graph
 
-def trace(fn, *specs):
-    graph = FuncGraph(fn.__name__)
-    with graph_scope(graph):
-        args = [graph.add_placeholder(dtype, shape, name=f"x{i}") for i, (dtype, shape) in enumerate(specs)]
-        result = fn(*args)
-        graph.structured_outputs = result
-        graph.outputs = nest.flatten(result)
-    return graph
+
+trace = functools.partial(trace_graph, placeholder_prefix="x")  # the tests name the inputs x0, x1, ...
 
 
 def same_as_interpreter(graph, *arrays):

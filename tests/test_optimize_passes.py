@@ -1,28 +1,21 @@
 """Optimizer passes on small hand-traced graphs: node counts before/after, and unchanged results."""
+import functools
+
 import numpy as np
 import pytest
 
 import runtime as rt
 from runtime.backends import interpreter
-from runtime.core import nest
-from runtime.core.context import graph_scope
 from runtime.core.errors import InvalidArgumentError
 from runtime.backends.executor import make_callable
-from runtime.core.graph import FuncGraph
 from runtime.passes import (eliminate_common_subexpressions, fold_constants, optimize_graph, prune,
                               simplify_arithmetic)
 from runtime.passes.constant_folding import MAX_FOLDED_ELEMENTS
 
+from op_tracing import trace_graph
 
-def trace(fn, *specs):
-    """A FuncGraph for ``fn`` called on placeholders of the given (dtype, shape) specs."""
-    graph = FuncGraph(fn.__name__)
-    with graph_scope(graph):
-        args = [graph.add_placeholder(dtype, shape, name=f"x{i}") for i, (dtype, shape) in enumerate(specs)]
-        result = fn(*args)
-        graph.structured_outputs = result
-        graph.outputs = nest.flatten(result)
-    return graph
+
+trace = functools.partial(trace_graph, placeholder_prefix="x")  # the tests name the inputs x0, x1, ...
 
 
 def types(graph):
