@@ -15,42 +15,25 @@ For ``for`` loops the flag becomes the loop's extra test (checked before each it
 import gast
 
 from autograph_lite import contract
-from autograph_lite.converters.guards import guard_rest, jumps_out
+from autograph_lite.converters.guards import LoopJumpTransformer
 from autograph_lite.pyct import anno, templates
-from autograph_lite.pyct.transformer import Transformer
 
 
-class BreakTransformer(Transformer):
+class BreakTransformer(LoopJumpTransformer):
 
-    statements_only = True
-
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.flag = None  # flag of the innermost loop being converted
+    jump = gast.Break
+    flag_name, flag_role = contract.BREAK_FLAG_NAME, contract.BREAK_FLAG
 
     def visit_Break(self, node):
-        return templates.replace('flag = True', flag=self.flag)
-
-    def visit_FunctionDef(self, node):
-        saved, self.flag = self.flag, None
-        node = self.generic_visit(node)
-        self.flag = saved
-        return node
+        return self._convert_jump(node)
 
     def _loop(self, node):
-        has_break = jumps_out(node.body, gast.Break)
         orelse = self.visit_block(node.orelse)   # a break in the else belongs to the outer loop
         node.orelse = []
-        if not has_break:
-            saved, self.flag = self.flag, None
-            node.body = self.visit_block(node.body)
-            self.flag = saved
+        flag = self._new_flag_if_jumps(node)
+        node.body = self._visit_body(node, flag)
+        if flag is None:
             return [node] + orelse
-        saved, self.flag = self.flag, self.ctx.new_name(contract.BREAK_FLAG_NAME)
-        self.ctx.roles[self.flag] = contract.BREAK_FLAG
-        flag = self.flag
-        node.body = self._guarded(node.body)
-        self.flag = saved
         if isinstance(node, gast.While):
             if isinstance(node.test, gast.Constant) and node.test.value is True:
                 node.test = templates.replace_as_expression('not flag', flag=flag)
@@ -65,11 +48,3 @@ class BreakTransformer(Transformer):
 
     visit_While = _loop
     visit_For = _loop
-
-    def _guarded(self, statements):
-        return guard_rest(self, statements, lambda s: jumps_out(s, gast.Break), self.flag)
-
-    def visit_block(self, statements):
-        if self.flag is None:
-            return super().visit_block(statements)
-        return self._guarded(statements)
