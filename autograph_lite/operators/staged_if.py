@@ -23,8 +23,9 @@ import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import RETURN_FLAG, RETURN_GUARD, Roles
 from autograph_lite.operators.logical import truth_value
-from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
-                                                   is_stageable, placeholder_like)
+from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_rebound_globals, describe,
+                                                   display_name, dtype_of, is_stageable, placeholder_like,
+                                                   retrace_until_settled)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -35,15 +36,6 @@ UNDEFINED, NO_RETURN, OUTPUT, PARTIAL, PASSTHROUGH = "undefined", "no return", "
 _BRANCH_NAMES = {True: "if", False: "else"}
 
 
-class _NeedsReturnPlaceholder(Exception):
-    """The first-traced branch lacked a value (no return value yet, or a variable it leaves undefined
-    because it returned) that the second branch has: retrace with a placeholder for it."""
-
-    def __init__(self, index: int, value: Any):
-        super().__init__(index)
-        self.index, self.value = index, value
-
-
 def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get_state: Callable[[], tuple],
               set_state: Callable[[tuple], None], symbol_names: Sequence[str], nouts: int, roles: Roles) -> None:
     """Trace ``body`` and ``orelse`` as the branches of an ``rt.cond`` on the symbolic ``cond``."""
@@ -51,16 +43,13 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
     init = tuple(get_state())
     pred = truth_value(cond)
     return_hints: Dict[int, Any] = {}
-    while True:  # at most once more per return variable (see _NeedsReturnPlaceholder)
+
+    def trace_branches() -> None:  # traced at most once more per return variable (see NeedsPlaceholder)
         tracer = _BranchTracer(init, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints)
-        try:
-            outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
-        except _NeedsReturnPlaceholder as retry:
-            set_state(init)
-            return_hints[retry.index] = retry.value
-            continue
+        outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
         set_state(tracer.merge(outputs))
-        return
+
+    retrace_until_settled(trace_branches, init, set_state)
 
 
 class _BranchTracer:
@@ -145,7 +134,7 @@ class _BranchTracer:
             elif first_kind == UNDEFINED:
                 if not self._has_returned(first, first_raw) or not is_stageable(_unwrap(value)):
                     raise _defined_in_one_branch(name, which)
-                raise _NeedsReturnPlaceholder(index, _unwrap(value))
+                raise NeedsPlaceholder(self.return_hints, index, _unwrap(value))
             elif isinstance(value, UndefinedReturnValue):
                 if first_kind == NO_RETURN:
                     kinds.append(NO_RETURN)
@@ -153,7 +142,7 @@ class _BranchTracer:
                     kinds.append(PARTIAL)
                     outputs.append(placeholder_like(first_value))
             elif first_kind == NO_RETURN:
-                raise _NeedsReturnPlaceholder(index, value)
+                raise NeedsPlaceholder(self.return_hints, index, value)
             elif first_kind == PASSTHROUGH or not is_stageable(_unwrap(value)):
                 if value is not first_value:
                     raise _mismatch(name, which, value, first_value)

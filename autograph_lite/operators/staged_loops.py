@@ -23,8 +23,9 @@ from runtime.core import nest
 from autograph_lite.contract import Roles
 from autograph_lite.operators.data_structures import NeedsTensorList, tensor_list_from, watching
 from autograph_lite.operators.logical import truth_value
-from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
-                                                   is_stageable, placeholder_like)
+from autograph_lite.operators.staged_state import (FlagUnchanged, NeedsPlaceholder, check_no_rebound_globals,
+                                                   describe, display_name, dtype_of, is_stageable,
+                                                   placeholder_like, retrace_until_settled)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -32,22 +33,6 @@ from builtins import (bool, enumerate, float, hasattr, int, isinstance, len, lis
                       type, zip)
 
 _COUNTER_NAME = "<loop counter>"
-
-
-class _NeedsPlaceholder(Exception):
-    """A variable undefined before the loop got a value we can stand in for: retrace with a placeholder."""
-
-    def __init__(self, index: int, value: Any):
-        super().__init__(index)
-        self.index, self.value = index, value
-
-
-class _FlagUnchanged(Exception):
-    """The body leaves a return/break/continue flag as it was: retrace with the flag a Python value."""
-
-    def __init__(self, index: int):
-        super().__init__(index)
-        self.index = index
 
 
 def staged_while(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_state: Callable[[], tuple],
@@ -70,37 +55,28 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
     hints: Dict[int, Any] = {}
     constant_flags: Set[int] = set()
     list_hints: Dict[int, Any] = {}  # Python lists the body changes -> an element, for their dtype and shape
-    while True:  # retraced at most once per placeholder, constant flag or tensor list found
+
+    def trace_loop() -> None:  # traced at most once more per placeholder, constant flag or tensor list found
         loop = _Loop(init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names, roles,
                      iterable, length, extra_test, list_hints)
         try:
             with watching(loop, loop.watched):
                 outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(),
                                         loop_var_names=loop.loop_var_names)
-        except _NeedsPlaceholder as retry:
-            set_state(init)
-            hints[retry.index] = retry.value
-            continue
-        except _FlagUnchanged as retry:
-            # A return under a Python condition that is never true, say: the flag stays the Python value
-            # it was, so what follows the loop still knows no return happened.
-            set_state(init)
-            constant_flags.add(retry.index)
-            continue
         except NeedsTensorList as retry:
             if retry.token is not loop:
                 raise  # an outer loop's list
-            set_state(init)
-            list_hints[retry.index] = retry.element
-            continue
+            raise NeedsPlaceholder(list_hints, retry.index, retry.element) from None  # a tensor list like it
         set_state(loop.compose(outputs))
-        return
+
+    retrace_until_settled(trace_loop, init, set_state)
 
 
 class _Loop:
     def __init__(self, init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names,
                  roles, iterable, length, extra_test, list_hints):
         self.init, self.hints, self.names, self.roles = init, hints, tuple(symbol_names), roles
+        self.constant_flags = constant_flags
         self.loop_test, self.loop_body, self.extra_test = loop_test, loop_body, extra_test
         self.get_state, self.set_state = get_state, set_state
         self.iterable = iterable
@@ -194,7 +170,7 @@ class _Loop:
         for position, index in enumerate(self.loop_indices):
             loop_var = loop_vars[self.offset + position]
             if after[index] is loop_var and self.roles.is_flag(self.names[index]) and type(self.init[index]) is bool:
-                raise _FlagUnchanged(index)
+                raise FlagUnchanged(self.constant_flags, index)
             outputs.append(self._loop_output(index, after[index], loop_var))
         return tuple(outputs)
 
@@ -223,14 +199,14 @@ class _Loop:
                     continue
                 part = _part_of(element, value)
                 if part is not None:
-                    raise _NeedsPlaceholder(index, part)  # the for loop's target
+                    raise NeedsPlaceholder(self.hints, index, part)  # the for loop's target
                 raise rt.errors.StateError(
                     f"{display_name(name, self.roles)} is defined inside a tensor-dependent loop but not before it, and is "
                     "used after the loop or in the next iteration; initialize it before the loop (the loop may "
                     "run zero times, and the graph needs a value of the same dtype and shape to start from)")
             if isinstance(before, UndefinedReturnValue):
                 if not isinstance(value, UndefinedReturnValue):
-                    raise _NeedsPlaceholder(index, value.value if isinstance(value, PartialReturnValue) else value)
+                    raise NeedsPlaceholder(self.hints, index, value.value if isinstance(value, PartialReturnValue) else value)
                 continue
             if value is not before:
                 raise rt.errors.StateError(

@@ -6,7 +6,7 @@ functions, arbitrary objects) can only pass through unchanged.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Dict, Sequence, Set
 
 import numpy as np
 
@@ -15,7 +15,8 @@ from autograph_lite.contract import GLOBAL, RETURN_VALUE, Roles
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import all, bool, dict, float, frozenset, getattr, int, isinstance, len, list, str, tuple, type
+from builtins import (Exception, NotImplementedError, all, bool, dict, float, frozenset, getattr, int, isinstance,
+                      len, list, str, super, tuple, type)
 
 _SCALARS = (bool, int, float, np.generic, np.ndarray)
 
@@ -121,3 +122,62 @@ def check_no_rebound_globals(roles: Roles, symbol_names: Sequence[str], construc
         f"and return it, or make the global an rt.Variable and update it in place with {first}.assign(...) / "
         f"{first}.assign_add(...)")
 
+
+
+class Retrace(Exception):
+    """Raised while a staged ``if``/loop is traced, when the trace lacked a fact about state variable
+    ``index`` that it has only now seen: the state is restored and the construct traced again, knowing it
+    (``learn``). Each fact is learned once per variable, so the retracing ends."""
+
+    def __init__(self, index: int):
+        super().__init__(index)
+        self.index = index
+
+    def learn(self) -> None:
+        raise NotImplementedError
+
+
+class NeedsPlaceholder(Retrace):
+    """A path of the trace lacked a value for variable ``index`` that another path has (``value``): the next
+    trace gives that path a zeros placeholder like it (``hints[index]``, see placeholder_like)."""
+
+    def __init__(self, hints: Dict[int, Any], index: int, value: Any):
+        super().__init__(index)
+        self.hints, self.value = hints, value
+
+    def learn(self) -> None:
+        self.hints[self.index] = self.value
+
+
+class FlagUnchanged(Retrace):
+    """The body of a loop leaves a return/break/continue flag as it was (a return under a Python condition
+    that is never true, say): the next trace keeps the flag the Python value it is (``constant_flags`` gets
+    ``index``), so what follows the loop still knows no return happened."""
+
+    def __init__(self, constant_flags: Set[int], index: int):
+        super().__init__(index)
+        self.constant_flags = constant_flags
+
+    def learn(self) -> None:
+        self.constant_flags.add(self.index)
+
+
+def retrace_until_settled(trace: Callable[[], None], init: tuple, set_state: Callable[[tuple], None]) -> None:
+    """Call ``trace()`` again while it raises ``Retrace``: each time, first restore the state to ``init``
+    and learn what the exception says.
+
+    >>> hints, calls = {}, []
+    >>> def trace():
+    ...     calls.append(dict(hints))
+    ...     if 0 not in hints:
+    ...         raise NeedsPlaceholder(hints, 0, 1.5)
+    >>> retrace_until_settled(trace, (None,), lambda state: None)
+    >>> calls
+    [{}, {0: 1.5}]
+    """
+    while True:
+        try:
+            return trace()
+        except Retrace as retry:
+            set_state(init)
+            retry.learn()
