@@ -69,10 +69,7 @@ def _pack(structure: Any, items: Iterator[Any]) -> Any:
     if structure is None:
         return None
     if isinstance(structure, (tuple, list)):
-        packed = [_pack(item, items) for item in structure]
-        if _is_namedtuple(structure):
-            return type(structure)(*packed)
-        return type(structure)(packed)
+        return sequence_like(structure, [_pack(item, items) for item in structure])
     if isinstance(structure, dict):
         packed = {key: _pack(structure[key], items) for key in sorted_keys(structure)}
         return type(structure)((key, packed[key]) for key in structure)  # the user's key order
@@ -85,6 +82,18 @@ def _pack(structure: Any, items: Iterator[Any]) -> Any:
     if value is _END:
         raise ValueError("not enough values to pack into the structure")
     return value
+
+
+def sequence_like(sequence: Any, items: Sequence[Any]) -> Any:
+    """A tuple, list or namedtuple of ``sequence``'s type holding ``items``.
+
+    >>> import collections
+    >>> sequence_like(collections.namedtuple("Pair", "a b")(1, 2), [3, 4])
+    Pair(a=3, b=4)
+    """
+    if _is_namedtuple(sequence):
+        return type(sequence)(*items)
+    return type(sequence)(items)
 
 
 def map_structure(fn: Callable[[Any], Any], structure: Any) -> Any:

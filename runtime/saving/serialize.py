@@ -29,7 +29,7 @@ import os
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Union
+from typing import Any, Dict, List, Tuple, Union
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from runtime.core.traceback_filtering import api_boundary
 from runtime.tracing.concrete_function import ConcreteFunction
 from runtime.core.errors import LoadError, SaveError
 from runtime.backends.graph_codec import OutputRef, decode_graph, decode_value, encode_graph, encode_value
-from runtime.tracing.signature import accepts, describe_key, make_key
+from runtime.tracing.signature import accepts, bind_arguments, describe_key, make_key
 from runtime.core.tensor import SymbolicTensor
 
 FORMAT = "autograph_lite.saved_function"
@@ -184,21 +184,11 @@ class LoadedFunction:
         self._keys = keys
         self.variables = variables
 
-    def _bind(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[Any]:
-        """One value per parameter, defaults applied, as ``Function`` canonicalizes its calls."""
-        try:
-            bound = self.__signature__.bind(*args, **kwargs)
-        except TypeError as error:
-            raise TypeError(f"{self.name}(): {error}") from None
-        bound.apply_defaults()
-        return [bound.arguments.get(p.name, () if p.kind is p.VAR_POSITIONAL else {})
-                for p in self.__signature__.parameters.values()]
-
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The saved concrete function that accepts these arguments (TypeError listing them if none)."""
-        return self._match(self._bind(args, kwargs))[0]
+        return self._match(bind_arguments(self.name, self.__signature__, args, kwargs))[0]
 
-    def _match(self, values: List[Any]):
+    def _match(self, values: Tuple[Any, ...]):
         key, _ = make_key(tuple(values))
         for concrete, saved_key in zip(self.concrete_functions, self._keys):
             if accepts(saved_key, key):
@@ -209,7 +199,7 @@ class LoadedFunction:
 
     @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        concrete, values = self._match(self._bind(args, kwargs))
+        concrete, values = self._match(bind_arguments(self.name, self.__signature__, args, kwargs))
         return concrete(*[values[i] for i in concrete._tensor_params])
 
     def pretty_printed_concrete_signatures(self) -> str:

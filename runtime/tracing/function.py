@@ -151,13 +151,7 @@ class Function:
         """One value per parameter, defaults applied (``*args`` as a tuple, ``**kwargs`` as a dict)."""
         if not kwargs and len(args) == self._arity:
             return args
-        try:
-            bound = self._signature().bind(*args, **kwargs)
-        except TypeError as error:
-            raise TypeError(f"{self._name}(): {error}") from None
-        bound.apply_defaults()
-        return tuple(bound.arguments[p.name] if p.name in bound.arguments else
-                     (() if p.kind is p.VAR_POSITIONAL else {}) for p in self._parameters)
+        return signature.bind_arguments(self._name, self._signature(), args, kwargs)
 
     def _signature(self) -> inspect.Signature:
         return inspect.Signature(self._parameters)

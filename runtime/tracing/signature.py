@@ -12,7 +12,8 @@ Variables and unhashable objects by identity; other hashable objects by value.
 """
 from __future__ import annotations
 
-from typing import Any, Hashable, List, Optional, Tuple
+import inspect
+from typing import Any, Dict, Hashable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -85,6 +86,24 @@ def make_key(values: Tuple[Any, ...]) -> Tuple[Key, List[np.ndarray]]:
     builder = KeyBuilder()
     key = tuple(builder.key(value) for value in values)
     return key, builder.arrays
+
+
+def bind_arguments(name: str, signature: inspect.Signature, args: Sequence[Any],
+                   kwargs: Dict[str, Any]) -> Tuple[Any, ...]:
+    """One value per parameter of ``signature``, defaults applied (``*args`` as a tuple, ``**kwargs`` as a
+    dict): how a ``Function`` and a loaded function canonicalize a call. A TypeError names ``name``.
+
+    >>> import inspect
+    >>> bind_arguments("f", inspect.signature(lambda x, y=2, *rest, **options: None), (1,), {"z": 3})
+    (1, 2, (), {'z': 3})
+    """
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{name}(): {error}") from None
+    bound.apply_defaults()
+    return tuple(bound.arguments.get(p.name, () if p.kind is p.VAR_POSITIONAL else {})
+                 for p in signature.parameters.values())
 
 
 def is_tensor_entry(entry: Any) -> bool:
@@ -187,7 +206,7 @@ def substitute_placeholders(value: Any, entry: Any, graph, name: str) -> Any:
         return graph.add_placeholder(entry[1], entry[2], name=spec_name)
     if isinstance(value, (list, tuple)) and has_tensors(entry):
         items = [substitute_placeholders(v, e, graph, name) for v, e in zip(value, entry[1])]
-        return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
+        return nest.sequence_like(value, items)
     if isinstance(value, dict) and has_tensors(entry):
         replaced = {k: substitute_placeholders(value[k], e, graph, name) for k, e in entry[1]}
         return type(value)((k, replaced[k]) for k in value)
@@ -200,7 +219,7 @@ def spec_structure(value: Any, entry: Any, name: str) -> Any:
         return TensorSpec(entry[2], entry[1], name=name)
     if isinstance(value, (list, tuple)) and has_tensors(entry):
         items = [spec_structure(v, e, name) for v, e in zip(value, entry[1])]
-        return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
+        return nest.sequence_like(value, items)
     if isinstance(value, dict) and has_tensors(entry):
         return {k: spec_structure(value[k], e, name) for k, e in entry[1]}
     return value
@@ -225,7 +244,7 @@ def display_value(value: Any, entry: Any) -> Any:
     if isinstance(value, (list, tuple)) and type(entry) is tuple and len(entry) == 2 and \
             type(entry[1]) is tuple and len(entry[1]) == len(value):
         items = [display_value(v, e) for v, e in zip(value, entry[1])]
-        return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
+        return nest.sequence_like(value, items)
     if isinstance(value, dict) and type(entry) is tuple and len(entry) == 2 and type(entry[1]) is tuple:
         return {k: display_value(value[k], e) for k, e in entry[1]}
     return value
