@@ -37,3 +37,8 @@ class LoadError(RuntimeLiteError, ValueError):
 
 class ExportError(RuntimeLiteError, ValueError):
     """A graph cannot be exported (e.g. to ONNX): the message names the ops that have no mapping."""
+
+
+class GradientError(RuntimeLiteError, LookupError):
+    """A gradient cannot be computed: an op between the sources and the target has no gradient rule, or
+    its gradient is not implemented yet. The message names the op and what to do."""

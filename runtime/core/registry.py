@@ -143,6 +143,24 @@ def register_gradient(op_def: OpDef) -> Callable[[Callable], Callable]:
     return decorate
 
 
+class GradientNotImplemented(NotDifferentiable):
+    """The gradient "rule" of an op that *has* a gradient we do not compute yet: a gradient reaching it is
+    an error (never a silent None)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"GradientNotImplemented({self.reason!r})"
+
+
+def gradient_not_implemented(op_def: OpDef, reason: str) -> None:
+    """Declare that ``op_def``'s gradient exists mathematically but is not implemented; why, and what to do.
+
+    Differentiating through it raises ``GradientError`` with ``reason`` instead of returning None.
+    """
+    _set_gradient(op_def, GradientNotImplemented(reason))
+
+
 def not_differentiable(op_def: OpDef, reason: str) -> None:
     """Declare that ``op_def`` has no gradient (e.g. integer or bool results, shapes); why, in words."""
     _set_gradient(op_def, NotDifferentiable(reason))

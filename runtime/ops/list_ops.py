@@ -26,7 +26,7 @@ import numpy as np
 from runtime.core import dtypes, shapes
 from runtime.core.dtypes import int32  # noqa: F401  (the docstring example)
 from runtime.core.errors import InvalidArgumentError
-from runtime.core.registry import apply_op, not_differentiable, register_op
+from runtime.core.registry import apply_op, gradient_not_implemented, register_op
 from runtime.core.tensor import EagerTensor, Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
 
@@ -246,8 +246,9 @@ TENSOR_LIST_CONCAT = register_op("TensorListConcat", ("handle",), _concat_infer,
 
 for _op in (TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_PUSH_BACK, TENSOR_LIST_POP,
             TENSOR_LIST_GET_ITEM, TENSOR_LIST_SET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_STACK, TENSOR_LIST_CONCAT):
-    not_differentiable(_op, "tensor lists have no gradient rules yet: stack the list first, or grow a tensor with "
-                            "rt.concat in the loop, to differentiate through it")
+    gradient_not_implemented(_op, "tensor lists have no gradient rules yet; to differentiate through a loop "
+                                  "that collects values, grow a tensor with rt.concat in the loop instead of "
+                                  "appending to a list")
 
 
 # --- the Python side ---------------------------------------------------------------------------------

@@ -21,14 +21,11 @@ from typing import Any, Dict, List, Optional, Sequence
 from runtime.core import context, nest
 from runtime import ops as _ops
 from runtime.ops.gradient_ops import is_differentiable_dtype
-from runtime.core.registry import NotDifferentiable
+from runtime.core.errors import GradientError
+from runtime.core.registry import GradientNotImplemented, NotDifferentiable
 from runtime.core.tensor import SymbolicTensor, Tensor
 
 UNCONNECTED = ("none", "zero")
-
-
-class GradientError(LookupError):
-    """An op on the path from the sources to the targets has no gradient rule."""
 
 
 def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads: Sequence[Optional[Tensor]],
@@ -52,6 +49,10 @@ def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads:
         if not any(id(t) in pending for t in op.outputs):
             continue
         rule = op.op_def.gradient
+        if isinstance(rule, GradientNotImplemented):
+            raise GradientError(
+                f"the gradient of {op.op_def.name} (node {_name(op)}), which lies between the sources and the target, "
+                f"is not implemented: {rule.reason}")
         if isinstance(rule, NotDifferentiable):
             continue
         if rule is None:
