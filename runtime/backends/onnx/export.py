@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from runtime.core.errors import ExportError
+from runtime.backends.onnx import array_ops  # noqa: F401  (registers its converters)
 from runtime.backends.onnx import ops as onnx_ops
 from runtime.passes.analysis import needed_ops
 from runtime.core.graph import PLACEHOLDER
