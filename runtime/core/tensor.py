@@ -29,6 +29,8 @@ class Tensor:
 
     # Python operators (+, *, <, [], ...) are installed by runtime.ops.operators: each is one op.
 
+    # numpy's protocols (np.sum(t) becomes an op) are installed by runtime.ops.numpy_dispatch.
+
     @property
     def ndim(self) -> Optional[int]:
         return None if self.shape is None else len(self.shape)
@@ -156,6 +158,12 @@ class SymbolicTensor(Tensor):
     def __float__(self):
         raise _symbolic_misuse(self, "Converting to a Python float",
                                "Use rt.cast(t, rt.float32) to stay in the graph.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise _symbolic_misuse(self, "Converting to a numpy array",
+                               "numpy functions with an op mapping (np.sum, np.dot, np.exp, ...) become ops; "
+                               "for others use the rt op that computes it, or return the tensor and use numpy "
+                               "on the result.")
 
     def numpy(self):
         raise _symbolic_misuse(self, "Calling .numpy() on",
