@@ -219,13 +219,32 @@ def uses_object_array(t):
 def test_unmapped_numpy_function_names_itself_and_the_op_to_use():
     message = raises(rt.errors.OperatorNotAllowedInGraphError, ag.function(uses_sort), (rt.constant(X),),
                      "np.sort has no graph op mapping", "symbolic tensor t:0 (dtype=float32, shape=(3,))",
-                     "numpy object array", "use rt.sort instead", at="np.sort(t)")
+                     "numpy object array", "use the runtime op that computes it (rt.*)", at="np.sort(t)")
     assert "Tensor(" not in message
 
 
 def test_unmapped_ufunc_names_itself():
     raises(rt.errors.OperatorNotAllowedInGraphError, ag.function(uses_tanh), (rt.constant(X),),
-           "np.tanh has no graph op mapping", "use rt.tanh instead", at="np.tanh(t)")
+           "np.tanh has no graph op mapping", at="np.tanh(t)")
+
+
+def test_unmapped_function_with_a_known_replacement_suggests_it():
+    @ag.function
+    def f(t):
+        return np.std(t)
+
+    raises(rt.errors.OperatorNotAllowedInGraphError, f, (rt.constant(X),), "np.std has no graph op mapping",
+           "use rt.sqrt(rt.reduce_mean(rt.square(x - rt.reduce_mean(x)))) instead", at="np.std(t)")
+
+
+def test_every_suggested_rt_name_exists():
+    import re
+    for hint in numpy_dispatch._SUGGESTIONS.values():
+        for dotted in re.findall(r"rt\.([a-z_.]+)\(", hint):
+            target = rt
+            for part in dotted.split("."):
+                target = getattr(target, part)
+            assert callable(target), dotted
 
 
 @pytest.mark.parametrize("fn, fragment", [
