@@ -34,8 +34,19 @@ _BY_NAME = {d.name: d for d in ALL}
 _CANONICAL = {d: d for d in ALL + (variant,)}
 _DTYPE_CLASSES = frozenset(type(d) for d in ALL + (variant,))
 _PYTHON_TYPES = {builtins.float: float32, builtins.int: int32, builtins.bool: bool}
-_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
-_KIND_DEFAULT = {"bool": bool, "int": int32, "float": float32}
+_KIND_RANK = {"bool": 0, "int": 1, "int64": 2, "float": 3}
+_KIND_DEFAULT = {"bool": bool, "int": int32, "int64": int64, "float": float32}
+_INT32, _INT64 = np.iinfo(np.int32), np.iinfo(np.int64)
+
+
+def _int_kind(value: int) -> str:
+    """'int' (int32) for ints that fit, 'int64' beyond, as TensorFlow does; beyond int64 is an error."""
+    if _INT32.min <= value <= _INT32.max:
+        return "int"
+    if _INT64.min <= value <= _INT64.max:
+        return "int64"
+    raise ValueError(f"the Python int {value} is out of the range of int64 ([{_INT64.min}, {_INT64.max}]), "
+                     "the widest integer dtype; use a float (float(value)) if an approximation will do")
 
 
 def as_dtype(value: Any) -> np.dtype:
@@ -62,16 +73,16 @@ def as_dtype(value: Any) -> np.dtype:
 
 
 def _python_kind(value: Any) -> str | None:
-    """The widest Python scalar kind inside ``value`` ('bool', 'int', 'float'), or None if empty."""
+    """The widest Python scalar kind inside ``value`` ('bool', 'int', 'int64', 'float'), or None if empty."""
     if isinstance(value, builtins.range):
-        return "int"
+        return max(_int_kind(value.start), _int_kind(value.stop), key=_KIND_RANK.__getitem__)
     if isinstance(value, (list, tuple)):
         kinds = [k for k in map(_python_kind, value) if k is not None]
         return max(kinds, key=_KIND_RANK.__getitem__) if kinds else None
     if isinstance(value, (builtins.bool, np.bool_)):
         return "bool"
     if isinstance(value, (builtins.int, np.integer)):
-        return "int"
+        return _int_kind(int(value))
     if isinstance(value, (builtins.float, np.floating)):
         return "float"
     raise TypeError(f"cannot convert a {type(value).__name__} ({value!r}) to a tensor")

@@ -33,7 +33,25 @@ def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
     if array.dtype.kind == "O":
         raise TypeError(f"cannot convert {value!r} to a tensor: nested lists must be rectangular and hold "
                         "only numbers or bools")
+    if target.kind in "iu" and array.dtype.kind in "iuf" and array.size:
+        _check_integer_range(value, array, target)
     return array.astype(target, copy=False)
+
+
+def _check_integer_range(value: Any, array: np.ndarray, target: np.dtype) -> None:
+    """A value outside ``target``'s range is an error, never numpy's silent wrap-around."""
+    limits = np.iinfo(target)
+    low, high = array.min(), array.max()
+    if low < limits.min or high > limits.max:
+        bad = low if low < limits.min else high
+        raise ValueError(f"cannot convert {_short(value)} to a tensor of dtype {target.name}: {bad} is out of its "
+                         f"range [{limits.min}, {limits.max}]; pass a wider dtype (e.g. rt.int64) or convert "
+                         "the value explicitly")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:

@@ -18,8 +18,10 @@ import numpy as np
 
 from runtime.core import context
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.registry import apply_op, eager_op_hooks, not_differentiable, register_gradient, register_op
-from runtime.core.tensor import EagerTensor, Tensor, _symbolic_misuse, shape_compatible
+from runtime.core.graph import PLACEHOLDER
+from runtime.core.registry import (apply_op, eager_op_hooks, not_differentiable, register_gradient, register_op,
+                                   run_kernel)
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, _symbolic_misuse, shape_compatible
 
 
 def _variable_spec(specs, attrs):
@@ -71,8 +73,51 @@ def _numpy_text(array: np.ndarray) -> str:
     return str(array.item()) if array.ndim == 0 else np.array_repr(array)
 
 
+def _creation_while_tracing(name: str) -> context.VariableCreation:
+    """The policy allowing this creation while tracing, or the error saying why it is refused."""
+    creation = context.variable_creation()
+    if creation is None:
+        raise ValueError(
+            f"rt.Variable({name!r}) was created while tracing a graph. Variables hold state across calls, so "
+            "create them once, outside the function (e.g. at module level or in __init__), and only read or "
+            "assign them inside it.")
+    if not creation.allowed:
+        raise ValueError(creation.refusal.format(variable=name))
+    return creation
+
+
+def _lifted_initial_value(initial_value: Any, name: str) -> Any:
+    """The initial value of a Variable created while tracing, computed now, outside the graph.
+
+    A callable runs eagerly; a graph tensor is evaluated now from the ops that made it (TensorFlow lifts
+    such initializers out of the function the same way) unless it depends on the function's inputs.
+    """
+    if callable(initial_value) and not isinstance(initial_value, Tensor):
+        with context.graph_scope(None):
+            initial_value = initial_value()
+    if isinstance(initial_value, SymbolicTensor):
+        return EagerTensor(_evaluate_now(initial_value, name, {}))
+    return initial_value
+
+
+def _evaluate_now(tensor: SymbolicTensor, name: str, done: dict) -> np.ndarray:
+    op = tensor.op
+    if op not in done:
+        if op.op_def is PLACEHOLDER or op.subgraphs():
+            why = "the function's inputs" if op.op_def is PLACEHOLDER else f"a {op.type} (control flow)"
+            raise ValueError(
+                f"the initial value of rt.Variable({name!r}) depends on {why}, so it cannot be computed once when "
+                f"the variable is created; initialize it from values known before the call (Python values, "
+                f"shapes, rt.random draws), or create it outside the function and assign it inside")
+        inputs = [_evaluate_now(t, name, done) for t in op.inputs]
+        result = run_kernel(op.op_def, inputs, op.attrs, op.name)
+        done[op] = result if isinstance(result, tuple) else (result,)
+    return np.asarray(done[op][tensor.index])
+
+
 class Variable(Tensor):
-    """A named, mutable tensor. Create it outside traced functions; read and assign it anywhere.
+    """A named, mutable tensor. Create it outside traced functions (or on a function's first trace
+    only, see ``runtime.core.context.VariableCreation``); read and assign it anywhere.
 
     >>> v = Variable([1, 2])
     >>> (v + 1).numpy()
@@ -83,19 +128,21 @@ class Variable(Tensor):
 
     def __init__(self, initial_value: Any, dtype: Any = None, name: Optional[str] = None,
                  trainable: bool = True):
+        name = name or "Variable"
+        creation = None
         if context.in_graph_mode():
-            raise ValueError(
-                f"rt.Variable({name or 'Variable'!r}) was created while tracing a function. Variables hold "
-                "state across calls, so create them once, outside the function (e.g. at module level or in "
-                "__init__), and only read or assign them inside it.")
+            creation = _creation_while_tracing(name)
+            initial_value = _lifted_initial_value(initial_value, name)
         if callable(initial_value):
             initial_value = initial_value()
         tensor = convert_to_tensor(np.asarray(initial_value) if isinstance(initial_value, Tensor)
                                    else initial_value, dtype)
         self._array = np.array(tensor._value, copy=True)
-        self.name = name or "Variable"
+        self.name = name
         self.trainable = trainable
         self._lock = threading.Lock()
+        if creation is not None:
+            creation.created.append(self)
 
     # --- what makes it a tensor ----------------------------------------------------------------------
     @property

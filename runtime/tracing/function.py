@@ -39,6 +39,15 @@ from runtime.tracing.trace_index import TraceIndex
 logger = logging.getLogger("runtime")
 _RETRACE_WINDOW, _RETRACE_LIMIT = 10, 5  # warn when 5 of the last 10 calls traced
 _WARN_AGAIN_AT = 100  # ...and again (with the cache's size) at 100, 1000, ... graphs
+_VARIABLE_ON_LATER_TRACE = (
+    "rt.Variable({variable!r}) was created while tracing {function!r} again (for a new signature). A function "
+    "may create variables on its first trace only, as in TensorFlow: create it once, outside the function "
+    "(at module level or in __init__), or on the first call guarded by `if self.v is None: self.v = rt.Variable(...)`")
+_VARIABLE_ON_EVERY_TRACE = (
+    "rt.Variable({variable!r}) is created every time {function!r} is traced: its first trace created {created}, "
+    "and tracing it again creates a new one. A function may create variables on its first trace only, as in "
+    "TensorFlow; guard the creation (`if self.v is None: self.v = rt.Variable(...)`) or create the variable "
+    "outside the function")
 _run_eagerly = [False]  # one global switch, like tf.config.run_functions_eagerly
 
 
@@ -86,6 +95,7 @@ class Function:
         self._cache: Dict[Any, ConcreteFunction] = {}  # key -> concrete function able to run it
         self._traces = TraceIndex()  # (trace key, concrete), in trace order, found by shape-free form
         self._tracing_count = 0
+        self._traced_once = False  # Variables may be created on the first trace only
         self._in_progress: Dict[Any, threading.Event] = {}
         self._lock = threading.RLock()
         self._calls = 0
@@ -200,9 +210,30 @@ class Function:
         return self._traced_python_function
 
     def _trace(self, key: Tuple[Any, ...], values: Tuple[Any, ...]) -> ConcreteFunction:
+        """Trace once; on the first trace the function may create Variables, as in TensorFlow.
+
+        If it did, it is traced again with creation refused: the second trace must reuse them (the
+        Keras ``build`` pattern, ``if self.w is None: self.w = rt.Variable(...)``), so the graph never
+        holds a variable that a call would create afresh in plain Python.
+        """
+        if self._traced_once:
+            return self._trace_with_policy(key, values, context.VariableCreation(
+                self._name, False, _VARIABLE_ON_LATER_TRACE.format(function=self._name, variable="{variable}")))
+        creation = context.VariableCreation(self._name, True)
+        concrete = self._trace_with_policy(key, values, creation)
+        if creation.created:
+            created = ", ".join(repr(v.name) for v in creation.created)
+            concrete = self._trace_with_policy(key, values, context.VariableCreation(
+                self._name, False, _VARIABLE_ON_EVERY_TRACE.format(function=self._name, created=created,
+                                                                   variable="{variable}")))
+        self._traced_once = True
+        return concrete
+
+    def _trace_with_policy(self, key: Tuple[Any, ...], values: Tuple[Any, ...],
+                           creation: context.VariableCreation) -> ConcreteFunction:
         graph = FuncGraph(self._name)
         names = self._parameter_names()
-        with context.graph_scope(graph):
+        with context.graph_scope(graph), context.variable_creation_scope(creation):
             inputs = [signature.substitute_placeholders(v, e, graph, n) for v, e, n in zip(values, key, names)]
             args, kwargs = self._call_arguments(inputs)
             result = self._function_to_trace()(*args, **kwargs)
