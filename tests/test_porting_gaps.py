@@ -210,3 +210,43 @@ def test_a_variable_inside_a_graph_traced_outside_a_function_is_refused():
     with context.graph_scope(graph):
         with pytest.raises(ValueError, match=r"rt.Variable\('v'\) was created while tracing a graph"):
             rt.Variable(1.0, name="v")
+
+
+# --- range over an unknown dimension ----------------------------------------------------------------------
+def sum_rows_by_shape(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[i]
+    return total
+
+
+def sum_rows_by_run_time_shape(x):
+    total = 0.0
+    for i in range(rt.shape(x)[0]):
+        total += x[i]
+    return total
+
+
+def test_range_of_an_unknown_dimension_is_a_clear_error():
+    function = ag.function(sum_rows_by_shape, input_signature=[rt.TensorSpec([None])])
+    raises(TypeError, function, (rt.constant([1.0, 2.0]),),
+           "range() got None while tracing: a dimension that is unknown until the graph runs",
+           "Use range(len(x)) or range(rt.shape(x)[i]) for a graph loop", at="range(x.shape[0])")
+
+
+def test_range_of_the_run_time_dimension_stages_the_loop():
+    function = ag.function(sum_rows_by_run_time_shape, input_signature=[rt.TensorSpec([None])])
+    assert function(rt.constant([1.0, 2.0, 4.0])).numpy() == 7.0
+    assert function(rt.constant([5.0])).numpy() == 5.0
+    assert function.experimental_get_tracing_count() == 1
+
+
+def test_range_of_a_known_dimension_unrolls_and_python_none_keeps_pythons_error():
+    function = ag.function(sum_rows_by_shape)
+    assert function(rt.constant([1.0, 2.0])).numpy() == 3.0
+    with pytest.raises(TypeError, match="'NoneType' object cannot be interpreted as an integer"):
+        ag.to_graph(_range_of)(None)
+
+
+def _range_of(n):
+    return list(range(n))

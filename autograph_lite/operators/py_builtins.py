@@ -40,6 +40,12 @@ def range_(*args: Any) -> Any:
     for arg in args:
         if isinstance(arg, SymbolicTensor):
             return _staged_range(*args)
+        if arg is None and rt.in_graph_mode():
+            raise TypeError(
+                "range() got None while tracing: a dimension that is unknown until the graph runs (x.shape[i] "
+                "is None when the input's shape has a None dim, e.g. from an input_signature). Use "
+                "range(len(x)) or range(rt.shape(x)[i]) for a graph loop over the run-time size, or trace with "
+                "a fixed shape")
     return _range(*args)
 
 
