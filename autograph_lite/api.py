@@ -8,14 +8,16 @@
 0
 """
 import functools
+import os
 import types
+import warnings
 import weakref
 from typing import Any, Callable, Optional, Sequence
 
 from runtime.core.traceback_filtering import api_boundary, set_traceback_filtering, traceback_filtering  # noqa: F401 (public)
 
 from autograph_lite import conversion, error_locations
-from autograph_lite.pyct.errors import ConversionError
+from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 from autograph_lite import calls
 from autograph_lite.calls import DO_NOT_CONVERT
 
@@ -24,6 +26,28 @@ from builtins import bool, getattr, isinstance, setattr, str, type
 
 _WRAPPED_FROM = '__ag_converted_from__'
 _graph_cache: 'weakref.WeakKeyDictionary[Callable, Callable]' = weakref.WeakKeyDictionary()
+STRICT_ENV_VAR = 'AUTOGRAPH_LITE_STRICT_CONVERSION'
+_strict = [os.environ.get(STRICT_ENV_VAR, '').strip().lower() not in ('', '0', 'false', 'no')]
+_warned_unconverted: 'weakref.WeakSet[Callable]' = weakref.WeakSet()
+
+
+class UnconvertedWarning(UserWarning):
+    """A function given to ag.function/to_graph runs unconverted (its source code is not available)."""
+
+
+def set_strict_conversion(flag: bool) -> None:
+    """With True, a function whose source is unavailable is a ``SourceUnavailableError`` instead of a
+    warning (and running it unconverted). The environment variable
+    ``AUTOGRAPH_LITE_STRICT_CONVERSION=1`` sets it at import.
+
+    >>> set_strict_conversion(False)
+    """
+    _strict[0] = bool(flag)
+
+
+def strict_conversion() -> bool:
+    """Whether ``set_strict_conversion(True)`` (or the environment variable) is in effect."""
+    return _strict[0]
 
 
 def _plain_function(entity: Any, caller: str) -> types.FunctionType:
@@ -58,9 +82,29 @@ def to_graph(entity: Callable) -> Callable:
         return function
     wrapper = _graph_cache.get(function)
     if wrapper is None:
-        wrapper = _with_user_locations(calls.convert(function), function)
+        try:
+            converted = calls.convert(function)
+        except SourceUnavailableError as error:
+            if _strict[0]:
+                raise
+            _warn_unconverted(function, error)
+            return function
+        wrapper = _with_user_locations(converted, function)
         _graph_cache[function] = wrapper
     return wrapper
+
+
+def _warn_unconverted(function: types.FunctionType, error: SourceUnavailableError) -> None:
+    """Once per function: it runs as written, so tensors trace but Python control flow on them is lost."""
+    if function in _warned_unconverted:
+        return
+    _warned_unconverted.add(function)
+    code = function.__code__
+    warnings.warn_explicit(
+        f"{error.problem}; it runs unconverted: its tensor ops still trace into the graph, but an if/while/for "
+        "on a tensor inside it is not staged (it raises OperatorNotAllowedInGraphError). Define it in a file or "
+        f"a notebook cell, or call ag.set_strict_conversion(True) (or set {STRICT_ENV_VAR}=1) to make this an "
+        "error.", UnconvertedWarning, code.co_filename, code.co_firstlineno)
 
 
 convert = to_graph
