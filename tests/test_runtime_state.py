@@ -107,8 +107,8 @@ def test_variable_errors():
     def makes_variable(x):
         return rt.Variable(x, name="inside")
 
-    with pytest.raises(ValueError, match="rt.Variable\\('inside'\\) was created while tracing.*outside the "
-                                         "function"):
+    with pytest.raises(ValueError, match="the initial value of rt.Variable\\('inside'\\) depends on the "
+                                         "function's inputs.*create it outside the function"):
         makes_variable(rt.constant(1.0))
 
 
