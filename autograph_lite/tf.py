@@ -9,7 +9,7 @@ Names TensorFlow has and we do not are simply absent (``AttributeError``), never
 >>> @tf.function
 ... def my_relu(x):
 ...     return tf.maximum(0., x)
->>> print(my_relu(tf.constant([1., -1.])))
+>>> my_relu(tf.constant([1., -1.]))
 Tensor([1. 0.], shape=(2,), dtype=float32)
 >>> tf.executing_eagerly()
 True
