@@ -12,7 +12,9 @@ COUNTER = 0
 def test_exports_exactly_the_design_names():
     assert sorted(ag.__all__) == sorted(['function', 'to_code', 'to_graph', 'convert', 'do_not_convert',
                                         'run_functions_eagerly', 'functions_run_eagerly',
-                                        'set_traceback_filtering', 'traceback_filtering', 'ConversionError'])
+                                        'set_traceback_filtering', 'traceback_filtering', 'ConversionError',
+                                        # interactive use (issue 12): no source -> a warning, or the error
+                                        'set_strict_conversion', 'strict_conversion', 'UnconvertedWarning'])
     assert ag.convert is ag.to_graph
 
 

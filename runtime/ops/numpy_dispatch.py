@@ -38,10 +38,12 @@ from runtime.ops.indexing import gather
 from runtime.ops.logical_ops import logical_and, logical_not, logical_or
 from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater_equal, less, less_equal, matmul,
                                   maximum, minimum, mod, multiply, not_equal, pow, subtract)  # noqa: A004
-from runtime.ops.reduction_ops import (argmax, argmin, cumsum, reduce_all, reduce_any, reduce_max, reduce_mean,
+from runtime.ops.reduction_ops import (argmax, argmin, cumprod, cumsum, reduce_all, reduce_any, reduce_max, reduce_mean,
                                        reduce_min, reduce_prod, reduce_sum)
 from runtime.ops.shape_ops import size
-from runtime.ops.unary_ops import abs, exp, log, negative, sign, sqrt, square  # noqa: A004
+from runtime.ops.sort_ops import argsort, sort
+from runtime.ops.unary_ops import (abs, ceil, cos, exp, expm1, floor, is_finite, is_nan, log, log1p,  # noqa: A004
+                                   negative, reciprocal, round, sign, sin, sqrt, square, tanh)
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 
 
@@ -109,6 +111,29 @@ def _cumsum(a, axis=None, dtype=None):
     if dtype is not None:
         a = cast(a, dtype)
     return cumsum(_flat(a), 0) if axis is None else cumsum(a, axis)
+
+
+def _cumprod(a, axis=None, dtype=None):
+    a = convert_to_tensor(a)
+    if dtype is not None:
+        a = cast(a, dtype)
+    return cumprod(_flat(a), 0) if axis is None else cumprod(a, axis)
+
+
+def _round(a, decimals=0):
+    if decimals != 0:
+        raise TypeError(f"np.round with decimals={decimals!r} has no op mapping (decimals=0 maps onto rt.math.round)")
+    return round(a)
+
+
+def _sort(a, axis=-1, kind=None):
+    return sort(_flat(a), 0) if axis is None else sort(a, axis)
+
+
+def _argsort(a, axis=-1, kind=None):
+    # Ties keep their order (a stable sort); numpy's default kind leaves the order of ties unspecified.
+    order = argsort(_flat(a), 0) if axis is None else argsort(a, axis)
+    return cast(order, dtypes.int64)  # numpy's index dtype
 
 
 def _dot(a, b):
@@ -246,7 +271,8 @@ UFUNCS: Dict[np.ufunc, Callable] = {
     np.equal: equal, np.not_equal: not_equal, np.logical_and: logical_and, np.logical_or: logical_or,
     np.logical_not: logical_not, np.negative: negative, np.positive: identity,
     np.absolute: abs, np.sign: sign, np.exp: exp, np.log: log, np.sqrt: sqrt, np.square: square,
-    np.matmul: _matmul,
+    np.matmul: _matmul, np.tanh: tanh, np.sin: sin, np.cos: cos, np.floor: floor, np.ceil: ceil, np.rint: round,
+    np.log1p: log1p, np.expm1: expm1, np.reciprocal: reciprocal, np.isnan: is_nan, np.isfinite: is_finite,
 }
 
 # ``ufunc.reduce`` / ``ufunc.accumulate`` (numpy's default axis for these is 0).
@@ -266,6 +292,7 @@ FUNCTIONS: Dict[Callable, Callable] = {
     np.stack: _stack, np.reshape: _reshape, np.transpose: _transpose, np.clip: _clip,
     np.expand_dims: _expand_dims, np.squeeze: _squeeze, np.tile: _tile, np.take: _take,
     np.zeros_like: _zeros_like, np.ones_like: _ones_like, np.shape: _shape, np.ndim: _ndim, np.size: _size,
+    np.cumprod: _cumprod, np.round: _round, np.around: _round, np.sort: _sort, np.argsort: _argsort,
 }
 
 # What to use instead, for numpy functions people reach for that have no mapping. Every ``rt.NAME``
