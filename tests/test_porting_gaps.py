@@ -250,3 +250,59 @@ def test_range_of_a_known_dimension_unrolls_and_python_none_keeps_pythons_error(
 
 def _range_of(n):
     return list(range(n))
+
+
+# --- a staged if's return value: the error names the returns, at the later return's line --------------------
+def early_return_of_a_tuple(x):
+    if x > 0:
+        return x, x
+    return -x
+
+
+def early_return_of_a_float(x):
+    if x > 0:
+        return 1.5
+    return -x
+
+
+def returns_in_if_elif_and_after(x):
+    if x > 0:
+        return x
+    elif x < -5:
+        return x * 2
+    return rt.cast(x, rt.float32)
+
+
+def both_branches_return(x):
+    if x > 0:
+        return x, x
+    else:
+        return x
+
+
+def test_an_early_return_of_another_structure_names_both_returns_at_the_later_one():
+    raises(rt.errors.StateError, ag.function(early_return_of_a_tuple), (rt.constant(1),),
+           "the return value is a tuple of (a tensor of dtype int32 and shape (), a tensor of dtype int32 and "
+           "shape ()) at an earlier return (inside a tensor-dependent if) but a tensor of dtype int32 and shape () "
+           "at this return; every return must give a tensor (or number) of the same dtype and structure",
+           at="return -x")
+
+
+def test_an_early_return_of_another_dtype_names_both_returns_at_the_later_one():
+    message = raises(rt.errors.StateError, ag.function(early_return_of_a_float), (rt.constant(1),),
+                     "the return value has dtype float32 at an earlier return (inside a tensor-dependent if) but "
+                     "dtype int32 at this return; give every return the same dtype (e.g. with rt.cast)",
+                     at="return -x")
+    assert "def early_return_of_a_float" not in message
+
+
+def test_the_returns_of_an_elif_chain_are_named_at_the_last_return():
+    raises(rt.errors.StateError, ag.function(returns_in_if_elif_and_after), (rt.constant(1),),
+           "the return value has dtype int32 at an earlier return (inside a tensor-dependent if) but dtype "
+           "float32 at this return", at="return rt.cast(x, rt.float32)")
+
+
+def test_returns_in_both_branches_name_the_branches():
+    raises(rt.errors.StateError, ag.function(both_branches_return), (rt.constant(1),),
+           "the return value is a tensor of dtype int32 and shape () in the else branch but a tuple of",
+           "in the if branch of a tensor-dependent if", at="if x > 0:")

@@ -145,14 +145,14 @@ class _BranchTracer:
                 raise NeedsPlaceholder(self.return_hints, index, value)
             elif first_kind == PASSTHROUGH or not is_stageable(_unwrap(value)):
                 if value is not first_value:
-                    raise _mismatch(name, which, value, first_value)
+                    raise _mismatch(name, which, value, first_value, self.else_has_returned)
                 kinds.append(PASSTHROUGH)
             else:
                 is_partial = isinstance(value, PartialReturnValue) and not self._has_returned(which, raw)
                 value = _unwrap(value)
                 if not nest.same_structure(value, _unwrap(first_value)):
-                    raise _mismatch(name, which, value, _unwrap(first_value))
-                _check_same_dtype(name, which, value, _unwrap(first_value))
+                    raise _mismatch(name, which, value, _unwrap(first_value), self.else_has_returned)
+                _check_same_dtype(name, which, value, _unwrap(first_value), self.else_has_returned)
                 kinds.append(PARTIAL if is_partial else first_kind)
                 outputs.append(value)
         self.kinds[which] = kinds
@@ -190,7 +190,22 @@ def _defined_in_one_branch(name: str, defined_in: bool) -> rt.errors.StateError:
         "on both paths of the graph")
 
 
-def _mismatch(name: str, which: bool, value: Any, other_value: Any) -> rt.errors.StateError:
+def _where(which: bool, return_guard: bool) -> str:
+    """Where a branch's value comes from, in the user's terms. In the guard ``if not do_return:`` that
+    follows an ``if`` holding a ``return``, the if branch is the code after it (a later ``return``, where
+    the error points) and the else branch is where that earlier ``return`` ran."""
+    if return_guard:
+        return "at this return" if which else "at an earlier return (inside a tensor-dependent if)"
+    return f"in the {_BRANCH_NAMES[which]} branch"
+
+
+def _mismatch(name: str, which: bool, value: Any, other_value: Any, return_guard: bool = False
+              ) -> rt.errors.StateError:
+    if return_guard:
+        return rt.errors.StateError(
+            f"{display_name(name)} is {describe(value)} {_where(which, True)} but {describe(other_value)} "
+            f"{_where(not which, True)}; every return must give a tensor (or number) of the same dtype and "
+            "structure")
     return rt.errors.StateError(
         f"{name} is {describe(value)} in the {_BRANCH_NAMES[which]} branch but "
         f"{describe(other_value)} in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; both "
@@ -206,7 +221,7 @@ def _adopts(number: Any, dtype: Any) -> bool:
     return isinstance(number, float) and dtype.kind == 'f'
 
 
-def _check_same_dtype(name: str, which: bool, value: Any, other_value: Any) -> None:
+def _check_same_dtype(name: str, which: bool, value: Any, other_value: Any, return_guard: bool = False) -> None:
     dtype, other_dtype = dtype_of(value), dtype_of(other_value)
     if dtype is None or other_dtype is None or dtype == other_dtype:
         return
@@ -214,6 +229,10 @@ def _check_same_dtype(name: str, which: bool, value: Any, other_value: Any) -> N
         return
     if not isinstance(value, rt.Tensor) and isinstance(other_value, rt.Tensor) and _adopts(value, other_dtype):
         return
+    if return_guard:
+        raise rt.errors.StateError(
+            f"{display_name(name)} has dtype {dtype.name} {_where(which, True)} but dtype {other_dtype.name} "
+            f"{_where(not which, True)}; give every return the same dtype (e.g. with rt.cast)")
     raise rt.errors.StateError(
         f"{name} has dtype {dtype.name} in the {_BRANCH_NAMES[which]} branch but dtype "
         f"{other_dtype.name} in the {_BRANCH_NAMES[not which]} branch of a tensor-dependent if; "
