@@ -33,20 +33,33 @@ def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
     if array.dtype.kind == "O":
         raise TypeError(f"cannot convert {value!r} to a tensor: nested lists must be rectangular and hold "
                         "only numbers or bools")
-    if target.kind in "iu" and array.dtype.kind in "iuf" and array.size:
+    # An inferred dtype already fits every Python int (dtypes.infer_dtype widens to int64 or refuses).
+    if dtype is not None and target.kind in "iu" and array.dtype != target and array.dtype.kind in "iuf":
         _check_integer_range(value, array, target)
     return array.astype(target, copy=False)
 
 
+_INTEGER_LIMITS = {dtype: (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+                   for dtype in dtypes.ALL if dtype.kind in "iu"}
+
+
 def _check_integer_range(value: Any, array: np.ndarray, target: np.dtype) -> None:
     """A value outside ``target``'s range is an error, never numpy's silent wrap-around."""
-    limits = np.iinfo(target)
-    low, high = array.min(), array.max()
-    if low < limits.min or high > limits.max:
-        bad = low if low < limits.min else high
-        raise ValueError(f"cannot convert {_short(value)} to a tensor of dtype {target.name}: {bad} is out of its "
-                         f"range [{limits.min}, {limits.max}]; pass a wider dtype (e.g. rt.int64) or convert "
-                         "the value explicitly")
+    low_limit, high_limit = _INTEGER_LIMITS[target]
+    if type(value) is int:  # the common case (``x + 1``): no array reductions
+        if low_limit <= value <= high_limit:
+            return
+        low = high = value
+    elif np.can_cast(array.dtype, target) or not array.size:
+        return
+    else:
+        low, high = array.min(), array.max()
+        if low_limit <= low and high <= high_limit:
+            return
+    bad = low if low < low_limit else high
+    raise ValueError(f"cannot convert {_short(value)} to a tensor of dtype {target.name}: {bad} is out of its "
+                     f"range [{low_limit}, {high_limit}]; pass a wider dtype (e.g. rt.int64) or convert "
+                     "the value explicitly")
 
 
 def _short(value: Any) -> str:
