@@ -26,6 +26,8 @@ __version__ = "autograph_lite (TensorFlow-compatible names)"
 
 # --- tensors, dtypes, variables ------------------------------------------------------------------------
 Tensor, TensorSpec, Variable = rt.Tensor, rt.TensorSpec, rt.Variable
+if hasattr(rt, "TensorArray"):
+    TensorArray = rt.TensorArray
 constant, convert_to_tensor = rt.constant, rt.convert_to_tensor
 float16, float32, float64 = rt.float16, rt.float32, rt.float64
 int8, int16, int32, int64, uint8, bool = rt.int8, rt.int16, rt.int32, rt.int64, rt.uint8, rt.bool  # noqa: A001
@@ -45,7 +47,8 @@ function = api.function
 
 
 def _loop_options_if_available() -> dict:
-    set_loop_options = getattr(api, "set_loop_options", None)
+    import autograph_lite  # the package has finished importing when `from autograph_lite import tf` runs
+    set_loop_options = getattr(autograph_lite, "set_loop_options", None) or getattr(api, "set_loop_options", None)
     return {} if set_loop_options is None else {"set_loop_options": set_loop_options}
 
 

@@ -11,10 +11,15 @@ def test_functions_and_autograph_are_ours():
     assert tf.autograph.to_code is ag.to_code and tf.autograph.to_graph is ag.to_graph
     assert tf.autograph.experimental.do_not_convert is ag.do_not_convert
     assert tf.config.run_functions_eagerly is ag.run_functions_eagerly
-    if hasattr(api, "set_loop_options"):  # wired once the loop-options helper lands
-        assert tf.autograph.experimental.set_loop_options is api.set_loop_options
+    set_loop_options = getattr(ag, "set_loop_options", None) or getattr(api, "set_loop_options", None)
+    if set_loop_options is not None:  # wired once loop options exist
+        assert tf.autograph.experimental.set_loop_options is set_loop_options
     else:
         assert not hasattr(tf.autograph.experimental, "set_loop_options")
+    if hasattr(rt, "TensorArray"):
+        assert tf.TensorArray is rt.TensorArray
+    else:
+        assert not hasattr(tf, "TensorArray")
 
 
 def test_tensors_dtypes_and_ops_are_the_runtimes():
