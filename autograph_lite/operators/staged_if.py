@@ -203,7 +203,7 @@ def _mismatch(name: str, which: bool, value: Any, other_value: Any, return_guard
               ) -> rt.errors.StateError:
     if return_guard:
         return rt.errors.StateError(
-            f"{display_name(name)} is {describe(value)} {_where(which, True)} but {describe(other_value)} "
+            f"{name} is {describe(value)} {_where(which, True)} but {describe(other_value)} "
             f"{_where(not which, True)}; every return must give a tensor (or number) of the same dtype and "
             "structure")
     return rt.errors.StateError(
@@ -231,7 +231,7 @@ def _check_same_dtype(name: str, which: bool, value: Any, other_value: Any, retu
         return
     if return_guard:
         raise rt.errors.StateError(
-            f"{display_name(name)} has dtype {dtype.name} {_where(which, True)} but dtype {other_dtype.name} "
+            f"{name} has dtype {dtype.name} {_where(which, True)} but dtype {other_dtype.name} "
             f"{_where(not which, True)}; give every return the same dtype (e.g. with rt.cast)")
     raise rt.errors.StateError(
         f"{name} has dtype {dtype.name} in the {_BRANCH_NAMES[which]} branch but dtype "
