@@ -320,3 +320,11 @@ def test_np_dot_of_rank_three_is_a_clear_error():
 
     raises(TypeError, f, (rt.constant(np.ones((2, 2, 2), np.float32)),),
            "np.dot of tensors of rank 3 and 3 has no op mapping", "use rt.matmul", at="np.dot(t, t)")
+
+
+def test_variables_work_with_mapped_and_unmapped_numpy():
+    v = rt.Variable([3.0, 1.0, 2.0])
+    assert repr(np.sum(v)) == "Tensor(6.0, shape=(), dtype=float32)"
+    assert np.partition(v, 0)[0] == 1.0  # unmapped: numpy on the value, not endless re-dispatch
+    np.testing.assert_array_equal(np.arcsinh(v), np.arcsinh(np.float32([3.0, 1.0, 2.0])))
+    assert np.asarray(v).tolist() == [3.0, 1.0, 2.0]

@@ -44,7 +44,7 @@ from runtime.ops.shape_ops import size
 from runtime.ops.sort_ops import argsort, sort
 from runtime.ops.unary_ops import (abs, ceil, cos, exp, expm1, floor, is_finite, is_nan, log, log1p,  # noqa: A004
                                    negative, reciprocal, round, sign, sin, sqrt, square, tanh)
-from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
+from runtime.core.tensor import SymbolicTensor, Tensor
 
 
 # --- adapters: numpy's signature on the left, runtime ops on the right ---------------------------------------
@@ -348,8 +348,8 @@ def unmapped_error(name: str, tensor: SymbolicTensor, why: str = "has no graph o
 
 
 def _as_arrays(value: Any) -> Any:
-    """Eager tensors (also inside lists/tuples/dicts) as their ndarrays, for running numpy itself."""
-    if isinstance(value, EagerTensor):
+    """Eager tensors and Variables (also inside lists/tuples/dicts) as their ndarrays, for numpy itself."""
+    if isinstance(value, Tensor) and not isinstance(value, SymbolicTensor):
         return value._value
     if isinstance(value, (list, tuple)):
         return type(value)(_as_arrays(v) for v in value)
