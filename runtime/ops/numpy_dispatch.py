@@ -40,7 +40,12 @@ from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater
                                   maximum, minimum, mod, multiply, not_equal, pow, subtract)  # noqa: A004
 from runtime.ops.reduction_ops import (argmax, argmin, cumprod, cumsum, reduce_all, reduce_any, reduce_max, reduce_mean,
                                        reduce_min, reduce_prod, reduce_sum)
+from runtime.ops.einsum_ops import einsum
+from runtime.ops.gradient_ops import broadcast_to
+from runtime.ops.linalg_ops import det, inv, norm, trace
+from runtime.ops.manipulation_ops import repeat, reverse
 from runtime.ops.shape_ops import size
+from runtime.ops.split_ops import split, unstack
 from runtime.ops.sort_ops import argsort, sort
 from runtime.ops.unary_ops import (abs, ceil, cos, exp, expm1, floor, is_finite, is_nan, log, log1p,  # noqa: A004
                                    negative, reciprocal, round, sign, sin, sqrt, square, tanh)
@@ -134,6 +139,59 @@ def _argsort(a, axis=-1, kind=None):
     # Ties keep their order (a stable sort); numpy's default kind leaves the order of ties unspecified.
     order = argsort(_flat(a), 0) if axis is None else argsort(a, axis)
     return cast(order, dtypes.int64)  # numpy's index dtype
+
+
+def _einsum(subscripts, *operands):
+    if not isinstance(subscripts, str):
+        raise TypeError("np.einsum maps onto rt.einsum only with a subscripts string as its first argument")
+    return einsum(subscripts, *operands)
+
+
+def _repeat(a, repeats, axis=None):
+    return repeat(a, repeats, axis)
+
+
+def _flip(m, axis=None):
+    m = convert_to_tensor(m)
+    if axis is None:
+        axis = list(range(_ndim(m)))
+    return reverse(m, axis)
+
+
+def _broadcast_to(array, shape):
+    return broadcast_to(array, shape)
+
+
+def _split(ary, indices_or_sections, axis=0):
+    if not isinstance(indices_or_sections, int):
+        raise TypeError("np.split maps onto rt.split only with a number of equal sections; for split points "
+                        "pass rt.split the section sizes")
+    return split(ary, indices_or_sections, axis)
+
+
+def _unstack(x, *, axis=0):
+    return tuple(unstack(x, axis=axis))
+
+
+def _trace(a):
+    if _ndim(a) != 2:
+        raise TypeError("np.trace maps onto rt.linalg.trace for matrices only (numpy sums over the first two "
+                        "axes, TensorFlow over the last two)")
+    return trace(a)
+
+
+def _det(a):
+    return det(a)
+
+
+def _inv(a):
+    return inv(a)
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - numpy's name
+    if ord is not None:
+        raise TypeError(f"np.linalg.norm with ord={ord!r} has no op mapping (ord=None maps onto rt.linalg.norm)")
+    return norm(x, "euclidean", axis, keepdims)
 
 
 def _dot(a, b):
@@ -293,7 +351,11 @@ FUNCTIONS: Dict[Callable, Callable] = {
     np.expand_dims: _expand_dims, np.squeeze: _squeeze, np.tile: _tile, np.take: _take,
     np.zeros_like: _zeros_like, np.ones_like: _ones_like, np.shape: _shape, np.ndim: _ndim, np.size: _size,
     np.cumprod: _cumprod, np.round: _round, np.around: _round, np.sort: _sort, np.argsort: _argsort,
+    np.einsum: _einsum, np.repeat: _repeat, np.flip: _flip, np.broadcast_to: _broadcast_to, np.split: _split,
+    np.trace: _trace, np.linalg.det: _det, np.linalg.inv: _inv, np.linalg.norm: _norm,
 }
+if hasattr(np, "unstack"):  # numpy >= 2.1
+    FUNCTIONS[np.unstack] = _unstack
 
 # What to use instead, for numpy functions people reach for that have no mapping. Every ``rt.NAME``
 # here exists (a test checks it).
@@ -302,7 +364,6 @@ _SUGGESTIONS = {
     "var": "rt.reduce_mean(rt.square(x - rt.reduce_mean(x)))",
     "allclose": "rt.reduce_all(rt.abs(a - b) <= tolerance)", "array_equal": "rt.reduce_all(rt.equal(a, b))",
     "asarray": "the tensor itself (rt.convert_to_tensor)", "array": "the tensor itself (rt.convert_to_tensor)",
-    "linalg.norm": "rt.sqrt(rt.reduce_sum(rt.square(x)))",
 }
 
 
