@@ -35,7 +35,9 @@ def test_tensors_dtypes_and_ops_are_the_runtimes():
 def test_op_namespaces_hold_tensorflows_names():
     assert tf.math.reduce_sum is rt.reduce_sum and tf.math.add is rt.add
     assert tf.math.tanh is rt.math.tanh and tf.math.top_k is rt.math.top_k
-    assert tf.linalg.matmul is rt.matmul
+    assert tf.linalg.matmul is rt.linalg.matmul and tf.linalg.det is rt.linalg.det
+    assert tf.nn.relu is rt.nn.relu and tf.nn.softmax is rt.nn.softmax
+    assert tf.one_hot is rt.one_hot and tf.einsum is rt.einsum
     for namespace in (tf.math, tf.nn, tf.linalg):
         assert all(callable(member) for member in vars(namespace).values())
 
