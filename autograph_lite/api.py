@@ -19,12 +19,11 @@ from runtime.core.traceback_filtering import api_boundary, set_traceback_filteri
 from autograph_lite import conversion, error_locations
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 from autograph_lite import calls
-from autograph_lite.calls import DO_NOT_CONVERT
+from autograph_lite.calls import CONVERTED_FROM, DO_NOT_CONVERT
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import bool, getattr, isinstance, setattr, str, type
 
-_WRAPPED_FROM = '__ag_converted_from__'
 _graph_cache: 'weakref.WeakKeyDictionary[Callable, Callable]' = weakref.WeakKeyDictionary()
 STRICT_ENV_VAR = 'AUTOGRAPH_LITE_STRICT_CONVERSION'
 _strict = [os.environ.get(STRICT_ENV_VAR, '').strip().lower() not in ('', '0', 'false', 'no')]
@@ -51,7 +50,7 @@ def strict_conversion() -> bool:
 
 
 def _plain_function(entity: Any, caller: str) -> types.FunctionType:
-    entity = getattr(entity, _WRAPPED_FROM, entity)
+    entity = getattr(entity, CONVERTED_FROM, entity)
     if isinstance(entity, types.MethodType):
         entity = entity.__func__
     python_function = getattr(entity, 'python_function', None)   # an ag.function / rt.Function
@@ -73,7 +72,7 @@ def to_graph(entity: Callable) -> Callable:
     >>> to_graph(lambda x: x if x > 0 else -x)(-2)
     2
     """
-    if getattr(entity, _WRAPPED_FROM, None) is not None:
+    if getattr(entity, CONVERTED_FROM, None) is not None:
         return entity
     if isinstance(entity, types.MethodType):
         return types.MethodType(to_graph(entity.__func__), entity.__self__)
@@ -118,7 +117,7 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
         except Exception as exc:
             error_locations.attach_user_location(exc)
             raise
-    setattr(wrapper, _WRAPPED_FROM, original)
+    setattr(wrapper, CONVERTED_FROM, original)
     wrapper.__ag_converted__ = converted
     return api_boundary(wrapper)
 

@@ -30,6 +30,9 @@ from builtins import bool, dict, getattr, isinstance, str, tuple, type
 logger = logging.getLogger('autograph_lite')
 
 DO_NOT_CONVERT = '__ag_do_not_convert__'
+# Set by ag.to_graph on the wrapper it returns: the wrapper's own code, globals and defaults are
+# the library's, so converting it again would run the original's source in the wrong namespace.
+CONVERTED_FROM = '__ag_converted_from__'
 _LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'astunparse', '_pytest',
                   'pytest', 'hypothesis'}
 _STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
@@ -51,6 +54,8 @@ def _why_not_convert(function: types.FunctionType) -> Optional[str]:
         return 'marked do_not_convert'
     if conversion.is_converted(function):
         return 'already converted'
+    if getattr(function, CONVERTED_FROM, None) is not None:
+        return 'already converted (returned by ag.to_graph)'
     if _is_library_module(function.__module__ or '', function.__code__.co_filename):
         return f'library code ({function.__module__})'
     if inspect.isgeneratorfunction(function) or inspect.iscoroutinefunction(function) \
