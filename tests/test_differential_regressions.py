@@ -1,4 +1,5 @@
 """Regressions for converter bugs the differential harness (tests/differential/) found in real packages."""
+import functools
 from collections import deque
 
 import autograph_lite as ag
@@ -105,3 +106,22 @@ def test_loop_temporaries_in_a_tensor_loop_match_python():
     traced = ag.function(signed_steps)
     assert int(traced(rt.constant(5)).numpy()) == signed_steps(5) == -2
     assert int(traced(rt.constant(0)).numpy()) == signed_steps(0) == 0
+
+
+def make_decorator(deco):
+    """funcy.decorator's shape: the returned closure carries the decorated function as __wrapped__."""
+    def decorator_fab(*dargs, **dkwargs):
+        return deco('call', *dargs, **dkwargs)
+    return functools.wraps(deco)(decorator_fab)
+
+
+def retry(call, tries, errors=Exception):
+    return (call, tries, errors)
+
+
+def test_a_wraps_wrapper_is_converted_from_its_own_source_not_the_wrapped_one():
+    # funcy: converting `retry = decorator(retry)` parsed retry's source (via __wrapped__) and
+    # gave it decorator_fab's closure: "retry() missing 2 required positional arguments".
+    wrapped = make_decorator(retry)
+    assert 'decorator_fab' in ag.to_code(wrapped)
+    assert ag.to_graph(wrapped)(3) == wrapped(3) == ('call', 3, Exception)

@@ -31,7 +31,10 @@ def parse_str(code: str) -> gast.Module:
 def _source_of(entity: Callable) -> Tuple[List[str], int, str]:
     """(all lines of the defining file, index of the entity's first line in them, file name)."""
     try:
-        file_lines, start = inspect.findsource(inspect.unwrap(entity))   # as getsourcelines does
+        # The function's own code, never what ``__wrapped__`` points to: a functools.wraps wrapper
+        # converted from the wrapped function's source would run it with the wrapper's globals,
+        # closure and defaults.
+        file_lines, start = inspect.findsource(getattr(entity, '__code__', entity))
         filename = inspect.getsourcefile(entity) or inspect.getfile(entity)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(

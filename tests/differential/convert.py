@@ -123,7 +123,9 @@ class PackageConverter:
                 try:
                     setattr(cls, name, replacement)
                 except (AttributeError, TypeError) as exc:   # a C type or a read-only slot
-                    self.report.refusals[f'class attribute not writable: {type(exc).__name__}'] += 1
+                    reason = f'class attribute not writable ({type(exc).__name__})'
+                    self.report.refusals[reason] += 1
+                    self.report.refused_examples.setdefault(reason, f'{cls.__qualname__}.{name}: {exc}')
 
     def _defined_here(self, cls: type) -> bool:
         module = importlib.sys.modules.get(cls.__module__)

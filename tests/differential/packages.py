@@ -13,14 +13,15 @@ class Package(NamedTuple):
     imports: Tuple[str, ...]     # import packages whose functions are converted
     source_root: str             # folder of the unpacked sdist that holds the import packages
     tests: Tuple[str, ...]       # test paths (relative to the unpacked sdist) for the full run
-    quick: Tuple[str, ...]       # a fast subset for CI
+    quick: Tuple[str, ...]       # a fast subset for CI (test paths and pytest arguments)
     exclude: Tuple[str, ...] = ()       # pytest --deselect / --ignore arguments
     why: str = ''                # the control flow that makes it worth converting
 
 
 PACKAGES = (
     Package('more-itertools', '11.2.1', ('more_itertools',), '.', ('tests',),
-            ('tests/test_recipes.py',),
+            ('tests/test_more.py', '-k', 'Chunked or Windowed or Interleave or Peekable or Last '
+             'or SplitAt or Collapse or Unique or Distribute or Spy'),
             why='generators, nested functions, try/except StopIteration in loops, early returns'),
     Package('toolz', '1.2.0', ('toolz', 'tlz'), '.', ('toolz/tests',),
             ('toolz/tests/test_dicttoolz.py', 'toolz/tests/test_itertoolz.py'),

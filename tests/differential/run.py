@@ -88,18 +88,25 @@ def run_package(package: Package, quick: bool, convert: bool = True, seconds_per
     return result
 
 
+def _short(reason: str) -> str:
+    return (reason.replace("ConversionError: generator function '…' cannot be converted: it uses ", '')
+            .replace("ConversionError: the '…' statement cannot be converted yet", 'match'))
+
+
 def table(results: List[dict], failures: int = 3) -> str:
     """The markdown table README.md shows."""
-    rows = ['| package | version | converted | refused (reasons) | tests run | passed | '
-            'passed unconverted | first failures |', '|' + ' --- |' * 8]
+    rows = ['| package | version | converted | refused (reasons) | converter bugs | tests run | passed | '
+            'passed unconverted | first failures |', '|' + ' --- |' * 9]
     for r in results:
         conversion = r.get('conversion', {})
         refusals = conversion.get('refusals', {})
-        reasons = '; '.join(f'{n} {reason}' for reason, n in sorted(refusals.items(), key=lambda kv: -kv[1]))
+        reasons = '; '.join(f'{n} {_short(reason)}' for reason, n in sorted(refusals.items(), key=lambda kv: -kv[1]))
         refused = f'{sum(refusals.values())} ({reasons})' if refusals else '0'
+        bugs = conversion.get('converter_errors', {})
+        bugs = '; '.join(f'{n} {reason}' for reason, n in bugs.items()) or '0'
         first = '; '.join(f"`{f['test'].split('::')[-1]}`: {f['error'][:120]}" for f in r['failures'][:failures])
         baseline = r.get('baseline')
-        rows.append(f"| {r['package']} | {r['version']} | {conversion.get('converted', '-')} | {refused} | "
+        rows.append(f"| {r['package']} | {r['version']} | {conversion.get('converted', '-')} | {refused} | {bugs} | "
                     f"{r['run']} | {r['passed']} | {baseline['passed'] if baseline else '-'} | {first or '-'} |")
     return '\n'.join(rows)
 
