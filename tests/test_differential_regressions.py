@@ -125,3 +125,40 @@ def test_a_wraps_wrapper_is_converted_from_its_own_source_not_the_wrapped_one():
     wrapped = make_decorator(retry)
     assert 'decorator_fab' in ag.to_code(wrapped)
     assert ag.to_graph(wrapped)(3) == wrapped(3) == ('call', 3, Exception)
+
+
+def once(func):
+    """boltons.funcutils.once: a nonlocal assigned in an if nested in a `with`, after early returns."""
+    unset = object()
+    result = unset
+
+    def wrapper():
+        nonlocal result
+        if result is not unset:
+            return result
+        with open(__file__):
+            if result is not unset:
+                return result
+            result = func()
+            return result
+    return wrapper
+
+
+COUNTER = 0
+
+
+def bump_global(flag):
+    global COUNTER
+    if flag:
+        COUNTER = COUNTER + 10
+        return 'bumped'
+    return 'kept'
+
+
+def test_nonlocal_and_global_assigned_in_converted_branches_stay_the_outer_variable():
+    # boltons: once() ran the function on every call: `result = func()` bound a new local.
+    calls = []
+    wrapper = ag.to_graph(once)(lambda: calls.append(1) or len(calls))
+    assert [wrapper(), wrapper(), wrapper()] == [1, 1, 1] and calls == [1]
+    assert (ag.to_graph(bump_global)(True), COUNTER) == ('bumped', 10)
+    assert (ag.to_graph(bump_global)(False), COUNTER) == ('kept', 10)

@@ -74,7 +74,10 @@ class ControlFlowTransformer(Transformer):
         """Plain names the body functions must declare nonlocal/global."""
         modified = {qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified if qn.is_simple}
         read_first = anno.getanno(node, anno.GEN) & modified
-        return sorted({qn.text for qn in state if qn.is_simple} | read_first)
+        # A name the user declared global/nonlocal is visible outside whether or not it is live:
+        # a body function that assigns it must declare it too, or it would bind a new local.
+        outer = {n for n in modified if n in self.scope.globals or n in self.scope.nonlocals}
+        return sorted({qn.text for qn in state if qn.is_simple} | read_first | outer)
 
     def _declarations(self, names) -> List[gast.stmt]:
         globals_ = [n for n in names if n in self.scope.globals]

@@ -38,7 +38,7 @@ def refusal_reason(exc: Exception) -> str:
     """The reason without the function's name or location, so equal reasons count together."""
     problem = getattr(exc, 'problem', None) or str(exc).split('\n')[0]
     problem = re.sub(r"'[^']*'", "'…'", problem)
-    problem = re.sub(r'\(.*\)$', '', problem).strip()
+    problem = re.sub(r'\(<autograph_lite.*\)$|\(.*\)$', '', problem).strip()
     return f'{type(exc).__name__}: {problem}'
 
 
@@ -82,7 +82,7 @@ class PackageConverter:
                 self.report.refusals[reason] += 1
                 self.report.refused_examples.setdefault(reason, function.__qualname__)
             except Exception as exc:   # a converter bug (e.g. generated code that does not compile)
-                reason = f'converter bug: {type(exc).__name__}: {str(exc).splitlines()[0]}'
+                reason = 'converter bug: ' + refusal_reason(exc)
                 self.report.converter_errors[reason] += 1
                 self.report.refused_examples.setdefault(reason, function.__qualname__)
         self.done[id(function)] = replacement
