@@ -187,3 +187,125 @@ def python_functions(draw, features=()):
         body = body + [f'G = {draw(expressions(names, 1))}']
     lines = ['def f(x, y, log):'] + indent(head + body + [f'return {draw(expressions(names, 1))}'])
     return PRELUDE + '\n'.join(lines) + '\n'
+
+
+# --- functions of a tensor: the graph must compute what Python computes -------------------------
+
+TENSOR_FEATURES = ('loop_else_jumps', 'nested_def', 'python_returns', 'unpack', 'try', 'with', 'walrus',
+                   'del', 'scope')
+
+
+def int_expressions(names, depth):
+    """Integer expressions kept small (mod 97) so int32 never overflows."""
+    leaf = st.one_of(st.sampled_from(names), st.integers(0, 5).map(str))
+    if depth <= 0:
+        return leaf
+    sub = int_expressions(names, depth - 1)
+    return st.one_of(leaf, st.tuples(sub, st.sampled_from(['+', '-', '*']), sub)
+                     .map(lambda t: f'({t[0]} {t[1]} {t[2]}) % 97'))
+
+
+def conditions(names):
+    expr = int_expressions(names, 1)
+    compare = st.tuples(expr, st.sampled_from(['<', '>', '==', '!=', '<=']), expr).map(
+        lambda t: f'{t[0]} {t[1]} {t[2]}')
+    return st.one_of(compare, compare.map(lambda c: f'not {c}'))
+
+
+class TensorScope:
+    """``a, b, c`` start as Python ints and may become tensors; ``p`` only ever holds Python ints."""
+
+    def __init__(self, features, counters):
+        self.features = set(features)
+        self.counters = counters
+        self.names = ['a', 'b', 'c', 'n']
+
+    def has(self, feature):
+        return feature in self.features
+
+    def fresh(self, base):
+        name = f'{base}{len(self.counters)}'
+        self.counters.append(name)
+        return name
+
+
+@st.composite
+def tensor_blocks(draw, scope: TensorScope, depth: int, loop_depth: int):
+    size = draw(st.integers(1, 3))
+    return [line for _ in range(size) for line in draw(tensor_statements(scope, depth, loop_depth))]
+
+
+@st.composite
+def tensor_statements(draw, scope: TensorScope, depth: int, loop_depth: int):
+    kinds = ['assign', 'assign']
+    if depth > 0:
+        kinds += ['if', 'ifelse', 'while', 'for', 'python_for']
+        kinds += [k for k in ('nested_def', 'try', 'with') if scope.has(k)]
+    if loop_depth > 0:
+        kinds += ['break', 'continue']
+        if scope.has('python_returns'):
+            kinds.append('python_return')
+    kinds += [k for k in ('unpack', 'walrus', 'del') if scope.has(k)]
+    kind = draw(st.sampled_from(kinds))
+    expr = int_expressions(scope.names, 2)
+    cond = conditions(scope.names)
+    var = draw(st.sampled_from(['a', 'b', 'c']))
+    if kind == 'assign':
+        return [f'{var} = {draw(expr)}']
+    if kind in ('break', 'continue'):
+        return [f'if {draw(cond)}:', f'    {kind}']
+    if kind == 'python_return':
+        # p is a Python int that stays 0: the return never happens, inside a tensor loop.
+        return [f'if p == 1:', f'    return {draw(expr)}']
+    if kind == 'unpack':
+        return [f'a, b = {draw(expr)}, {draw(expr)}']
+    if kind == 'walrus':
+        return [f'{var} = ((t := {draw(expr)}) + t) % 97']
+    if kind == 'del':
+        temp = scope.fresh('tmp')
+        return [f'{temp} = {draw(expr)}', f'{var} = ({temp} + 1) % 97', f'del {temp}']
+    inner = tensor_blocks(scope, depth - 1, loop_depth)
+    if kind == 'if':
+        return [f'if {draw(cond)}:'] + indent(draw(inner))
+    if kind == 'ifelse':
+        return [f'if {draw(cond)}:'] + indent(draw(inner)) + ['else:'] + indent(draw(inner))
+    if kind == 'try':
+        return (['try:'] + indent(draw(inner)) + ['except ZeroDivisionError:'] + indent(['p = 2'])
+                + ['finally:'] + indent([f'{var} = ({var} + 1) % 97']))
+    if kind == 'with':
+        return ['with Logged([], 0):'] + indent(draw(inner))
+    if kind == 'nested_def':
+        name = scope.fresh('h')
+        body = [f'def {name}(v):'] + indent([f'if {draw(conditions(["v", "n"]))}:',
+                                              f'    return {draw(int_expressions(["v", "n"], 1))}',
+                                              f'return {draw(int_expressions(["v", "n"], 1))}'])
+        if scope.has('scope') and draw(st.booleans()):
+            body = [f'def {name}(v):'] + indent(['nonlocal c', f'c = (c + v) % 97', 'return c'])
+        return body + [f'{var} = {name}({draw(expr)})']
+    loop_inner = tensor_blocks(scope, depth - 1, loop_depth + 1)
+    orelse = []
+    if kind in ('while', 'for') and draw(st.booleans()):
+        orelse_body = [f'{var} = {draw(expr)}']
+        if scope.has('loop_else_jumps') and loop_depth > 0 and draw(st.booleans()):
+            orelse_body += [draw(st.sampled_from(['break', 'continue']))]
+        orelse = ['else:'] + indent(orelse_body)
+    if kind == 'python_for':
+        target = scope.fresh('k')
+        return [f'for {target} in range(2):'] + indent(draw(loop_inner)) + orelse
+    if kind == 'for':
+        target = scope.fresh('i')
+        return [f'for {target} in range(n):'] + indent(draw(loop_inner)) + orelse
+    counter = scope.fresh('w')
+    # The counter advances first, so the loop ends (n is at most 5).
+    return ([f'{counter} = 0', f'while {counter} < n:', f'    {counter} += 1'] + indent(draw(loop_inner))
+            + orelse)
+
+
+@st.composite
+def tensor_functions(draw, features=()):
+    """The source of a module defining ``f(n)``: Python on an int, a graph on an int32 tensor."""
+    scope = TensorScope(features, [])
+    body = draw(tensor_blocks(scope, 3, 0))
+    head = ['a = n % 7', 'b = 1', 'c = 0', 'p = 0']
+    lines = ['def f(n):'] + indent(head + body + ['return (a * 3 + b * 5 + c) % 1009'])
+    return PRELUDE + '\n'.join(lines) + '\n'

@@ -162,3 +162,32 @@ def test_nonlocal_and_global_assigned_in_converted_branches_stay_the_outer_varia
     assert [wrapper(), wrapper(), wrapper()] == [1, 1, 1] and calls == [1]
     assert (ag.to_graph(bump_global)(True), COUNTER) == ('bumped', 10)
     assert (ag.to_graph(bump_global)(False), COUNTER) == ('kept', 10)
+
+
+# Found by the extended program generator (tests/program_grammar.py), not by a package.
+
+def walrus_in_a_branch(n):
+    a = 1
+    if n > 1:
+        a = ((t := n + 2) + t) % 97
+    return a
+
+
+def walrus_in_a_loop(n):
+    a = n % 7
+    i = 0
+    while i < n:
+        i += 1
+        a = ((t := a) + t) % 97
+    return a
+
+
+def test_a_walrus_read_later_in_the_same_expression_is_not_read_before_written():
+    # `(t := x) + t` was analysed as reading t first: a branch declared t nonlocal with no binding
+    # (SyntaxError), and a tensor loop took t for loop state (StateError: defined inside the loop).
+    import runtime as rt
+    for n in (0, 1, 3):
+        assert ag.to_graph(walrus_in_a_branch)(n) == walrus_in_a_branch(n)
+        assert int(ag.function(walrus_in_a_branch)(rt.constant(n)).numpy()) == walrus_in_a_branch(n)
+        assert int(ag.function(walrus_in_a_loop)(rt.constant(n)).numpy()) == walrus_in_a_loop(n)
+    assert [walrus_in_a_loop(n) for n in (0, 1, 3)] == [0, 2, 24]

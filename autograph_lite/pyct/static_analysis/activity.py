@@ -100,6 +100,30 @@ class _Scanner(gast.NodeVisitor):
         self.reads: Set[str] = set()
         self.modified: Set[QN] = set()
         self.called: Set[str] = set()
+        # Names a walrus has surely bound earlier in the same expression: `(t := x) + t` does not
+        # read t before writing it. Not under `and`/`or`/`if-else`, which may skip the walrus.
+        self.walrus_bound: Set[str] = set()
+        self.conditional = 0
+
+    def visit_NamedExpr(self, node):
+        self.visit(node.value)
+        self.modified.add(qual_names.simple(node.target.id))
+        if not self.conditional:
+            self.walrus_bound.add(node.target.id)
+
+    def visit_BoolOp(self, node):
+        self.visit(node.values[0])
+        self.conditional += 1
+        for value in node.values[1:]:
+            self.visit(value)
+        self.conditional -= 1
+
+    def visit_IfExp(self, node):
+        self.visit(node.test)
+        self.conditional += 1
+        self.visit(node.body)
+        self.visit(node.orelse)
+        self.conditional -= 1
 
     def visit_Call(self, node):
         name = _called_name(node)
@@ -109,7 +133,8 @@ class _Scanner(gast.NodeVisitor):
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load):
-            self.reads.add(node.id)
+            if node.id not in self.walrus_bound:
+                self.reads.add(node.id)
         elif isinstance(node.ctx, (gast.Store, gast.Del)):
             self.modified.add(qual_names.simple(node.id))
             if isinstance(node.ctx, gast.Del):

@@ -1,0 +1,65 @@
+"""Graph == Python on random small functions of a tensor (hypothesis).
+
+Each function is written over ints; ``ag.function`` traces it on an int32 scalar tensor, and
+the graph must give what plain Python gives for the same int (or both must raise).
+"""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+import autograph_lite as ag
+import runtime as rt
+from program_grammar import TENSOR_FEATURES, tensor_functions
+from test_python_equivalence import load
+
+INPUTS = st.lists(st.integers(0, 5), min_size=2, max_size=4, unique=True)
+
+
+def python_outcome(function, n):
+    try:
+        return ('value', function(n))
+    except Exception as exc:   # compare what the user would observe
+        return ('raised', type(exc).__name__)
+
+
+def graph_outcome(traced, n):
+    try:
+        return ('value', int(np.asarray(traced(rt.constant(n)).numpy())))
+    except Exception as exc:
+        return ('raised', type(exc).__name__)
+
+
+def check_graph_matches_python(source, inputs):
+    original = load(source)
+    traced = ag.function(original)
+    for n in inputs:
+        expected = python_outcome(original, n)
+        assert graph_outcome(traced, n) == expected, (source, n, ag.to_code(original))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tensor_functions(), INPUTS)
+def test_random_tensor_functions_match_python(source, inputs):
+    check_graph_matches_python(source, inputs)
+
+
+TENSOR_GROUPS = [
+    pytest.param(('loop_else_jumps',), id='loop_else_jumps'),
+    pytest.param(('nested_def', 'scope'), id='nested_def+scope'),
+    pytest.param(('python_returns',), id='python_returns', marks=pytest.mark.xfail(
+        strict=False, reason='issue 10 class 5 (being fixed): a return a Python condition guards inside '
+                             'a tensor loop leaves a PartialReturnValue as the output')),
+    pytest.param(('unpack', 'walrus', 'del', 'try', 'with'), id='unpack+walrus+del+try+with'),
+]
+
+
+@pytest.mark.parametrize('features', TENSOR_GROUPS)
+def test_random_tensor_functions_with_more_constructs_match_python(features):
+    # No shrinking: it would dominate CI time on the groups marked xfail (a failure prints the example).
+    @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    @given(tensor_functions(features), INPUTS)
+    def check(source, inputs):
+        check_graph_matches_python(source, inputs)
+    check()
