@@ -13,8 +13,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dif
 import run as differential  # noqa: E402
 from packages import by_name  # noqa: E402
 
-# cachetools joins when private-name mangling (issue 10, class 3) is fixed: its classes use self.__data.
-QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons']
+# cachetools' classes use private names (self.__data): converted methods must mangle them.
+QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools']
 
 
 @pytest.mark.parametrize('name', QUICK_PACKAGES)
