@@ -16,9 +16,9 @@ from typing import Callable, List, NamedTuple, Optional
 import gast
 
 from autograph_lite import contract
-from autograph_lite.converters import (asserts, break_statements, call_trees, checks,
+from autograph_lite.converters import (asserts, break_statements, call_trees, checks, comprehensions,
                                        conditional_expressions, continue_statements, control_flow,
-                                       lists, logical_expressions, return_statements, slices)
+                                       lists, logical_expressions, return_statements, slices, unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, static_analysis
 from autograph_lite.pyct.origin_info import Origin
 from autograph_lite.pyct.transformer import Context
@@ -44,16 +44,18 @@ def _convert_tree(node, ctx: Context):
     checks.check(node)
     if isinstance(node, gast.Lambda):
         # Expressions only: statements cannot appear in a lambda.
-        for transformer in (call_trees.CallTreeTransformer, conditional_expressions.ConditionalExpressionTransformer,
+        for transformer in (call_trees.CallTreeTransformer, comprehensions.ComprehensionTransformer,
+                            conditional_expressions.ConditionalExpressionTransformer,
                             logical_expressions.LogicalExpressionTransformer):
             node.body = transformer(ctx).visit(node.body)
         return node
     for transformer in (break_statements.BreakTransformer, continue_statements.ContinueTransformer,
                         return_statements.ReturnTransformer, asserts.AssertTransformer,
-                        lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer):
+                        lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer,
+                        unpacking.UnpackingTransformer):
         node = transformer(ctx).visit(node)
     static_analysis.analyze(node, ctx.always_live)   # once, on the lowered code, for the control flow converter
-    for transformer in (control_flow.ControlFlowTransformer,
+    for transformer in (control_flow.ControlFlowTransformer, comprehensions.ComprehensionTransformer,
                         conditional_expressions.ConditionalExpressionTransformer,
                         logical_expressions.LogicalExpressionTransformer):
         node = transformer(ctx).visit(node)

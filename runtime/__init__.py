@@ -8,10 +8,11 @@ The package is built in layers, each importing only the ones below it (``docs/IN
 Tensor([[4.]], shape=(1, 1), dtype=float32)
 """
 from runtime.core import errors
-from runtime.core.context import in_graph_mode
+from runtime.core.context import in_graph_mode, name_scope
 from runtime.core.dtypes import (bool, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa: A004
                                  as_dtype)
 from runtime.core.graph import FuncGraph, Graph, Operation
+from runtime.core.shapes import TensorShape
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec, is_symbolic, is_tensor
 from runtime.ops import *  # noqa: F401,F403
 from runtime.ops import constant, convert_to_tensor
@@ -26,3 +27,5 @@ from runtime.tracing.tape import GradientTape
 from runtime.tracing import optimizers  # rt.optimizers.SGD, rt.optimizers.Adam
 from runtime.tracing.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
 from runtime.saving.serialize import load, save
+
+newaxis = None  # t[:, rt.newaxis] adds a dimension of size 1, as numpy's np.newaxis

@@ -262,5 +262,6 @@ def test_sequence_builtins_equal_builtins(numbers, words, start):
 
 def test_builtin_overrides_cover_the_tensor_aware_builtins():
     names = {b.__name__ for b in py_builtins.BUILTIN_OVERRIDES}
-    assert names == {"range", "len", "enumerate", "zip", "print", "abs", "int", "float", "isinstance"}
+    assert names == {"range", "len", "enumerate", "zip", "print", "abs", "int", "float", "isinstance", "sum", "any", "all",
+                     "max", "min"}
     assert py_builtins.BUILTIN_OVERRIDES[builtins.print] is builtins.print

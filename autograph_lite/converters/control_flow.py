@@ -209,7 +209,9 @@ class ControlFlowTransformer(Transformer):
             params, assign = [node.target.id], []     # the element arrives as the parameter itself
         else:
             item = self.ctx.new_name(contract.ITEM_NAME)
-            params, assign = [item], templates.replace('target = item', target=node.target, item=item)
+            template = 'target = ag__.unpack(item)' if isinstance(node.target, (gast.Tuple, gast.List)) \
+                else 'target = item'   # a staged element may be a tensor row: unpack it as Python would
+            params, assign = [item], templates.replace(template, target=node.target, item=item)
         body_code = self._body_function(loop_body, self._declarations(declared), assign + body, params)
         extra = anno.getanno(node, anno.EXTRA_LOOP_TEST, None)
         extra = templates.literal(None) if extra is None else templates.replace_as_expression(

@@ -6,6 +6,11 @@ Comparisons stay Python operators (tensors overload them), except that a chain w
 are names or constants becomes the ``and`` Python defines it as, so a tensor link does not need bool():
 
     0 < x < n  ->  ag__.and_(lambda: 0 < x, lambda: x < n)
+
+Membership is ``ag__.in_`` / ``ag__.not_in`` (a bool tensor for a symbolic container; Python's ``in``
+would need to iterate it):
+
+    x in t  ->  ag__.in_(x, t)
 """
 import copy
 
@@ -23,6 +28,10 @@ class LogicalExpressionTransformer(Transformer):
 
     def visit_Compare(self, node):
         node = self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.In, gast.NotIn)):
+            template = 'ag__.in_(value, container)' if isinstance(node.ops[0], gast.In) else \
+                'ag__.not_in(value, container)'
+            return templates.replace_as_expression(template, value=node.left, container=node.comparators[0])
         inner = node.comparators[:-1]
         # Inner operands are evaluated twice below, so only names and constants (no side effects) qualify.
         if not inner or not all(isinstance(operand, (gast.Name, gast.Constant)) for operand in inner):

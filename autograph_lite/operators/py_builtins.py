@@ -1,5 +1,6 @@
 """Builtins that understand tensors: ``converted_call`` sends calls of ``range``, ``len``,
-``enumerate``, ``zip``, ``print``, ``abs``, ``int``, ``float`` and ``isinstance`` here.
+``enumerate``, ``zip``, ``print``, ``abs``, ``int``, ``float``, ``isinstance``, ``sum``, ``any``, ``all``,
+``max`` and ``min`` here.
 
 On anything but a symbolic tensor each one *is* the builtin (same result, same exceptions); the
 only cost is one ``isinstance`` check.  On symbolic tensors:
@@ -9,6 +10,9 @@ only cost is one ``isinstance`` check.  On symbolic tensors:
   int32 tensor holding it at run time (so ``for i in range(len(t))`` becomes a graph loop);
 * ``enumerate``/``zip`` → staged iterables for a ``for`` loop;
 * ``abs`` → ``rt.abs``; ``int``/``float`` → ``rt.cast`` to int32/float32;
+* ``sum``/``any``/``all``/``max``/``min`` of a symbolic tensor, of a generator expression over one
+  (comprehensions.py) or of a staged ``range`` → the reduction over the first dimension
+  (``max(a, b)`` of tensors → ``rt.maximum``);
 * ``print`` stays Python's print (runs while tracing only; ``rt.print`` is the graph op).
 
 >>> list(range_(3)) == list(range(3))
@@ -20,6 +24,7 @@ import builtins
 from typing import Any
 
 import runtime as rt
+from autograph_lite.operators.comprehensions import StagedGenerator
 from autograph_lite.operators.iteration import (StagedEnumerate, StagedIterable, StagedRange, StagedZip,
                                                 TensorRows, as_staged_iterable)
 from runtime.core.tensor import SymbolicTensor
@@ -149,6 +154,106 @@ def _cast(args, kwargs, dtype, name: str) -> Any:
     return rt.cast(args[0], dtype)
 
 
+def _stacked(iterable: Any) -> Any:
+    """The tensor whose rows ``iterable`` would give, if iterating it must be staged; else None."""
+    if isinstance(iterable, StagedGenerator):
+        return iterable.tensor()
+    if isinstance(iterable, SymbolicTensor):
+        if iterable.shape is not None and len(iterable.shape) == 0:
+            raise TypeError(f"iteration over a scalar tensor ({iterable!r}): it has no rows")
+        return iterable
+    if isinstance(iterable, StagedRange):
+        return iterable.__rt_tensor__()
+    return None
+
+
+def sum_(iterable: Any, /, start: Any = 0) -> Any:
+    """``sum(iterable, start)``; over a symbolic tensor (or a generator expression over one) the sum of its
+    rows, ``rt.reduce_sum(t, axis=0)`` (plus ``start``).
+
+    >>> sum_(v * v for v in [1, 2, 3])
+    14
+    """
+    rows = _stacked(iterable)
+    if rows is None:
+        return builtins.sum(iterable, start)
+    total = rt.reduce_sum(rows, axis=0)
+    return total if isinstance(start, int) and not isinstance(start, bool) and start == 0 else start + total
+
+
+def _scalar_rows(rows: Any, name: str) -> Any:
+    """Python compares/tests each row as a bool, so the rows must be scalars (as eager tensors need)."""
+    if rows.shape is None or len(rows.shape) != 1:
+        raise TypeError(
+            f"{name}() over a tensor of shape {rows.shape}: its rows are not scalars, so their truth value "
+            f"(or order) is ambiguous, as in Python; reduce explicitly, e.g. rt.reduce_{name}(t, axis=0)")
+    return rows
+
+
+def _as_bools(rows: Any) -> Any:
+    return rows if rows.dtype == rt.bool else rt.not_equal(rows, rt.zeros((), rows.dtype))
+
+
+def any_(iterable: Any, /) -> Any:
+    """``any(iterable)``; over a symbolic tensor of scalars (or a generator expression over one) a bool
+    tensor, ``rt.reduce_any``.
+
+    >>> any_(v > 2 for v in [1, 3])
+    True
+    """
+    rows = _stacked(iterable)
+    if rows is None:
+        return builtins.any(iterable)
+    return rt.reduce_any(_as_bools(_scalar_rows(rows, "any")))
+
+
+def all_(iterable: Any, /) -> Any:
+    """``all(iterable)``; over a symbolic tensor of scalars a bool tensor, ``rt.reduce_all``.
+
+    >>> all_([])
+    True
+    """
+    rows = _stacked(iterable)
+    if rows is None:
+        return builtins.all(iterable)
+    return rt.reduce_all(_as_bools(_scalar_rows(rows, "all")))
+
+
+def _extreme(name: str, python_fn: Any, reduce: Any, pairwise: Any, args: tuple, kwargs: dict) -> Any:
+    if len(args) == 1:
+        rows = _stacked(args[0])
+        if rows is not None:
+            if kwargs:
+                raise TypeError(f"{name}() over a tensor takes no key or default, got {sorted(kwargs)}; apply the key "
+                                "to the elements first (a generator expression)")
+            return reduce(_scalar_rows(rows, name))
+    elif len(args) > 1 and not kwargs and any(isinstance(arg, SymbolicTensor) for arg in args):
+        result = args[0]
+        for arg in args[1:]:
+            result = pairwise(result, arg)
+        return result
+    return python_fn(*args, **kwargs)
+
+
+def max_(*args: Any, **kwargs: Any) -> Any:
+    """``max(...)``; the largest row of a symbolic tensor of scalars (``rt.reduce_max``; an empty one fails
+    when the graph runs), or ``rt.maximum`` of several tensors.
+
+    >>> max_(v % 4 for v in range(10))
+    3
+    """
+    return _extreme("max", builtins.max, rt.reduce_max, rt.maximum, args, kwargs)
+
+
+def min_(*args: Any, **kwargs: Any) -> Any:
+    """``min(...)``; the smallest row of a symbolic tensor of scalars (``rt.reduce_min``), or ``rt.minimum``.
+
+    >>> min_(3, 1, 2)
+    1
+    """
+    return _extreme("min", builtins.min, rt.reduce_min, rt.minimum, args, kwargs)
+
+
 # Python semantics exactly: a Python print runs while tracing (rt.print is the graph op), and
 # isinstance(t, rt.Tensor) already holds for symbolic tensors.
 print_ = builtins.print
@@ -164,5 +269,10 @@ BUILTIN_OVERRIDES = {
     builtins.float: float_,
     builtins.print: print_,
     builtins.isinstance: isinstance_,
+    builtins.sum: sum_,
+    builtins.any: any_,
+    builtins.all: all_,
+    builtins.max: max_,
+    builtins.min: min_,
 }
 """Builtin → the version converted code calls instead (used by converted_call)."""

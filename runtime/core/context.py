@@ -9,6 +9,7 @@ from typing import Iterator, Optional
 class _ThreadState(threading.local):
     graph = None  # the innermost graph being traced on this thread; None = eager
     variable_creation = None  # the VariableCreation policy of the function being traced, if any
+    name_prefix = ""  # "outer/inner/" inside rt.name_scope("outer") and name_scope("inner")
 
 
 class VariableCreation:
@@ -71,3 +72,32 @@ def variable_creation_scope(policy: Optional[VariableCreation]) -> Iterator[None
         yield
     finally:
         _state.variable_creation = previous
+
+
+@contextlib.contextmanager
+def name_scope(name: str) -> Iterator[str]:
+    """Prefix the names of the ops created inside the ``with`` block with ``name/`` (scopes nest), as
+    TensorFlow's ``tf.name_scope`` does; yields the full prefix. Eager ops have no names: no effect.
+
+    >>> with name_scope("layer1") as scope:
+    ...     with name_scope("dense") as inner:
+    ...         print(scope, inner, scoped_name("MatMul"))
+    layer1/ layer1/dense/ layer1/dense/MatMul
+    """
+    if not isinstance(name, str) or not name or "/" in name.strip("/"):
+        raise ValueError(f"name_scope: the name must be a non-empty string without '/', got {name!r}")
+    previous = _state.name_prefix
+    _state.name_prefix = previous + name.strip("/") + "/"
+    try:
+        yield _state.name_prefix
+    finally:
+        _state.name_prefix = previous
+
+
+def scoped_name(base: str) -> str:
+    """``base`` inside the current name scope (unchanged if it already carries the scope's prefix, as the
+    names of an op's captured constants do)."""
+    prefix = _state.name_prefix
+    if not prefix or base.startswith(prefix):
+        return base
+    return prefix + base

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from runtime.core import dtypes
+from runtime.core import context, dtypes
 from runtime.core.errors import InaccessibleTensorError
 from runtime.core.source_locations import FROM_STACK, CreationSite, creation_site, format_user_code, resolve
 from runtime.core.registry import OpDef, infer_output_specs, register_op
@@ -101,7 +101,7 @@ class Graph:
         """
         if site is FROM_STACK:
             site = creation_site()
-        op_name = self.unique_name(name or op_def.name)
+        op_name = self.unique_name(context.scoped_name(name or op_def.name))
         graph_inputs = [self._as_graph_tensor(t, op_name, op_def.input_name(i)) for i, t in enumerate(inputs)]
         specs = infer_output_specs(op_def, [(t.dtype, t.shape) for t in graph_inputs], attrs, op_name)
         control = []

@@ -87,7 +87,7 @@ class EagerTensor(Tensor):
     def __iter__(self):
         if self._value.ndim == 0:
             raise TypeError("iteration over a scalar tensor")
-        return (EagerTensor(row) for row in self._value)
+        return (EagerTensor(np.asarray(row)) for row in self._value)  # rows of a vector are 0-d arrays
 
 
 def _user_location() -> str:
@@ -143,9 +143,10 @@ class SymbolicTensor(Tensor):
 
     def __iter__(self):
         raise _symbolic_misuse(self, "Iterating over",
-                               "Iterate with a `for` statement in a converted function (ag.function), which "
-                               "becomes a graph loop; comprehensions, unpacking and list(...) are not converted. "
-                               "Outside converted code use rt.while_loop.")
+                               "Iterate with a `for` statement or a comprehension in a converted function "
+                               "(ag.function), which becomes a graph loop; list(...), tuple(...) and other "
+                               "consumers of iterators are not converted. Outside converted code use "
+                               "rt.while_loop.")
 
     def __index__(self):
         raise _symbolic_misuse(self, "Using", "Use tensor ops (e.g. rt.gather) instead.",

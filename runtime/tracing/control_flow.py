@@ -20,7 +20,7 @@ from runtime.core.errors import StateError
 from runtime.core.graph import FuncGraph, Graph
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.convert import convert_to_tensor
-from runtime.core.shapes import format_shape, most_specific_common_shape
+from runtime.core.shapes import as_shape_tuple, format_shape, most_specific_common_shape
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 
 _subgraph_ids = itertools.count(1)  # makes subgraph names unique process-wide (they share a library)
@@ -193,13 +193,17 @@ def _convert_pair(name: str, then_value: Any, else_value: Any, then_graph: FuncG
 # --- while_loop -----------------------------------------------------------------------------------------
 def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Sequence[Any],
                maximum_iterations: Optional[int] = None, *,
-               loop_var_names: Optional[Sequence[str]] = None) -> Any:
+               loop_var_names: Optional[Sequence[str]] = None,
+               shape_invariants: Optional[Sequence[Any]] = None) -> Any:
     """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; a ``While`` op while tracing.
 
     Each loop variable must keep its structure, dtype and rank; otherwise ``StateError`` names
     ``loop_var_names[i]`` (or the position). A dim the body changes (a growing vector) becomes unknown:
     the loop is traced again with it relaxed to ``None``, so Python side effects of ``body`` may run
-    more than once while tracing.
+    more than once while tracing. ``shape_invariants`` (one entry per loop variable: ``None`` or the
+    shape of a tensor loop variable, ``None`` dims for sizes that change) declares shapes instead: the
+    loop starts from them, and a body that gives a variable a shape outside its invariant is a
+    ``StateError``.
 
     >>> while_loop(lambda i, total: i < 4, lambda i, total: (i + 1, total + i), (0, 0))
     (4, 6)
@@ -219,13 +223,16 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
     initial = [nest.map_structure(convert_to_tensor, v) for v in loop_vars]
     flat_initial = nest.flatten(initial)
     number = next(_subgraph_ids)
-    shapes = [t.shape for t in flat_initial]
     where = _where(body)
+    declared = _declared_shapes(shape_invariants, initial, names, where)
+    shapes = [t.shape if shape is None else shape for t, shape in zip(flat_initial, declared)]
     while True:  # a dim the body changes is relaxed to None and the loop traced again (at most rank times)
         cond_graph, body_graph = _trace_loop(outer, cond, body, loop_vars, initial, shapes, number,
                                              loop_var_names, names, where)
+        leaf_names = _leaf_names(names, initial)
+        _check_invariants(leaf_names, declared, body_graph.outputs, where)
         relaxed = [_relaxed_shape(name, shape, output.shape, where)
-                   for name, shape, output in zip(_leaf_names(names, initial), shapes, body_graph.outputs)]
+                   for name, shape, output in zip(leaf_names, shapes, body_graph.outputs)]
         if relaxed == shapes:
             break
         shapes = relaxed
@@ -263,6 +270,45 @@ def _trace_loop(outer: Graph, cond: Callable, body: Callable, loop_vars: Sequenc
         result = _one_value_per_loop_var(body(*body_inputs), len(loop_vars), where)
         body_graph.outputs = _body_outputs(result, initial, body_graph, names, where)
     return cond_graph, body_graph
+
+
+def _declared_shapes(shape_invariants: Optional[Sequence[Any]], initial: List[Any], names: List[str],
+                     where: str) -> List[Any]:
+    """One entry per flat loop variable: its declared shape (a tuple), or None when it has none."""
+    flat_count = len(nest.flatten(initial))
+    if shape_invariants is None:
+        return [None] * flat_count
+    if len(shape_invariants) != len(initial):
+        raise ValueError(f"rt.while_loop: {len(shape_invariants)} shape_invariants for {len(initial)} loop_vars; "
+                         "give one per loop variable (None where the shape may be relaxed automatically)")
+    declared: List[Any] = []
+    for name, value, shape in zip(names, initial, shape_invariants):
+        leaves = nest.flatten(value)
+        if shape is None:
+            declared += [None] * len(leaves)
+            continue
+        if len(leaves) != 1 or not isinstance(value, Tensor):
+            raise TypeError(f"rt.while_loop: a shape invariant is given for {name}, which is "
+                            f"{nest.describe(value)}; shape invariants apply to tensor loop variables")
+        dims = as_shape_tuple(shape)
+        start = value.shape
+        if dims is not None and start is not None and (
+                len(dims) != len(start) or any(d is not None and d != s for d, s in zip(dims, start))):
+            raise StateError(f"rt.while_loop: {name} starts with shape {format_shape(start)}, which does not fit its "
+                             f"shape invariant {format_shape(dims)}{where}; use None for the dims that change")
+        declared.append(dims)
+    return declared
+
+
+def _check_invariants(leaf_names: List[str], declared: List[Any], outputs: Sequence[Any], where: str) -> None:
+    for name, dims, output in zip(leaf_names, declared, outputs):
+        if dims is None:
+            continue
+        shape = output.shape
+        if shape is None or len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
+            raise StateError(f"rt.while_loop: {name} has the shape invariant {format_shape(dims)} but the body makes "
+                             f"its shape {format_shape(shape)}{where}; declare None for the dims that change (or "
+                             "leave the invariant out: a dim that changes is then relaxed automatically)")
 
 
 def _static_iterations(maximum_iterations: Any) -> Optional[int]:

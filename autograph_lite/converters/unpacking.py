@@ -1,0 +1,25 @@
+"""Tuple-unpacking assignments -> the value passes through ``ag__.unpack`` (rows of a symbolic tensor):
+
+    a, b, c = t        ->  (a, b, c) = ag__.unpack(t)
+    first, *rest = t   ->  (first, *rest) = ag__.unpack(t)
+
+Python still does the unpacking, so counts, starred targets and errors stay Python's. Assignments with
+several targets (``x = a, b = t``) are left alone: ``x`` must get ``t`` itself.
+"""
+import gast
+
+from autograph_lite.pyct import templates
+from autograph_lite.pyct.transformer import Transformer
+
+
+class UnpackingTransformer(Transformer):
+
+    statements_only = True
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1 and isinstance(node.targets[0], (gast.Tuple, gast.List)):
+            node.value = templates.replace_as_expression('ag__.unpack(value)', value=node.value)
+        return node
+
+    def visit_Lambda(self, node):
+        return node

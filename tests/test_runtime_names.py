@@ -1,0 +1,100 @@
+"""Names that ported TensorFlow code uses: rt.name_scope, rt.newaxis, rt.TensorShape, and rt.while_loop's
+shape_invariants."""
+import numpy as np
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+
+
+scopes = []
+
+
+@ag.function
+def scoped(x):
+    with rt.name_scope("layer1"):
+        with rt.name_scope("dense") as scope:
+            y = x * 2
+        z = y + 1
+    scopes.append(scope)
+    return z[:, rt.newaxis]
+
+
+def test_name_scope_prefixes_op_names_and_newaxis_adds_a_dim():
+    column = scoped(rt.constant([1, 2]))
+    np.testing.assert_array_equal(column.numpy(), [[3], [5]])
+    assert column.shape == (2, 1)
+    names = [op.name for op in scoped.get_concrete_function(rt.constant([1, 2])).graph.operations]
+    assert names == ['x', 'layer1/dense/Mul/y', 'layer1/dense/Mul', 'layer1/AddV2/y', 'layer1/AddV2', 'StridedSlice']
+    assert scopes == ['layer1/dense/']
+    with rt.name_scope("eager"):   # eager ops have no names: nothing to prefix
+        assert rt.constant(1).numpy() + 1 == 2
+    assert rt.newaxis is None and rt.newaxis is np.newaxis
+
+
+def test_name_scope_rejects_bad_names():
+    with pytest.raises(ValueError, match="name_scope: the name must be a non-empty string without '/', got 'a/b'"):
+        with rt.name_scope("a/b"):
+            pass
+
+
+def test_tensor_shape():
+    shape = rt.TensorShape([None, 3])
+    assert shape.rank == 2 and shape.as_list() == [None, 3] and shape == (None, 3) and shape == [None, 3]
+    assert shape != (2, 3) and shape[1] == 3 and shape[1:] == (3,) and len(shape) == 2 and list(shape) == [None, 3]
+    assert not shape.is_fully_defined() and rt.TensorShape([2, 3]).is_fully_defined()
+    assert shape.is_compatible_with((5, 3)) and not shape.is_compatible_with((5, 4))
+    assert shape.is_compatible_with(rt.TensorShape(None))
+    unknown = rt.TensorShape(None)
+    assert unknown.rank is None and repr(unknown) == 'TensorShape(None)' and repr(shape) == 'TensorShape([None, 3])'
+    with pytest.raises(ValueError, match="as_list\\(\\) is not defined on an unknown TensorShape"):
+        unknown.as_list()
+    with pytest.raises(TypeError, match="a shape must be a list of ints and None, got 'ab'"):
+        rt.TensorShape('ab')
+    assert rt.TensorShape(rt.constant([[1, 2, 3]]).shape) == (1, 3)
+    assert hash(rt.TensorShape((1, None))) == hash((1, None))
+
+
+def grow(n, invariants):
+    return rt.while_loop(lambda i, x: i < n, lambda i, x: (i + 1, rt.concat([x, [1.0]], 0)), (0, rt.zeros([0])),
+                         shape_invariants=invariants)
+
+
+def test_while_loop_shape_invariants():
+    traced = []
+
+    @rt.function
+    def declared(n):
+        traced.append(1)
+        return grow(n, [None, rt.TensorShape([None])])
+
+    i, x = declared(rt.constant(3))
+    np.testing.assert_array_equal(x.numpy(), [1., 1., 1.])
+    assert declared.get_concrete_function(rt.constant(3)).graph.outputs[1].shape == (None,)
+    i, x = grow(2, [None, (None,)])   # eagerly: a Python loop, invariants unused
+    np.testing.assert_array_equal(x.numpy(), [1., 1.])
+
+
+def test_a_violated_shape_invariant_is_a_state_error():
+    @rt.function
+    def violated(n):
+        return grow(n, [None, (0,)])
+
+    with pytest.raises(rt.errors.StateError, match=r"loop variable 1 has the shape invariant \(0,\) but the body "
+                                                   r"makes its shape \(1,\).*declare None for the dims that change"):
+        violated(rt.constant(3))
+
+    @rt.function
+    def does_not_fit(n):
+        return grow(n, [None, (None, 2)])
+
+    with pytest.raises(rt.errors.StateError, match=r"loop variable 1 starts with shape \(0,\), which does not fit "
+                                                   r"its shape invariant \(None, 2\)"):
+        does_not_fit(rt.constant(3))
+
+    @rt.function
+    def wrong_count(n):
+        return grow(n, [None])
+
+    with pytest.raises(ValueError, match="1 shape_invariants for 2 loop_vars"):
+        wrong_count(rt.constant(3))
