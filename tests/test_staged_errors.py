@@ -132,10 +132,12 @@ def loop_var_undefined_before(n):
     return last
 
 
-def test_loop_variable_undefined_before_loop():
-    raises(rt.errors.StateError, loop_var_undefined_before, (rt.constant(3),),
-           "'last' is defined inside a tensor-dependent loop but not before it", "initialize it before the loop",
-           at="while i < n:")
+def test_loop_variable_undefined_before_loop_fails_at_run_time_after_zero_iterations():
+    assert loop_var_undefined_before(rt.constant(3)).numpy() == 2
+    raises(rt.errors.InvalidArgumentError, loop_var_undefined_before, (rt.constant(0),),
+           "'last' is read after a tensor-dependent loop that ran zero times: the loop must iterate at least once "
+           "to define 'last' (or initialize 'last' before the loop)", at="while i < n:")
+    assert loop_var_undefined_before.experimental_get_tracing_count() == 1
 
 
 @ag.function

@@ -194,9 +194,11 @@ def test_staged_while_variable_undefined_before_loop():
     def f(x):
         return while_program(lambda s: s["i"] < x, body, ("i", "last"), i=0, last=ag__.Undefined("last"))["last"]
 
-    with pytest.raises(rt.errors.StateError, match="'last' is defined inside a tensor-dependent loop but not "
-                                                   "before it.*initialize it before the loop"):
-        trace_and_run(f, rt.constant(3))
+    interpreted, compiled, _ = trace_and_run(f, rt.constant(3))
+    assert interpreted == compiled == [2]
+    with pytest.raises(rt.errors.InvalidArgumentError, match="'last' is read after a tensor-dependent loop that ran "
+                                                             "zero times"):
+        trace_and_run(f, rt.constant(0))
 
 
 def test_staged_while_none_loop_var_must_stay_none():

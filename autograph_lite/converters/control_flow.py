@@ -133,6 +133,11 @@ class ControlFlowTransformer(Transformer):
     def _state_value(self, node, qn):
         """How get_state reads ``qn``: an attribute or item this function adds to an object it made
         (``box.value`` after ``box = Box()``) may not exist yet, so it reads as Undefined then."""
+        if qn.is_simple and qn.text in _deleted_names(node):
+            # `del x` inside: x may be unbound when the state is read (an Undefined, like any missing value).
+            return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
+                                                   value=templates.expression(qn.text),
+                                                   name=templates.literal(qn.text))
         if qn.is_simple or qn.text in anno.getanno(node, anno.DEFINED_IN) or qn.root in self.scope.params:
             return templates.expression(qn.text)
         return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
@@ -320,6 +325,8 @@ def _unresolved_nonlocals(statements, enclosing: List[Set[str]]) -> Set[str]:
         if not isinstance(node, (gast.Lambda, gast.ClassDef, gast.AsyncFunctionDef)):
             stack.extend(gast.iter_child_nodes(node))
     return unresolved
+def _deleted_names(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del)}
 
 
 def _walrus_targets(expression):

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from autograph_lite.contract import Roles
 from autograph_lite.operators.iteration import as_staged_iterable
 from autograph_lite.operators.staged_if import staged_if
-from autograph_lite.operators.staged_loops import staged_for, staged_while
+from autograph_lite.operators.staged_loops import in_staged_loop_body, python_loop, staged_for, staged_while
 from runtime import in_graph_mode
 from runtime.core.errors import OperatorNotAllowedInGraphError
 from runtime.core.tensor import SymbolicTensor
@@ -68,6 +68,15 @@ def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_
             loop_body()
             test = loop_test()
         return
+    if in_staged_loop_body():
+        with python_loop():   # inside a staged loop's body: set_loop_options here is for this loop
+            _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbol_names, roles)
+        return
+    _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbol_names, roles)
+
+
+def _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbol_names, roles) -> None:
+    """A Python while loop while tracing: its test may become a tensor through a staged break/return."""
     while test:
         before = tuple(get_state())
         loop_body()
@@ -107,11 +116,19 @@ def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: 
     staged = as_staged_iterable(iterable)
     if staged is not None:
         staged_for(staged, extra_test, loop_body, get_state, set_state, symbol_names, Roles(roles, symbol_names))
-    elif extra_test is None:
+    elif in_staged_loop_body():
+        with python_loop():   # inside a staged loop's body: set_loop_options here is for this loop
+            _python_for(iterable, extra_test, loop_body, get_state, set_state, symbol_names, roles)
+    else:
+        _python_for(iterable, extra_test, loop_body, get_state, set_state, symbol_names, roles)
+
+
+def _python_for(iterable, extra_test, loop_body, get_state, set_state, symbol_names, roles) -> None:
+    if extra_test is None:
         for target in iterable:
             loop_body(target)
-    else:
-        _python_for_with_extra_test(iterable, extra_test, loop_body, get_state, set_state, symbol_names, roles)
+        return
+    _python_for_with_extra_test(iterable, extra_test, loop_body, get_state, set_state, symbol_names, roles)
 
 
 def _python_for_with_extra_test(iterable, extra_test, loop_body, get_state, set_state, symbol_names, roles) -> None:

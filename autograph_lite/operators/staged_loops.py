@@ -6,33 +6,96 @@ iteration ``i`` is ``iterable.element(i)`` and the optional ``extra_test`` (``no
 
 State rules (checked while tracing the body, so errors name the variable):
 
-* a variable must be defined before the loop ("initialize it before the loop") — except the loop
-  target of a ``for`` and ``retval_``, which get a zeros placeholder of the right dtype and shape
-  (found by tracing the body once, then retracing); after a loop that may have returned,
-  ``retval_`` is a ``PartialReturnValue``;
+* a variable first assigned inside the loop (the ``for`` target too) enters it as a zeros placeholder of
+  the dtype and shape the body gives it (found by tracing the body once, then retracing), together
+  with a bool "defined" loop variable; after the loop its value is guarded by ``EnsureDefined``, so
+  reading it after a loop that ran zero times fails when the graph runs (``InvalidArgumentError``
+  naming it and the loop's line), as in TensorFlow. Reading it in the body before the body assigns
+  it is a ``StateError`` while tracing ("define it before the loop");
+* ``retval_`` gets a placeholder the same way; after a loop that may have returned it is a
+  ``PartialReturnValue``;
+* ``ag.set_loop_options`` at the top of the body: the loop is traced again with its options;
 * every loop variable keeps its dtype and structure from one iteration to the next;
 * ``None`` and other non-graph values must stay what they were;
 * a Python global may not be rebound in the loop (it would be left holding a symbolic tensor).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set
+import contextlib
+import threading
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import Roles
 from autograph_lite.operators.data_structures import NeedsTensorList, tensor_list_from, watching
 from autograph_lite.operators.logical import truth_value
-from autograph_lite.operators.staged_state import (FlagUnchanged, NeedsPlaceholder, check_no_rebound_globals,
+from autograph_lite.operators.staged_state import (FlagUnchanged, NeedsPlaceholder, Retrace, check_no_rebound_globals,
                                                    describe, display_name, dtype_of, is_stageable,
                                                    placeholder_like, retrace_until_settled)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import (bool, enumerate, float, hasattr, int, isinstance, len, list, set, str, super, tuple,
-                      type, zip)
+from builtins import (bool, enumerate, float, getattr, hasattr, int, isinstance, len, list, next, set, str, super,
+                      tuple, type, zip)
 
 _COUNTER_NAME = "<loop counter>"
+
+
+class _LoopOptions(Retrace):
+    """``ag.set_loop_options`` ran in a body traced without options: the next trace uses them."""
+
+    def __init__(self, holder: Dict[str, Any], shape_invariants: Dict[int, Any], maximum_iterations: Any):
+        super().__init__(-1)
+        self.holder, self.shape_invariants, self.maximum_iterations = holder, shape_invariants, maximum_iterations
+
+    def learn(self) -> None:
+        self.holder["options"] = self
+
+
+class _ActiveLoops(threading.local):
+    """The loops whose bodies are running on this thread, innermost last (None: a Python loop)."""
+
+    def __init__(self):
+        self.stack: List[Any] = []
+
+
+_active = _ActiveLoops()
+
+
+def set_loop_options(shape_invariants: Sequence[Tuple[Any, Any]] = (), maximum_iterations: Any = None,
+                     parallel_iterations: Any = None, swap_memory: Any = None) -> None:
+    """Options for the tensor-dependent loop whose body calls this (at its top), with TensorFlow's meaning.
+
+    ``shape_invariants``: ``(variable, shape)`` pairs; the variable keeps that shape in every iteration
+    (``None`` dims may change) instead of being relaxed automatically, and a body that breaks it is a
+    ``StateError``. ``maximum_iterations``: a Python int bounding the number of iterations.
+    ``parallel_iterations`` and ``swap_memory`` are accepted and ignored (one loop runs one iteration at
+    a time here). In a loop that runs in Python (not staged) it does nothing.
+
+    >>> for i in range(2):
+    ...     set_loop_options(maximum_iterations=1)   # a Python loop: no effect
+    >>> i
+    1
+    """
+    if not _active.stack or _active.stack[-1] is None:
+        return
+    _active.stack[-1].apply_options(shape_invariants, maximum_iterations)
+
+
+@contextlib.contextmanager
+def python_loop() -> Iterator[None]:
+    """Marks a loop that runs in Python inside a staged loop's body: set_loop_options there is for it."""
+    _active.stack.append(None)
+    try:
+        yield
+    finally:
+        _active.stack.pop()
+
+
+def in_staged_loop_body() -> bool:
+    """True while the body of a staged loop is being traced on this thread."""
+    return bool(_active.stack)
 
 
 def staged_while(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_state: Callable[[], tuple],
@@ -55,27 +118,31 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
     hints: Dict[int, Any] = {}
     constant_flags: Set[int] = set()
     list_hints: Dict[int, Any] = {}  # Python lists the body changes -> an element, for their dtype and shape
+    options: Dict[str, Any] = {}     # "options": what ag.set_loop_options asked for
 
-    def trace_loop() -> None:  # traced at most once more per placeholder, constant flag or tensor list found
+    def trace_loop() -> None:  # traced at most once more per placeholder, constant flag, tensor list, options
         loop = _Loop(init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names, roles,
-                     iterable, length, extra_test, list_hints)
+                     iterable, length, extra_test, list_hints, options)
         try:
             with watching(loop, loop.watched):
                 outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(),
-                                        loop_var_names=loop.loop_var_names)
+                                        loop_var_names=loop.loop_var_names, **loop.while_loop_options())
         except NeedsTensorList as retry:
             if retry.token is not loop:
                 raise  # an outer loop's list
             raise NeedsPlaceholder(list_hints, retry.index, retry.element) from None  # a tensor list like it
-        set_state(loop.compose(outputs))
+        set_state(loop.final_state(outputs))
 
     retrace_until_settled(trace_loop, init, set_state)
 
 
 class _Loop:
     def __init__(self, init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names,
-                 roles, iterable, length, extra_test, list_hints):
+                 roles, iterable, length, extra_test, list_hints, options):
         self.init, self.hints, self.names, self.roles = init, hints, tuple(symbol_names), roles
+        self.options_holder = options
+        self.options: Optional[_LoopOptions] = options.get("options")
+        self.body_inputs: tuple = ()
         self.constant_flags = constant_flags
         self.loop_test, self.loop_body, self.extra_test = loop_test, loop_body, extra_test
         self.get_state, self.set_state = get_state, set_state
@@ -84,11 +151,14 @@ class _Loop:
         self.offset = 0 if iterable is None else 1  # the hidden counter comes first
         self.loop_indices: List[int] = []
         self.partial = set()  # indices whose value is a PartialReturnValue inside and after the loop
+        self.flagged: List[int] = []  # indices first assigned in the loop: they get a "defined" loop variable
         self.start_values: List[Any] = []
         for index, value in enumerate(init):
             if index in hints:
                 if isinstance(value, UndefinedReturnValue):
                     self.partial.add(index)
+                else:
+                    self.flagged.append(index)
                 value = placeholder_like(hints[index])
             elif index in list_hints:
                 value = tensor_list_from(self.names[index], value, list_hints[index])
@@ -106,7 +176,10 @@ class _Loop:
         for index, value in enumerate(init):
             self._watch(index, value)
         self.loop_var_names = ((_COUNTER_NAME,) if iterable is not None else ()) + tuple(
-            self.names[index] for index in self.loop_indices)
+            self.names[index] for index in self.loop_indices) + tuple(
+            f"{self.names[index]} (defined)" for index in self.flagged)
+        self.undefined_names = {self.names[index] for index, value in enumerate(init)
+                                if isinstance(value, Undefined) and index not in hints}
 
     def _watch(self, index: int, value: Any) -> None:
         if type(value) is list:
@@ -114,13 +187,53 @@ class _Loop:
 
     def initial_vars(self) -> tuple:
         counter = (rt.constant(0, rt.int32),) if self.iterable is not None else ()
-        return counter + tuple(self.start_values)
+        return counter + tuple(self.start_values) + (rt.constant(False),) * len(self.flagged)
+
+    def while_loop_options(self) -> Dict[str, Any]:
+        """rt.while_loop's maximum_iterations and shape_invariants (one per loop variable), from the options."""
+        if self.options is None:
+            return {}
+        declared = self.options.shape_invariants
+        invariants = [None] * self.offset + [declared.get(index) for index in self.loop_indices]
+        return {"maximum_iterations": self.options.maximum_iterations,
+                "shape_invariants": invariants + [None] * len(self.flagged)}
+
+    def apply_options(self, shape_invariants: Sequence[Tuple[Any, Any]], maximum_iterations: Any) -> None:
+        """Called by set_loop_options in the body: the first trace restarts the loop with the options."""
+        if self.options is not None:
+            return
+        declared: Dict[int, Any] = {}
+        for pair in shape_invariants:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise TypeError(f"set_loop_options: shape_invariants must be (variable, shape) pairs, got {pair!r}")
+            variable, shape = pair
+            position = next((p for p, value in enumerate(self.body_inputs) if value is variable), None)
+            if position is None:
+                raise ValueError(
+                    f"set_loop_options: {variable!r} in shape_invariants is not a variable of this tensor-dependent "
+                    "loop as the iteration starts; call set_loop_options at the top of the loop body and name "
+                    "variables the loop changes")
+            declared[self.loop_indices[position]] = rt.TensorShape(shape).dims
+        raise _LoopOptions(self.options_holder, declared, maximum_iterations)
 
     def compose(self, loop_vars: Sequence[Any]) -> tuple:
-        """The full state tuple, with the loop variables taken from ``loop_vars`` (counter excluded)."""
+        """The full state tuple, with the loop variables taken from ``loop_vars`` (counter and flags excluded)."""
         state = list(self.init)
-        for index, value in zip(self.loop_indices, loop_vars[self.offset:]):
+        for index, value in zip(self.loop_indices, loop_vars[self.offset:self.offset + len(self.loop_indices)]):
             state[index] = PartialReturnValue(value) if index in self.partial else value
+        return tuple(state)
+
+    def final_state(self, outputs: Sequence[Any]) -> tuple:
+        """The state after the loop: a variable the loop first assigns may be read only if it ran."""
+        state = list(self.compose(outputs))
+        flags = outputs[len(outputs) - len(self.flagged):]
+        for index, defined in zip(self.flagged, flags):
+            name = self.names[index]
+            message = (f"'{name}' is read after a tensor-dependent loop that ran zero times: the loop must iterate "
+                       f"at least once to define '{name}' (or initialize '{name}' before the loop)")
+            state[index] = nest.map_structure(
+                lambda value: rt.debugging.ensure_defined(value, defined, message, name=f"{name}_defined"),
+                state[index])
         return tuple(state)
 
     def cond(self, *loop_vars: Any) -> Any:
@@ -156,6 +269,8 @@ class _Loop:
             self._watch(index, state[index])
         self.set_state(state)
         element = None if self.iterable is None else self.iterable.element(loop_vars[0])
+        self.body_inputs = tuple(loop_vars[self.offset:self.offset + len(self.loop_indices)])
+        _active.stack.append(self)
         try:
             if self.iterable is None:
                 self.loop_body()
@@ -164,6 +279,16 @@ class _Loop:
         except TypeError as error:
             self._explain_promoted_ints(error)
             raise
+        except UnboundLocalError as error:
+            name = getattr(error, "symbol_name", None)
+            if name not in self.undefined_names:
+                raise
+            raise rt.errors.StateError(
+                f"'{name}' is read inside a tensor-dependent loop before the loop assigns it: it must be defined "
+                f"before the loop (its first iteration has no value to read). Initialize '{name}' before the loop "
+                "with a value of the dtype and shape the loop gives it").with_traceback(error.__traceback__) from None
+        finally:
+            _active.stack.pop()
         after = tuple(self.get_state())
         self._check_non_loop_vars(after, element)
         outputs = [loop_vars[0] + 1] if self.iterable is not None else []
@@ -172,6 +297,7 @@ class _Loop:
             if after[index] is loop_var and self.roles.is_flag(self.names[index]) and type(self.init[index]) is bool:
                 raise FlagUnchanged(self.constant_flags, index)
             outputs.append(self._loop_output(index, after[index], loop_var))
+        outputs += [rt.constant(True)] * len(self.flagged)  # a finished iteration assigned them all
         return tuple(outputs)
 
     def _explain_promoted_ints(self, error: TypeError) -> None:
@@ -197,13 +323,12 @@ class _Loop:
             if isinstance(before, Undefined):
                 if isinstance(value, Undefined):
                     continue
-                part = _part_of(element, value)
-                if part is not None:
-                    raise NeedsPlaceholder(self.hints, index, part)  # the for loop's target
-                raise rt.errors.StateError(
-                    f"{display_name(name, self.roles)} is defined inside a tensor-dependent loop but not before it, and is "
-                    "used after the loop or in the next iteration; initialize it before the loop (the loop may "
-                    "run zero times, and the graph needs a value of the same dtype and shape to start from)")
+                if not is_stageable(value):
+                    raise rt.errors.StateError(
+                        f"{display_name(name, self.roles)} is first assigned inside a tensor-dependent loop, to "
+                        f"{describe(value)}, and is used after the loop or in the next iteration; only tensors, "
+                        "numbers and structures of them can be loop variables. Initialize it before the loop")
+                raise NeedsPlaceholder(self.hints, index, value)  # with a "defined" flag (see final_state)
             if isinstance(before, UndefinedReturnValue):
                 if not isinstance(value, UndefinedReturnValue):
                     raise NeedsPlaceholder(self.hints, index, value.value if isinstance(value, PartialReturnValue) else value)
@@ -236,17 +361,3 @@ def _as_condition(value: Any) -> Any:
     if isinstance(value, rt.Tensor):
         return truth_value(value)
     return rt.constant(bool(value))
-
-
-def _part_of(element: Any, value: Any) -> Any:
-    """``value`` if it is the loop element or one of its (nested) parts, else None."""
-    if element is None:
-        return None
-    if value is element:
-        return element
-    if isinstance(element, tuple):
-        for item in element:
-            part = _part_of(item, value)
-            if part is not None:
-                return part
-    return None

@@ -45,8 +45,11 @@ class Undefined:
         return f"Undefined({self.symbol_name!r})"
 
     def _unbound(self, *args: Any, **kwargs: Any) -> NoReturn:
-        # Same type and wording as the running CPython for reading an unassigned local.
-        raise UnboundLocalError(UNBOUND_MESSAGE.format(self.symbol_name))
+        # Same type and wording as the running CPython for reading an unassigned local; the name rides
+        # along so a staged loop can tell which of its variables was read too early.
+        error = UnboundLocalError(UNBOUND_MESSAGE.format(self.symbol_name))
+        error.symbol_name = self.symbol_name
+        raise error
 
     def __getattr__(self, name: str) -> NoReturn:
         self._unbound()
@@ -79,14 +82,15 @@ def defined(value: Any) -> Any:
 
 
 def value_or_undefined(read: Callable[[], Any], symbol_name: str) -> Any:
-    """``read()``, or ``Undefined(symbol_name)`` when the attribute/item it reads does not exist yet.
+    """``read()``, or ``Undefined(symbol_name)`` when the attribute/item it reads does not exist yet (or the
+    variable it reads was deleted with ``del``).
 
     >>> value_or_undefined(lambda: {}['key'], "d['key']")
     Undefined("d['key']")
     """
     try:
         return read()
-    except (AttributeError, KeyError, IndexError):
+    except (AttributeError, KeyError, IndexError, NameError):   # NameError: a variable the construct deleted
         return Undefined(symbol_name)
 
 

@@ -1,5 +1,6 @@
 """Run-time checks: ``Assert`` and ``assert_equal`` / ``assert_none_equal`` / ``assert_less`` /
-``assert_less_equal`` / ``assert_greater`` / ``assert_greater_equal`` (available as ``rt.debugging``).
+``assert_less_equal`` / ``assert_greater`` / ``assert_greater_equal`` (available as ``rt.debugging``), and
+``ensure_defined`` (a value that must not be read unless a flag is true).
 
 Each check is a stateful ``Assert`` op: it always runs (even if nothing uses its result) and raises
 ``rt.errors.InvalidArgumentError`` with the message and the offending values when the condition is false.
@@ -79,3 +80,33 @@ assert_less = _declare_assert(less, "<", "assert_less", "[1, 2], 3")
 assert_less_equal = _declare_assert(less_equal, "<=", "assert_less_equal", "[1, 3], 3")
 assert_greater = _declare_assert(greater, ">", "assert_greater", "[4, 5], 3")
 assert_greater_equal = _declare_assert(greater_equal, ">=", "assert_greater_equal", "[3, 5], 3")
+
+
+def _ensure_defined_infer(specs, attrs):
+    if specs[1][0] != dtypes.bool or (specs[1][1] is not None and specs[1][1] != ()):
+        raise TypeError(f"the 'defined' flag must be a scalar bool tensor, got {specs[1][0].name}{specs[1][1]}")
+    return [specs[0]]
+
+
+def _ensure_defined_kernel(value, defined, *, message):
+    if not bool(defined):
+        raise InvalidArgumentError(message)
+    return value
+
+
+ENSURE_DEFINED = register_op(
+    "EnsureDefined", ("value", "defined"), _ensure_defined_infer, _ensure_defined_kernel,
+    doc="Returns its value; raises InvalidArgumentError(message) when the flag is false. Not stateful: it "
+        "runs (and fails) only when something reads the value.")
+
+
+def ensure_defined(value: Any, defined: Any, message: str, name: Optional[str] = None) -> Any:
+    """``value``, checked when it is read: ``InvalidArgumentError(message)`` unless ``defined`` (a scalar bool
+    tensor) is true. Unlike ``Assert`` it is not stateful, so an unused value is never checked — how a
+    variable that only a tensor-dependent loop assigns is guarded against a loop that ran zero times.
+
+    >>> ensure_defined(convert_to_tensor(3), convert_to_tensor(True), "never shown")
+    Tensor(3, shape=(), dtype=int32)
+    """
+    return apply_op(ENSURE_DEFINED, (convert_to_tensor(value), convert_to_tensor(defined, dtypes.bool)),
+                    {"message": str(message)}, name=name)
