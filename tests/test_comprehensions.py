@@ -381,3 +381,50 @@ def test_max_of_an_empty_generator_fails_when_the_graph_runs():
     assert max_of_empty(rt.constant([20, 3])).numpy() == 20
     with pytest.raises(rt.errors.InvalidArgumentError):
         max_of_empty(rt.constant([1, 2]))
+
+
+@ag.function
+def stacked_and_concatenated(t):
+    return (rt.stack([v * 2 for v in t]), rt.stack([v * 2 for v in t], axis=1),
+            rt.concat([v[None] * 3 for v in t], 0))
+
+
+def test_rt_stack_and_concat_of_a_comprehension_match_eager_lists():
+    check(stacked_and_concatenated, (rt.constant([[1, 2], [3, 4]]),),
+          ([[2, 4], [6, 8]], [[2, 6], [4, 8]], [[3, 6], [9, 12]]))
+    with pytest.raises(TypeError, match="ConcatV2: a tensor given as values \\(the list of its rows\\) is "
+                                        "concatenated along axis 0 only, got axis=1"):
+        rt.concat(rt.constant([[[1]]]), 1)
+    with pytest.raises(TypeError, match="Pack: a tensor given as values stands for the list of its rows, so it needs "
+                                        "rank >= 1"):
+        rt.stack(rt.constant(1))
+
+
+@ag.function
+def named_sums(t):
+    return {name: rt.reduce_sum(t) * i for i, name in enumerate(['a', 'b'])}
+
+
+def test_dict_comprehension_over_python_keys_with_tensor_values():
+    graph, eager_result = named_sums(rt.constant([1, 2])), eager(named_sums, rt.constant([1, 2]))
+    assert sorted(graph) == sorted(eager_result) == ['a', 'b']
+    assert [graph[k].numpy() for k in 'ab'] == [eager_result[k].numpy() for k in 'ab'] == [0, 3]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-9, 9), min_size=1, max_size=6), st.integers(-3, 3))
+def test_hypothesis_graph_equals_eager_over_tensors(values, k):
+    @ag.function
+    def program(t, k):
+        kept = [v * k - 1 for v in t if v > k]
+        return (rt.reduce_sum(kept), sum(v * v for v in t), max(t), min(v - k for v in t),
+                any(v == k for v in t), all(v != k for v in t), k in t, rt.size(kept))
+
+    t, kk = rt.constant(values), rt.constant(k)
+    graph_values = [value.numpy() for value in program(t, kk)]
+    eager_values = eager(program, t, kk)
+    python = [sum(v * k - 1 for v in values if v > k), sum(v * v for v in values), max(values),
+              min(v - k for v in values), k in values, k not in values, k in values,
+              len([v for v in values if v > k])]
+    assert [np.asarray(v).item() for v in eager_values] == python
+    assert [np.asarray(v).item() for v in graph_values] == python

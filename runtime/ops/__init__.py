@@ -13,7 +13,8 @@ from runtime.ops import linalg_namespace as linalg  # noqa: F401
 from runtime.ops import nn_namespace as nn  # noqa: F401
 from runtime.ops import random_ops as random  # noqa: F401
 from runtime.ops.array_ops import cast, expand_dims, identity, reshape, squeeze, tile, transpose
-from runtime.ops.combine_ops import concat, stack, where
+from runtime.ops.combine_ops import where
+from runtime.ops.rows_ops import concat, stack
 from runtime.ops.convert import constant, convert_to_tensor
 from runtime.ops.creation_ops import eye, fill, ones, ones_like, range, zeros, zeros_like  # noqa: A004
 from runtime.ops.indexing import gather, slice_by_key, unsorted_segment_sum, update_by_key
