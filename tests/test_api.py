@@ -14,7 +14,8 @@ def test_exports_exactly_the_design_names():
                                         'run_functions_eagerly', 'functions_run_eagerly',
                                         'set_traceback_filtering', 'traceback_filtering', 'ConversionError',
                                         # interactive use (issue 12): no source -> a warning, or the error
-                                        'set_strict_conversion', 'strict_conversion', 'UnconvertedWarning'])
+                                        'set_strict_conversion', 'strict_conversion', 'UnconvertedWarning',
+                                        'set_loop_options'])   # + TF's loop options (issue 11)
     assert ag.convert is ag.to_graph
 
 
