@@ -270,6 +270,13 @@ def test_update_by_key_rule(data, dynamic):
     check(lambda t, v: rt.update_by_key(t, (slice(None, None, 2), slice(1, None)), v), [x, scalar], rng, dynamic)
 
 
+@SETTINGS
+@given(data=st.data(), dynamic=st.booleans())
+def test_ensure_defined_rule(data, dynamic):
+    (x,), rng = arrays_for(data.draw, [data.draw(shapes())])
+    check(lambda t: rt.debugging.ensure_defined(t * 3.0, True, "never shown"), [x], rng, dynamic)
+
+
 # --- coverage: every op declares its gradient, and every rule is checked above ------------------------
 CHECKED_ELSEWHERE = {
     "ReadVariableOp": "tests/test_gradient_tape.py (variables)",
@@ -279,7 +286,7 @@ CHECKED_HERE = ({"Identity"} | set(BINARY) | set(UNARY) | set(REDUCTIONS) |
                 {"MatMul", "Cumsum", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Tile", "BroadcastTo",
                  "SumToShape", "StridedSlice", "StridedSliceGrad", "GatherV2", "UnsortedSegmentSum", "ConcatV2",
                  "Pack", "SelectV2", "Fill", "GatherNd", "TensorScatterAdd", "TensorScatterUpdate",
-                 "TensorStridedSliceUpdate", "Cumprod", "Sort", "TopKV2"})
+                 "TensorStridedSliceUpdate", "Cumprod", "Sort", "TopKV2", "EnsureDefined"})
 
 
 def test_every_registered_op_declares_a_gradient_or_why_it_has_none():

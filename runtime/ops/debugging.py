@@ -19,7 +19,7 @@ from runtime.ops.convert import convert_operands, convert_to_tensor
 from runtime.ops.logging_ops import render, split_template
 from runtime.ops.math_ops import equal, greater, greater_equal, less, less_equal, not_equal
 from runtime.ops.reduction_ops import reduce_all
-from runtime.core.registry import apply_op, not_differentiable, register_op
+from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 
 
 def _assert_infer(specs, attrs):
@@ -98,6 +98,12 @@ ENSURE_DEFINED = register_op(
     "EnsureDefined", ("value", "defined"), _ensure_defined_infer, _ensure_defined_kernel,
     doc="Returns its value; raises InvalidArgumentError(message) when the flag is false. Not stateful: it "
         "runs (and fails) only when something reads the value.")
+
+
+@register_gradient(ENSURE_DEFINED)
+def _ensure_defined_gradient(op, grads, ops):
+    # The value passes through unchanged (when it is defined at all); the flag is a bool.
+    return [grads[0], None]
 
 
 def ensure_defined(value: Any, defined: Any, message: str, name: Optional[str] = None) -> Any:
