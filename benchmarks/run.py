@@ -259,7 +259,30 @@ def bench_elementwise(repeat: int) -> List[Row]:
             row(name, "eager", eager_t * 1e3, "ms", eager_t / numpy_t)]
 
 
-BENCHMARKS = [bench_power, bench_first_call, bench_call_overhead, bench_while, bench_to_code, bench_elementwise]
+# --- 7. a comprehension over a tensor -----------------------------------------------------------------
+
+def squares_of_positives(x):
+    return [v * v for v in x if v > 0.0]
+
+
+def bench_comprehension(repeat: int) -> List[Row]:
+    ag, why = converter()
+    name = "7 [v * v for v in x if v > 0], 2,000 rows"
+    if ag is None:
+        return [row(name, f"skipped: {why}", float("nan"), "ms")]
+    x_array = np.random.default_rng(0).standard_normal(2_000).astype(np.float32)
+    x = rt.constant(x_array)
+    staged = ag.function(squares_of_positives)
+    np.testing.assert_array_equal(staged(x).numpy(), np.array([v * v for v in x_array if v > 0.0]))
+    times = compare({"numpy": lambda: np.array([v * v for v in x_array if v > 0.0]), "graph": lambda: staged(x)},
+                    1, repeat)
+    numpy_t, graph_t = times["numpy"], times["graph"]
+    return [row(name, "numpy list comprehension + np.array", numpy_t * 1e3, "ms", 1.0),
+            row(name, "graph (one While, rows appended)", graph_t * 1e3, "ms", graph_t / numpy_t)]
+
+
+BENCHMARKS = [bench_power, bench_first_call, bench_call_overhead, bench_while, bench_to_code, bench_elementwise,
+              bench_comprehension]
 
 
 def _all_benchmarks():

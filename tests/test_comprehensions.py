@@ -428,3 +428,17 @@ def test_hypothesis_graph_equals_eager_over_tensors(values, k):
               len([v for v in values if v > k])]
     assert [np.asarray(v).item() for v in eager_values] == python
     assert [np.asarray(v).item() for v in graph_values] == python
+
+
+def test_a_comprehension_saves_loads_and_exports_to_onnx(tmp_path):
+    pytest.importorskip("onnxruntime")
+    import onnxruntime
+
+    values = np.array([3, -1, 2, 7], np.int32)
+    concrete = doubled_positives.get_concrete_function(rt.TensorSpec([None], rt.int32))
+    rt.save(concrete, str(tmp_path / "saved"))
+    loaded = rt.load(str(tmp_path / "saved"))
+    np.testing.assert_array_equal(loaded(rt.constant(values)).numpy(), [6, 4, 14])
+    rt.export.to_onnx(concrete, str(tmp_path / "model.onnx"))
+    session = onnxruntime.InferenceSession(str(tmp_path / "model.onnx"), providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(session.run(None, {"t": values})[0], [6, 4, 14])

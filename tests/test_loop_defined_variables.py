@@ -273,3 +273,12 @@ def test_del_in_both_branches_then_read_is_pythons_error_at_the_users_line():
     raises(rt.errors.StateError, ag.function(deleted_on_one_path), (rt.constant(True),),
            "'x'", at="if c:")
     assert same_as_python(deleted_on_one_path, False) == ('value', 1)
+
+
+def test_onnx_export_names_the_run_time_check_it_cannot_express(tmp_path):
+    pytest.importorskip("onnx")
+    from runtime.backends.onnx import ExportError
+
+    concrete = staged_invariant.get_concrete_function(rt.TensorSpec([], rt.int32))
+    with pytest.raises(ExportError, match="EnsureDefined"):
+        rt.export.to_onnx(concrete, str(tmp_path / "model.onnx"))
