@@ -442,3 +442,30 @@ def test_a_comprehension_saves_loads_and_exports_to_onnx(tmp_path):
     rt.export.to_onnx(concrete, str(tmp_path / "model.onnx"))
     session = onnxruntime.InferenceSession(str(tmp_path / "model.onnx"), providers=["CPUExecutionProvider"])
     np.testing.assert_array_equal(session.run(None, {"t": values})[0], [6, 4, 14])
+
+
+def comprehensions_and_reductions(xs):
+    kept = [v * 2 for v in xs if v > 0]
+    a, b, *rest = xs
+    return sum(v * v for v in xs), max(v for v in xs), kept, [p + q for p, q in zip(xs, xs)], 3 in xs, a + b
+
+
+@pytest.mark.parametrize('name', ['len', 'isinstance', 'iter', 'sum', 'max', 'zip', 'any', 'all'])
+def test_comprehensions_run_with_a_builtin_replaced_by_a_converted_wrapper(name):
+    import builtins
+
+    def counting(fn, calls):
+        def wrapper(*args, **kwargs):
+            calls.append(1)
+            return fn(*args, **kwargs)
+        return wrapper
+
+    original = getattr(builtins, name)
+    setattr(builtins, name, ag.to_graph(counting)(original, []))
+    try:
+        converted = ag.to_graph(comprehensions_and_reductions)([3, -1, 2])
+        staged = ag.function(comprehensions_and_reductions)(rt.constant([3, -1, 2]))
+    finally:
+        setattr(builtins, name, original)
+    assert converted == (14, 3, [6, 4], [6, -2, 4], True, 2)
+    assert [as_array(value).tolist() for value in staged] == [14, 3, [6, 4], [6, -2, 4], True, 2]

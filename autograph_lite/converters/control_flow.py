@@ -135,6 +135,7 @@ class ControlFlowTransformer(Transformer):
         (``box.value`` after ``box = Box()``) may not exist yet, so it reads as Undefined then."""
         if qn.is_simple and qn.text in _deleted_names(node):
             # `del x` inside: x may be unbound when the state is read (an Undefined, like any missing value).
+            self.maybe_undefined.add(qn.text)
             return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
                                                    value=templates.expression(qn.text),
                                                    name=templates.literal(qn.text))

@@ -35,6 +35,9 @@ from runtime.core.graph import FuncGraph
 from runtime.core.tensor import SymbolicTensor
 from runtime.ops.shape_ops import constant_value
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import dict, isinstance, iter, len, list, set, tuple, type, zip
+
 Target = Optional[tuple]   # None: one name; else the nested tuple of names of a tuple target
 
 

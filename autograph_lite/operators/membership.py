@@ -12,6 +12,9 @@ from typing import Any
 import runtime as rt
 from runtime.core.tensor import SymbolicTensor
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import isinstance, len
+
 
 def in_(value: Any, container: Any) -> Any:
     """``value in container``; for a symbolic vector, whether some element equals the scalar ``value``

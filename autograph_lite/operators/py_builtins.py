@@ -30,10 +30,11 @@ from autograph_lite.operators.iteration import (StagedEnumerate, StagedIterable,
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import isinstance, len, next, str
+from builtins import any, isinstance, len, next, str
 
 _range, _len, _enumerate, _zip = builtins.range, builtins.len, builtins.enumerate, builtins.zip
 _abs, _int, _float = builtins.abs, builtins.int, builtins.float
+_sum, _any, _all, _max, _min = builtins.sum, builtins.any, builtins.all, builtins.max, builtins.min
 
 
 def range_(*args: Any) -> Any:
@@ -176,7 +177,7 @@ def sum_(iterable: Any, /, start: Any = 0) -> Any:
     """
     rows = _stacked(iterable)
     if rows is None:
-        return builtins.sum(iterable, start)
+        return _sum(iterable, start)
     total = rt.reduce_sum(rows, axis=0)
     return total if isinstance(start, int) and not isinstance(start, bool) and start == 0 else start + total
 
@@ -203,7 +204,7 @@ def any_(iterable: Any, /) -> Any:
     """
     rows = _stacked(iterable)
     if rows is None:
-        return builtins.any(iterable)
+        return _any(iterable)
     return rt.reduce_any(_as_bools(_scalar_rows(rows, "any")))
 
 
@@ -215,7 +216,7 @@ def all_(iterable: Any, /) -> Any:
     """
     rows = _stacked(iterable)
     if rows is None:
-        return builtins.all(iterable)
+        return _all(iterable)
     return rt.reduce_all(_as_bools(_scalar_rows(rows, "all")))
 
 
@@ -242,7 +243,7 @@ def max_(*args: Any, **kwargs: Any) -> Any:
     >>> max_(v % 4 for v in range(10))
     3
     """
-    return _extreme("max", builtins.max, rt.reduce_max, rt.maximum, args, kwargs)
+    return _extreme("max", _max, rt.reduce_max, rt.maximum, args, kwargs)
 
 
 def min_(*args: Any, **kwargs: Any) -> Any:
@@ -251,7 +252,7 @@ def min_(*args: Any, **kwargs: Any) -> Any:
     >>> min_(3, 1, 2)
     1
     """
-    return _extreme("min", builtins.min, rt.reduce_min, rt.minimum, args, kwargs)
+    return _extreme("min", _min, rt.reduce_min, rt.minimum, args, kwargs)
 
 
 # Python semantics exactly: a Python print runs while tracing (rt.print is the graph op), and
@@ -269,10 +270,10 @@ BUILTIN_OVERRIDES = {
     builtins.float: float_,
     builtins.print: print_,
     builtins.isinstance: isinstance_,
-    builtins.sum: sum_,
-    builtins.any: any_,
-    builtins.all: all_,
-    builtins.max: max_,
-    builtins.min: min_,
+    _sum: sum_,
+    _any: any_,
+    _all: all_,
+    _max: max_,
+    _min: min_,
 }
 """Builtin → the version converted code calls instead (used by converted_call)."""

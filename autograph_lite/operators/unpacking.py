@@ -13,6 +13,9 @@ from typing import Any
 import runtime as rt
 from runtime.core.tensor import SymbolicTensor
 
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import isinstance, len, range, tuple
+
 
 def unpack(value: Any) -> Any:
     """``value`` as Python should unpack it: a symbolic tensor becomes the tuple of its rows (its first
