@@ -22,6 +22,7 @@ NOT_EXPORTED: Dict[str, str] = {
     "Placeholder": "becomes a model input, not a node",
     "PrintV2": "a side effect: ONNX has no printing",
     "Assert": "a side effect: ONNX cannot raise",
+    "EnsureDefined": "ONNX cannot raise: a loop that ran zero times would give zeros instead of an error",
     "RandomUniform": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
     "AssignVariableOp": "a side effect: ONNX models have no mutable state",
     "AssignAddVariableOp": "a side effect: ONNX models have no mutable state",
