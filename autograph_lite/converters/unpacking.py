@@ -17,9 +17,17 @@ class UnpackingTransformer(Transformer):
     statements_only = True
 
     def visit_Assign(self, node):
-        if len(node.targets) == 1 and isinstance(node.targets[0], (gast.Tuple, gast.List)):
+        if (len(node.targets) == 1 and isinstance(node.targets[0], (gast.Tuple, gast.List))
+                and not _is_operator_call(node.value)):
             node.value = templates.replace_as_expression('ag__.unpack(value)', value=node.value)
         return node
 
     def visit_Lambda(self, node):
         return node
+
+
+def _is_operator_call(value) -> bool:
+    """``ag__.f(...)``: code another converter generated (``(xs, top) = ag__.list_pop(xs)``), which already
+    returns a Python tuple."""
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and isinstance(value.func.value, gast.Name) and value.func.value.id == 'ag__')
