@@ -23,32 +23,23 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from runtime.core import context, dtypes, nest
+from runtime.core import context, nest
 from runtime.core.traceback_filtering import api_boundary
 
 from runtime.tracing import signature
 from runtime.core.registry import eager_op_hooks
 from runtime.tracing.tape import recording_eagerly
 from runtime.tracing.concrete_function import ConcreteFunction, checked_array, describe_structure
-from runtime.core.graph import FuncGraph
-from runtime.ops.convert import convert_to_tensor
 from runtime.tracing.signature import TENSOR, accepts, describe_key, make_key
-from runtime.core.tensor import EagerTensor, Tensor, TensorSpec
+from runtime.core.tensor import EagerTensor, TensorSpec
 from runtime.tracing.trace_index import TraceIndex
+from runtime.tracing.tracer import Tracer
 
 logger = logging.getLogger("runtime")
 _RETRACE_WINDOW, _RETRACE_LIMIT = 10, 5  # warn when 5 of the last 10 calls traced
 _WARN_AGAIN_AT = 100  # ...and again (with the cache's size) at 100, 1000, ... graphs
-_VARIABLE_ON_LATER_TRACE = (
-    "rt.Variable({variable!r}) was created while tracing {function!r} again (for a new signature). A function "
-    "may create variables on its first trace only, as in TensorFlow: create it once, outside the function "
-    "(at module level or in __init__), or on the first call guarded by `if self.v is None: self.v = rt.Variable(...)`")
-_VARIABLE_ON_EVERY_TRACE = (
-    "rt.Variable({variable!r}) is created every time {function!r} is traced: its first trace created {created}, "
-    "and tracing it again creates a new one. A function may create variables on its first trace only, as in "
-    "TensorFlow; guard the creation (`if self.v is None: self.v = rt.Variable(...)`) or create the variable "
-    "outside the function")
 _run_eagerly = [False]  # one global switch, like tf.config.run_functions_eagerly
+
 
 
 def run_functions_eagerly(flag: bool) -> None:
@@ -91,11 +82,11 @@ class Function:
             signature.KeyBuilder().key(spec) for spec in self._input_signature)
         self._reduce_retracing = reduce_retracing
         self._trace_with = trace_with
-        self._traced_python_function: Optional[Callable] = None
+        self._tracer = Tracer(python_function, self._name, self._parameters, trace_with,
+                              on_key_object_collected=functools.partial(_forget_identity, weakref.ref(self)))
         self._cache: Dict[Any, ConcreteFunction] = {}  # key -> concrete function able to run it
         self._traces = TraceIndex()  # (trace key, concrete), in trace order, found by shape-free form
         self._tracing_count = 0
-        self._traced_once = False  # Variables may be created on the first trace only
         self._in_progress: Dict[Any, threading.Event] = {}
         self._lock = threading.RLock()
         self._calls = 0
@@ -111,7 +102,7 @@ class Function:
             # An eager GradientTape records ops as they run: run this call op by op so it sees them.
             return self.python_function(*args, **kwargs)
         if context._state.graph is not None:  # called while tracing another function: trace inline
-            return self._function_to_trace()(*args, **kwargs)
+            return self._tracer.function_to_trace()(*args, **kwargs)
         self._calls += 1
         if self._input_signature is not None:
             return self._call_with_signature(args, kwargs)
@@ -188,7 +179,7 @@ class Function:
             waiting_for.wait()  # another thread is tracing this key; then look again
         try:
             trace_key = self._traces.relaxed(key) if self._reduce_retracing else key
-            concrete = self._trace(trace_key, values)
+            concrete = self._tracer.trace(trace_key, values)
             with self._lock:
                 self._cache[key] = self._cache[trace_key] = concrete
                 self._traces.add(trace_key, concrete)
@@ -200,58 +191,6 @@ class Function:
             done.set()
         return concrete
 
-    def _function_to_trace(self) -> Callable:
-        if self._traced_python_function is None:
-            with self._lock:
-                if self._traced_python_function is None:
-                    transform = self._trace_with
-                    self._traced_python_function = (transform(self.python_function) if transform
-                                                    else self.python_function)
-        return self._traced_python_function
-
-    def _trace(self, key: Tuple[Any, ...], values: Tuple[Any, ...]) -> ConcreteFunction:
-        """Trace once; on the first trace the function may create Variables, as in TensorFlow.
-
-        If it did, it is traced again with creation refused: the second trace must reuse them (the
-        Keras ``build`` pattern, ``if self.w is None: self.w = rt.Variable(...)``), so the graph never
-        holds a variable that a call would create afresh in plain Python.
-        """
-        if self._traced_once:
-            return self._trace_with_policy(key, values, context.VariableCreation(
-                self._name, False, _VARIABLE_ON_LATER_TRACE.format(function=self._name, variable="{variable}")))
-        creation = context.VariableCreation(self._name, True)
-        concrete = self._trace_with_policy(key, values, creation)
-        if creation.created:
-            created = ", ".join(repr(v.name) for v in creation.created)
-            concrete = self._trace_with_policy(key, values, context.VariableCreation(
-                self._name, False, _VARIABLE_ON_EVERY_TRACE.format(function=self._name, created=created,
-                                                                   variable="{variable}")))
-        self._traced_once = True
-        return concrete
-
-    def _trace_with_policy(self, key: Tuple[Any, ...], values: Tuple[Any, ...],
-                           creation: context.VariableCreation) -> ConcreteFunction:
-        graph = FuncGraph(self._name)
-        names = self._parameter_names()
-        with context.graph_scope(graph), context.variable_creation_scope(creation):
-            inputs = [signature.substitute_placeholders(v, e, graph, n) for v, e, n in zip(values, key, names)]
-            args, kwargs = self._call_arguments(inputs)
-            result = self._function_to_trace()(*args, **kwargs)
-            graph.outputs = [_output_tensor(graph, self._name, path, leaf)
-                             for path, leaf in zip(nest.leaf_paths(result), nest.flatten(result))]
-        graph.structured_outputs = nest.pack_sequence_as(result, graph.outputs)
-        builder = signature.KeyBuilder()
-        for value in values:
-            builder.key(value)
-        keep_alive = list(builder.variables)  # ids in the key must stay unique while the trace lives
-        for obj in builder.by_identity:
-            try:
-                weakref.finalize(obj, _forget_identity, weakref.ref(self), id(obj))
-            except TypeError:  # cannot be weakly referenced: hold it, so its id is never reused
-                keep_alive.append(obj)
-        shown = tuple(signature.display_value(v, e) for v, e in zip(values, key))
-        return ConcreteFunction(graph, self._name, names, shown, key, keep_alive)
-
     def _forget(self, object_id: int) -> None:
         """Drop the traces keyed by an unhashable argument object that no longer exists."""
         entry = (signature.IDENTITY, object_id)
@@ -259,20 +198,6 @@ class Function:
             for key in [k for k in self._cache if signature.contains(k, entry)]:
                 del self._cache[key]
             self._traces.remove_where(lambda k: signature.contains(k, entry))
-
-    def _call_arguments(self, values: List[Any]) -> Tuple[List[Any], Dict[str, Any]]:
-        args: List[Any] = []
-        kwargs: Dict[str, Any] = {}
-        for parameter, value in zip(self._parameters, values):
-            if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
-                args.append(value)
-            elif parameter.kind is parameter.VAR_POSITIONAL:
-                args.extend(value)
-            elif parameter.kind is parameter.KEYWORD_ONLY:
-                kwargs[parameter.name] = value
-            else:
-                kwargs.update(value)
-        return args, kwargs
 
     def _note_trace(self, key: Tuple[Any, ...]) -> None:
         """Warn (once) when tracing happens on most calls: the graphs are not being reused."""
@@ -403,23 +328,6 @@ def _checked_input_signature(name: str, input_signature: Any) -> Optional[Tuple[
     return tuple(input_signature)
 
 
-def _output_tensor(graph: FuncGraph, name: str, path: str, value: Any):
-    """An output leaf as a tensor of ``graph``: Python numbers/bools/arrays become constants."""
-    if isinstance(value, Tensor) and value.dtype == dtypes.variant:  # a tensor list's handle
-        where = f" (element {path})" if path else ""
-        raise TypeError(f"{name}() returns a tensor list{where} (a Python list that a tensor-dependent loop "
-                        "appended to); return rt.stack(the_list) or rt.concat(the_list, 0) instead, a tensor")
-    try:
-        tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
-    except TypeError:
-        where = f" (element {path})" if path else ""
-        raise TypeError(f"{name}() returned {value!r}{where}, a {type(value).__name__}, which cannot be a graph "
-                        "output; return tensors, numbers, bools, None or tuples/lists/dicts of them") from None
-    if isinstance(tensor, EagerTensor):
-        return graph.constant(tensor._value)
-    return graph._as_graph_tensor(tensor, "output", "value")
-
-
 def function(func: Optional[Callable] = None, *, input_signature: Optional[Sequence[TensorSpec]] = None,
              reduce_retracing: bool = False) -> Any:
     """``rt.function`` as a decorator, with or without arguments.
@@ -427,7 +335,8 @@ def function(func: Optional[Callable] = None, *, input_signature: Optional[Seque
     >>> @function(reduce_retracing=True)
     ... def square(x):
     ...     return x * x
-    >>> square(convert_to_tensor(3))
+    >>> import runtime as rt
+    >>> square(rt.constant(3))
     Tensor(9, shape=(), dtype=int32)
     """
     if func is None:
