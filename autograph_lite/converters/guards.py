@@ -8,7 +8,7 @@ from typing import Callable, List, Optional
 import gast
 
 from autograph_lite.pyct import anno, templates
-from autograph_lite.pyct.transformer import SKIP, Transformer
+from autograph_lite.pyct.transformer import Transformer, contains
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.While, gast.For, gast.AsyncFor)
@@ -20,18 +20,12 @@ def jumps_out(nodes, kind) -> bool:
     A jump in a nested loop's body belongs to that loop; one in a nested loop's ``else:`` clause
     belongs to ours (the ``else`` runs after the nested loop, in our body).
     """
-    stack = list(nodes) if isinstance(nodes, list) else [nodes]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, kind):
-            return True
-        if isinstance(node, _SCOPES) or anno.hasanno(node, SKIP):
-            continue
-        if isinstance(node, _LOOPS):
-            stack.extend(node.orelse)
-            continue
-        stack.extend(gast.iter_child_nodes(node))
-    return False
+    return contains(nodes, kind, stop_at=_SCOPES, children=_own_jump_targets)
+
+
+def _own_jump_targets(node):
+    """Where a jump may still belong to the loop being converted: not a nested loop's body."""
+    return node.orelse if isinstance(node, _LOOPS) else gast.iter_child_nodes(node)
 
 
 def guard_rest(transformer, statements: List[gast.stmt], may_jump: Callable[[gast.stmt], bool],

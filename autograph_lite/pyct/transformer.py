@@ -62,8 +62,9 @@ def _propagate_origin(new, origin) -> None:
         stack.extend(gast.iter_child_nodes(node))
 
 
-def contains(nodes, kinds, stop_at=()) -> bool:
-    """True if a node of type ``kinds`` occurs in ``nodes``, not looking inside ``stop_at`` nodes."""
+def contains(nodes, kinds, stop_at=(), children=gast.iter_child_nodes) -> bool:
+    """True if a node of type ``kinds`` occurs in ``nodes``, not looking inside ``stop_at`` nodes;
+    ``children(node)`` says where to look below a node (all its children by default)."""
     stack = list(nodes) if isinstance(nodes, list) else [nodes]
     while stack:
         node = stack.pop()
@@ -71,7 +72,7 @@ def contains(nodes, kinds, stop_at=()) -> bool:
             return True
         if isinstance(node, stop_at) or anno.hasanno(node, SKIP):
             continue
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(children(node))
     return False
 
 
