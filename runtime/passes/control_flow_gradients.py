@@ -82,3 +82,6 @@ def _if_gradient(op, grads, ops):
     for position, index in enumerate(wanted):
         results[1 + index] = grad_op.outputs[position]
     return results
+
+
+from runtime.passes import while_gradients  # noqa: E402,F401  (registers the gradient of While)

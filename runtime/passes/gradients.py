@@ -80,6 +80,8 @@ def _summed(grads: Optional[List[Tensor]], like: Optional[Tensor]) -> Optional[T
     if not grads:
         if like is None or not is_differentiable_dtype(like.dtype):
             return None
+        if like.shape is not None and None not in like.shape:  # reads nothing: a loop's gradient need not keep `like`
+            return _ops.zeros(list(like.shape), like.dtype)
         return _ops.zeros_like(like)
     total = grads[0]
     for grad in grads[1:]:
