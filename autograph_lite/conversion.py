@@ -93,12 +93,13 @@ conversion_observers: List[Callable[[Callable, ConvertedCode], None]] = []
 def convert_code(entity: Callable) -> ConvertedCode:
     """Convert a plain function or lambda (cached by its code object)."""
     # Equal code objects from different files compare equal: the inner key tells them apart.
-    where = (entity.__code__.co_filename, entity.__code__.co_firstlineno)
+    qualname = mangling.lexical_qualname(entity)   # decides the mangling (before 3.11: __qualname__)
+    where = (entity.__code__.co_filename, entity.__code__.co_firstlineno, qualname)
     cached = _code_cache.get(entity.__code__, {}).get(where)
     if cached is not None:
         return cached
     node, filename = parser.parse_entity(entity)
-    mangling.mangle_private_names(node, entity.__qualname__)   # compiled outside its class below
+    mangling.mangle_private_names(node, qualname)   # compiled outside its class below
     node = _convert_tree(node, Context(node, filename))
     if isinstance(node, gast.Lambda):
         source, line_origins = codegen.unparse_expression(node), [anno.getanno(node, anno.ORIGIN, None)]

@@ -191,3 +191,57 @@ def test_a_walrus_read_later_in_the_same_expression_is_not_read_before_written()
         assert int(ag.function(walrus_in_a_branch)(rt.constant(n)).numpy()) == walrus_in_a_branch(n)
         assert int(ag.function(walrus_in_a_loop)(rt.constant(n)).numpy()) == walrus_in_a_loop(n)
     assert [walrus_in_a_loop(n) for n in (0, 1, 3)] == [0, 2, 24]
+
+
+# networkx: argmap (a class) writes its wrapper inside a method, then gives the wrapper the
+# decorated function's __qualname__. Python mangles the wrapper's names by where it is written.
+
+class ArgMap:
+    """networkx.utils.decorators.argmap's shape: ``__wrapper`` compiles as ``_ArgMap__wrapper``."""
+
+    def __call__(self, f):
+        def wrapper(*args, __wrapper=None, **kwargs):
+            scale = 1 if __wrapper is None else __wrapper
+            return f(*args, **kwargs) * scale
+        wrapper.__qualname__ = f.__qualname__
+        return wrapper
+
+
+__LIMIT = 100   # a module-level private name: never mangled (no class encloses it)
+
+
+def clamp_to_limit(f):
+    @functools.wraps(f)
+    def clamped(*args):
+        value = f(*args)
+        if value > __LIMIT:
+            return __LIMIT
+        return value
+    return clamped
+
+
+class Graphish:
+    def degree(self, n):
+        return n + 1
+
+    @clamp_to_limit
+    def weight(self, n):
+        return n * n
+
+
+def test_private_names_are_mangled_by_where_the_code_is_written_not_by_its_qualname():
+    # networkx: every argmap-decorated function took the __qualname__ of the first one converted
+    # (`Graph....`): "chvatal_graph() missing 1 required keyword-only argument: '_Graph__wrapper'".
+    import runtime as rt
+    on_method = ArgMap()(Graphish.degree)
+    on_function = ArgMap()(lambda n: n - 1)
+    assert on_method.__qualname__ == 'Graphish.degree'
+    for wrapper, args in ((on_method, (None, 4)), (on_function, (4,))):
+        assert ag.to_graph(wrapper)(*args, _ArgMap__wrapper=3) == wrapper(*args, _ArgMap__wrapper=3)
+        assert ag.to_graph(wrapper)(*args) == wrapper(*args)
+        assert '_ArgMap__wrapper' in ag.to_code(wrapper)
+    graph = ag.function(lambda n: ag.to_graph(on_method)(None, n, _ArgMap__wrapper=2))
+    assert int(graph(rt.constant(4)).numpy()) == on_method(None, 4, _ArgMap__wrapper=2) == 10
+    # functools.wraps gives a module-level wrapper a method's qualname: its __LIMIT stays as written.
+    assert [ag.to_graph(Graphish.weight)(Graphish(), n) for n in (3, 20)] == [9, 100]
+    assert int(ag.function(Graphish.weight)(Graphish(), rt.constant(20)).numpy()) == 100

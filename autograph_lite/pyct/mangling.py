@@ -31,6 +31,23 @@ def enclosing_class(qualname: str) -> Optional[str]:
     return None
 
 
+def lexical_qualname(function) -> str:
+    """Where ``function`` is written in its source: its code's qualified name (Python 3.11+).
+
+    Mangling follows the source, not ``__qualname__``, which decorators overwrite: a wrapper
+    written in class ``argmap`` that takes the decorated function's ``__qualname__`` still
+    compiles ``__wrapper`` as ``_argmap__wrapper``. Before 3.11 code has no qualified name and
+    ``__qualname__`` is all there is.
+
+    >>> def f():
+    ...     pass
+    >>> f.__qualname__ = 'Other.f'
+    >>> lexical_qualname(f)
+    'f'
+    """
+    return getattr(function.__code__, 'co_qualname', None) or function.__qualname__
+
+
 def mangled(name: str, class_name: str) -> str:
     """``name`` as Python compiles it inside class ``class_name``."""
     stripped = class_name.lstrip('_')
