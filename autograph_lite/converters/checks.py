@@ -1,7 +1,8 @@
 """Rejects what cannot be converted, with the construct, the user's line and the fix.
 
-Runs first. Nested generator/async functions and classes are marked to be left exactly as written
-(they are not converted, and calls to them run them as they are).
+Runs first. Nested generator/async functions, nested functions with a ``match`` statement, and
+classes are marked to be left exactly as written (calls to them run them as they are, as calls
+from converted code to such top-level functions do).
 """
 import gast
 
@@ -30,7 +31,7 @@ class UnsupportedChecker(gast.NodeVisitor):
 
     def visit_FunctionDef(self, node):
         generator = contains(node.body, (gast.Yield, gast.YieldFrom), stop_at=_SCOPES)
-        if node is not self.root and generator:
+        if node is not self.root and (generator or contains(node.body, gast.Match, stop_at=_SCOPES)):
             anno.setanno(node, SKIP, True)
             return
         if generator:
