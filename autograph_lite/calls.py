@@ -36,7 +36,10 @@ CONVERTED_FROM = '__ag_converted_from__'
 _LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'astunparse', '_pytest',
                   'pytest', 'hypothesis'}
 _STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
-_targets: 'weakref.WeakKeyDictionary[Callable, Callable]' = weakref.WeakKeyDictionary()
+# function -> (the code, defaults and keyword defaults it had, what to call in its place). All three
+# can be replaced after a first call (networkx's argmap compiles lazily and swaps in its own code):
+# a converted copy is only good while they are the ones it was made from.
+_targets: 'weakref.WeakKeyDictionary[Callable, tuple]' = weakref.WeakKeyDictionary()
 
 
 @functools.lru_cache(maxsize=None)
@@ -66,9 +69,10 @@ def _why_not_convert(function: types.FunctionType) -> Optional[str]:
 
 def _target_for(function: types.FunctionType) -> Callable:
     """The function to call in place of ``function`` (its converted copy, or itself)."""
-    target = _targets.get(function)
-    if target is not None:
-        return target
+    code, defaults, kwdefaults = function.__code__, function.__defaults__, function.__kwdefaults__
+    cached = _targets.get(function)
+    if cached is not None and cached[0] is code and cached[1] is defaults and cached[2] is kwdefaults:
+        return cached[3]
     reason = _why_not_convert(function)
     target = function
     if reason is None:
@@ -81,7 +85,7 @@ def _target_for(function: types.FunctionType) -> Callable:
             warnings.warn(f'{function.__qualname__} is called unconverted: {exc}', stacklevel=3)
     if reason is not None:
         logger.debug('not converting %s: %s', getattr(function, '__qualname__', function), reason)
-    _targets[function] = target
+    _targets[function] = (code, defaults, kwdefaults, target)
     return target
 
 

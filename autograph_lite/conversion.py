@@ -128,7 +128,7 @@ def instantiate(entity: types.FunctionType, ag_namespace: types.ModuleType) -> t
     closure = tuple(cells.get(name) or types.CellType() for name in converted.code.co_freevars)
     function = types.FunctionType(converted.code, entity.__globals__, entity.__name__,
                                   entity.__defaults__, closure)
-    function.__kwdefaults__ = dict(entity.__kwdefaults__) if entity.__kwdefaults__ else None
+    function.__kwdefaults__ = entity.__kwdefaults__   # the same dict: updates to it apply to both
     function.__qualname__ = entity.__qualname__
     function.__module__ = entity.__module__
     function.__doc__ = entity.__doc__

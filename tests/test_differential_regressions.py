@@ -245,3 +245,54 @@ def test_private_names_are_mangled_by_where_the_code_is_written_not_by_its_qualn
     # functools.wraps gives a module-level wrapper a method's qualname: its __LIMIT stays as written.
     assert [ag.to_graph(Graphish.weight)(Graphish(), n) for n in (3, 20)] == [9, 100]
     assert int(ag.function(Graphish.weight)(Graphish(), rt.constant(20)).numpy()) == 100
+
+
+# networkx: argmap's wrapper compiles the real function on its first call and swaps it in as its
+# own __code__, then calls itself again. A copy converted from the old code ran the old code again.
+
+def _compiled_scale(x, factor=2):
+    return x * factor
+
+
+def lazily_compiled(x, factor=2):
+    lazily_compiled.__code__ = _compiled_scale.__code__
+    return lazily_compiled(x, factor)
+
+
+def keyword_scale(x, *, factor=2):
+    return x * factor
+
+
+def calls_lazily_compiled(x):
+    return lazily_compiled(x) + 1
+
+
+def calls_keyword_scale(x):
+    return keyword_scale(x)
+
+
+def test_converted_code_calls_a_function_as_its_code_and_defaults_are_now():
+    # RecursionError in every networkx function behind an argmap decorator.
+    import runtime as rt
+    original = lazily_compiled.__code__
+    try:
+        assert ag.to_graph(calls_lazily_compiled)(3) == 7
+        assert lazily_compiled.__code__ is _compiled_scale.__code__
+        assert ag.to_graph(calls_lazily_compiled)(3) == calls_lazily_compiled(3) == 7
+        lazily_compiled.__code__ = original
+        assert int(ag.function(calls_lazily_compiled)(rt.constant(4)).numpy()) == 9
+        # Replaced defaults apply to the next call, as in Python (a converted copy kept the old ones).
+        lazily_compiled.__code__ = original
+        lazily_compiled.__defaults__ = (10,)
+        assert ag.to_graph(calls_lazily_compiled)(3) == calls_lazily_compiled(3) == 31
+    finally:
+        lazily_compiled.__code__, lazily_compiled.__defaults__ = original, (2,)
+    converted = ag.to_graph(calls_keyword_scale)
+    try:
+        assert converted(3) == 6
+        keyword_scale.__kwdefaults__['factor'] = 5      # updated in place
+        assert converted(3) == calls_keyword_scale(3) == 15
+        keyword_scale.__kwdefaults__ = {'factor': 7}    # replaced
+        assert converted(3) == calls_keyword_scale(3) == 21
+    finally:
+        keyword_scale.__kwdefaults__ = {'factor': 2}
