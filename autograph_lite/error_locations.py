@@ -10,7 +10,7 @@ learns here to skip our own frames and to map generated lines back to the user's
 import os
 import sys
 
-from runtime.core import source_locations
+from runtime.core import context, source_locations
 
 from autograph_lite.pyct import origin_info
 
@@ -35,7 +35,7 @@ def attach_origins(exc: BaseException, frames) -> None:
     if not frames:
         return
     text = source_locations.format_user_code(frames)
-    if isinstance(exc, RecursionError):
+    if isinstance(exc, RecursionError) and context.in_graph_mode():   # only tracing stages an if
         text += _RECURSION_HINT
     previous = getattr(exc, _ATTACHED, None)
     if previous == text:

@@ -104,3 +104,17 @@ def test_recursion_on_a_tensor_collapses_the_repeated_frames_and_says_to_use_a_l
     assert "Write the recursion as a loop (while or for), which becomes one While op" in note
     assert note.count('File "') == 2
     assert not any(is_library(filename) for filename, _ in frames_of(info.value))
+
+
+def runaway(n):
+    if n is not None:     # a Python condition: nothing is staged, the recursion is the user's own
+        return runaway(n + 1)
+    return n
+
+
+def test_recursion_on_python_values_gets_no_staging_hint():
+    with pytest.raises(RecursionError) as info:
+        ag.to_graph(runaway)(0)
+    note = "\n".join(getattr(info.value, "__notes__", [])) or str(info.value)
+    assert "return runaway(n + 1)" in note
+    assert "hint:" not in note
