@@ -16,7 +16,7 @@ from typing import Callable, List, NamedTuple, Optional
 import gast
 
 from autograph_lite import contract
-from autograph_lite.converters import (asserts, break_statements, call_trees, checks, comprehensions,
+from autograph_lite.converters import (annotations, asserts, break_statements, call_trees, checks, comprehensions,
                                        conditional_expressions, continue_statements, control_flow,
                                        lists, logical_expressions, return_statements, slices, unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, static_analysis
@@ -49,7 +49,8 @@ def _convert_tree(node, ctx: Context):
                             logical_expressions.LogicalExpressionTransformer):
             node.body = transformer(ctx).visit(node.body)
         return node
-    for transformer in (break_statements.BreakTransformer, continue_statements.ContinueTransformer,
+    for transformer in (annotations.AnnotationTransformer,
+                        break_statements.BreakTransformer, continue_statements.ContinueTransformer,
                         return_statements.ReturnTransformer, asserts.AssertTransformer,
                         lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer,
                         unpacking.UnpackingTransformer):
