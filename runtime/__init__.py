@@ -26,6 +26,7 @@ from runtime.tracing.control_flow import cond, while_loop
 from runtime.tracing.tape import GradientTape
 from runtime.tracing import optimizers  # rt.optimizers.SGD, rt.optimizers.Adam
 from runtime.tracing.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
+from runtime.tracing.function_gradient import function_gradient
 from runtime.saving.serialize import load, save
 
 newaxis = None  # t[:, rt.newaxis] adds a dimension of size 1, as numpy's np.newaxis
