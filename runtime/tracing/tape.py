@@ -180,7 +180,7 @@ class GradientTape:
                                "tape recorded; it was called inside a different graph (e.g. in a branch or loop "
                                "body of a tensor-dependent if/while). Call it after the if/loop")
         was_recording = self._recording
-        self._stop_recording()  # gradient ops are not recorded (no gradients of gradients)
+        self._stop_recording()  # not by this tape; an outer tape still records them (gradients of gradients)
         try:
             return self._gradient(target, sources, output_gradients, mode)
         finally:
