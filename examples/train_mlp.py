@@ -1,4 +1,5 @@
-"""Train a small MLP on the Iris data: one @ag.function train step (GradientTape + Adam), early stopping.
+"""Train a small MLP on the Iris data: one @ag.function `fit` whose tensor `while` stops early on the validation
+loss; each epoch runs train steps (GradientTape + Adam) inside the loop's body.
 
 Data: examples/data/iris.csv, Fisher's Iris data (R. A. Fisher, 1936; UCI Machine Learning Repository,
 CC BY 4.0), copied from scikit-learn's bundled copy (sklearn/datasets/data/iris.csv, BSD-3-Clause).
@@ -71,31 +72,57 @@ def evaluate(x, y):
     return cross_entropy(logits, y), rt.reduce_mean(rt.cast(correct, rt.float32))
 
 
-def progress_bar(fraction, width=20):
-    filled = int(round(fraction * width))
-    return "[" + "#" * filled + "." * (width - filled) + "]"
+def print_progress(epoch, train_loss, val_loss, width=20):
+    """One progress line, printed when the graph runs: a bar of `width` characters, then the losses."""
+    filled = epoch * width // MAX_EPOCHS
+    rt.print("epoch", epoch, "[", end="")
+    for position in rt.range(width):
+        if position < filled:
+            rt.print("#", end="")
+        else:
+            rt.print(".", end="")
+    rt.print("] train loss", rounded(train_loss), " val loss", rounded(val_loss))
+
+
+def rounded(value, digits=4):
+    scale = 10.0 ** digits
+    return rt.round(value * scale) / scale
+
+
+@ag.function
+def fit(x_train, y_train, x_val, y_val):
+    """Train until the validation loss has not improved for PATIENCE epochs (or MAX_EPOCHS): one graph.
+
+    The `while` tests tensors (the epoch count and how long the validation loss has stalled), so it
+    is staged as a graph loop whose trip count is decided by the data; each epoch's train steps (with
+    their GradientTape and Adam updates) run inside its body.
+    """
+    epoch, waited = rt.constant(0), rt.constant(0)
+    best = rt.constant(np.inf)
+    while epoch < MAX_EPOCHS and waited < PATIENCE:
+        starts = range(0, len(y_train), BATCH)  # Python ints: unrolled into one train step per batch
+        train_loss = 0.0
+        for start in starts:
+            train_loss += train_step(x_train[start:start + BATCH], y_train[start:start + BATCH])
+        train_loss /= len(starts)
+        val_loss, _ = evaluate(x_val, y_val)
+        epoch += 1
+        if val_loss < best - 1e-4:
+            best, waited = val_loss, 0
+        else:
+            waited += 1
+        if epoch % 10 == 0 or waited == PATIENCE:
+            print_progress(epoch, train_loss, val_loss)
+    return epoch, waited, best
 
 
 def main():
     features, labels, classes = load_iris()
     (x_train, y_train), (x_val, y_val), (x_test, y_test) = split(features, labels)
     print(f"Iris: {len(y_train)} train, {len(y_val)} validation, {len(y_test)} test; classes {', '.join(classes)}")
-    best, waited, epoch = np.inf, 0, 0
-    # Early stopping: keep training while the validation loss improved within the last PATIENCE epochs.
-    while epoch < MAX_EPOCHS and waited < PATIENCE:
-        losses = [float(train_step(rt.constant(x_train[i:i + BATCH]), rt.constant(y_train[i:i + BATCH])))
-                  for i in range(0, len(y_train), BATCH)]
-        val_loss, _ = evaluate(rt.constant(x_val), rt.constant(y_val))
-        epoch += 1
-        if float(val_loss) < best - 1e-4:
-            best, waited = float(val_loss), 0
-        else:
-            waited += 1
-        if epoch % 10 == 0 or waited == PATIENCE:
-            print(f"epoch {epoch:3d} {progress_bar(epoch / MAX_EPOCHS)} train loss {np.mean(losses):.4f}  "
-                  f"val loss {float(val_loss):.4f}")
-    print(f"stopped after {epoch} epochs (validation loss last improved {waited} epochs before); "
-          f"train_step traced {train_step.experimental_get_tracing_count()} time(s)")
+    epoch, waited, best = fit(rt.constant(x_train), rt.constant(y_train), rt.constant(x_val), rt.constant(y_val))
+    print(f"stopped after {int(epoch)} epochs (validation loss last improved {int(waited)} epochs before, best "
+          f"{float(best):.4f}); fit traced {fit.experimental_get_tracing_count()} time(s)")
     test_loss, test_accuracy = evaluate(rt.constant(x_test), rt.constant(y_test))
     print(f"test loss {float(test_loss):.4f}, test accuracy {float(test_accuracy):.2%}")
 

@@ -161,7 +161,10 @@ def test_train_mlp():
     lines = run_example("train_mlp")
     assert lines[0] == "Iris: 100 train, 25 validation, 25 test; classes setosa, versicolor, virginica"
     epochs = [line for line in lines if line.startswith("epoch")]
-    assert re.fullmatch(r"epoch  10 \[#\.{19}\] train loss \d\.\d{4}  val loss \d\.\d{4}", epochs[0])
-    assert lines[-2] == ("stopped after 63 epochs (validation loss last improved 10 epochs before); "
-                         "train_step traced 1 time(s)")  # early stopping, one trace for every step
+    # printed by rt.print inside the graph's while loop: every 10 epochs, and when it stops
+    assert epochs[0] == "epoch 10 [#...................] train loss 0.0569  val loss 0.0874"
+    assert epochs[-1] == "epoch 63 [######..............] train loss 0.0133  val loss 0.0231"
+    assert [int(line.split()[1]) for line in epochs] == [10, 20, 30, 40, 50, 60, 63]
+    assert lines[-2] == ("stopped after 63 epochs (validation loss last improved 10 epochs before, best 0.0206); "
+                         "fit traced 1 time(s)")  # early stopping decided inside one traced graph
     assert lines[-1] == "test loss 0.1326, test accuracy 96.00%"

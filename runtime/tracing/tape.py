@@ -79,6 +79,7 @@ class GradientTape:
         self._graph = None
         self._used = False
         self._watched: Dict[int, Any] = {}  # id -> watched tensor or Variable (kept alive)
+        self._captured: Dict[int, SymbolicTensor] = {}  # id(watched outer tensor) -> its placeholder here
         self._records: List[_Record] = []  # eager
         self._graph_ops: List[Any] = []  # traced: ops made while recording, closed windows
         self._window_start: Optional[int] = None
@@ -136,6 +137,24 @@ class GradientTape:
                 raise TypeError(f"GradientTape.watch: expected tensors or Variables, got {type(value).__name__} "
                                 f"{value!r}; convert it with rt.constant first")
             self._watched[id(value)] = value
+            inner = self._captured_copy(value)
+            if inner is not None:
+                self._watched[id(inner)] = inner
+                self._captured[id(value)] = inner
+
+    def _captured_copy(self, value: Any) -> Optional[SymbolicTensor]:
+        """Inside a loop body or branch, the placeholder standing for a watched tensor of an enclosing graph.
+
+        The body's ops read that placeholder, not the outer tensor, so the tape watches it too (as
+        TensorFlow records a capture as an identity of the captured value).
+        """
+        graph = self._graph
+        if not isinstance(value, SymbolicTensor) or graph is None or value.graph is graph:
+            return None
+        enclosing = getattr(graph, "outer_graph", None)
+        while enclosing is not None and enclosing is not value.graph:
+            enclosing = getattr(enclosing, "outer_graph", None)
+        return None if enclosing is None else graph.capture(value)
 
     def watched_variables(self) -> List[Variable]:
         """The Variables this tape watches (read while recording, or given to ``watch``)."""
@@ -227,7 +246,7 @@ class GradientTape:
     def _stand_ins(self, source: Any, operations: List[Any]) -> List[Any]:
         """The tensors whose gradients make up ``source``'s: itself, or a Variable's recorded reads."""
         if not isinstance(source, Variable):
-            return [source]
+            return [self._captured.get(id(source), source)]
         if self._graph is None:
             return [source]  # eager reads are recorded as identities of the variable itself
         _check_not_read_in_subgraphs(source, self._graph_ops)
