@@ -157,6 +157,8 @@ def test_unconnected_arguments_none_or_zero():
     assert rt.function_gradient(forward, wrt=["x", "y"])(f64([1.0]), f64([2.0]))[1] is None
     zeros = rt.function_gradient(forward, wrt=["x", "y"], unconnected_gradients="zero")(f64([1.0]), f64([2.0, 3.0]))
     np.testing.assert_array_equal(np.asarray(zeros[1]), [0.0, 0.0])
+    nothing = rt.function_gradient(forward, wrt="y")  # no output depends on y: a function returning None
+    assert nothing(f64([1.0]), f64([2.0])) is None and nothing.graph.outputs == []
     with pytest.raises(ValueError, match="unconnected_gradients must be 'none' or 'zero', got 'zeros'"):
         rt.function_gradient(forward, unconnected_gradients="zeros")
 
@@ -342,3 +344,23 @@ def test_printing_and_asserting_functions_are_differentiated():
     np.testing.assert_allclose(np.asarray(rt.function_gradient(checked)(f64([1.0, 4.0]))[0]), [1.0, 0.25])
     with pytest.raises(rt.errors.InvalidArgumentError):
         rt.function_gradient(checked)(f64([1.0, -4.0]))  # the assertion runs in the gradient function too
+
+
+def test_a_saved_function_with_a_tensor_while_is_differentiated(tmp_path):
+    @ag.function
+    def power_loop(x, n):
+        y = x
+        i = rt.constant(1)
+        while i < n:
+            y = y * x
+            i += 1
+        return y
+
+    power_loop(f64([1.3, -0.5]), rt.constant(4))
+    rt.save(power_loop, tmp_path)
+    grad = rt.function_gradient(rt.load(tmp_path), wrt="x")
+    for n in (1, 4, 7):  # the trip count is data: one gradient function for all of them
+        np.testing.assert_allclose(np.asarray(grad(f64([1.3, -0.5]), rt.constant(n))),
+                                   n * np.array([1.3, -0.5]) ** (n - 1), rtol=1e-12)
+    with pytest.raises(TypeError, match="argument 'n' of power_loop is int32"):
+        rt.function_gradient(rt.load(tmp_path), wrt="n")

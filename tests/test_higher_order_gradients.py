@@ -246,3 +246,33 @@ def test_a_hessian_from_a_persistent_inner_tape():
     e = np.exp(a * b)
     expected = [[b * b * e + 6 * a, e + a * b * e], [e + a * b * e, a * a * e + 6 * b]]
     np.testing.assert_allclose(hessian(f64([a, b])).numpy(), expected, rtol=1e-12)
+
+
+# --- second derivatives through a tensor while ------------------------------------------------------
+def nested_tapes_over_a_loop(body):
+    @ag.function
+    def first_and_second(x, n):
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                y = x * 0.0 if body == "add" else x
+                i = rt.constant(0)
+                while i < n:
+                    y = y + rt.sin(x) if body == "add" else rt.sin(y)
+                    i += 1
+            first = inner.gradient(y, x)
+        return first, outer.gradient(first, x)
+    return first_and_second
+
+
+def test_a_second_derivative_through_a_while_that_reads_only_loop_invariants():
+    first, second = nested_tapes_over_a_loop("add")(f64(0.5), rt.constant(3))  # y = 3 sin x
+    np.testing.assert_allclose([first.numpy(), second.numpy()], [3 * np.cos(0.5), -3 * np.sin(0.5)], rtol=1e-14)
+
+
+def test_a_second_derivative_through_a_whiles_accumulators_is_an_error_not_a_wrong_number():
+    # d/dx of the gradient would have to flow through the values the forward loop accumulated in tensor lists
+    with pytest.raises(rt.errors.GradientError, match="would have to flow through the tensor list .* second "
+                                                      "derivatives through a tensor while are not supported yet"):
+        nested_tapes_over_a_loop("chain")(f64(0.5), rt.constant(3))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-from runtime.core import context, nest
+from runtime.core import context, dtypes, nest
 from runtime import ops as _ops
 from runtime.ops.gradient_ops import is_differentiable_dtype
 from runtime.core.errors import GradientError
@@ -60,6 +60,7 @@ def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads:
                 f"no gradient is registered for op type {op.op_def.name!r} (node {_name(op)}), which lies between "
                 "the sources and the target; wrap the value in rt.stop_gradient if no gradient should flow "
                 "through it, or declare one with register_gradient next to the op's register_op")
+        _check_no_list_on_path(op, on_path)
         output_grads = [_summed(pending.pop(id(t), None), t) for t in op.outputs]
         input_grads = rule(op, output_grads, _ops)
         if len(input_grads) != len(op.inputs):
@@ -73,6 +74,22 @@ def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads:
                                      f"{tensor.dtype.name} input")
             pending.setdefault(id(tensor), []).append(grad)
     return {key: _summed(grads, None) for key, grads in pending.items() if grads}
+
+
+def _check_no_list_on_path(op: Any, on_path: set) -> None:
+    """A tensor list (variant) input that depends on the sources would carry gradient the rules cannot see.
+
+    Tensor lists have no gradient rules, so the dependency would be dropped silently. It happens when a
+    gradient of a tensor ``while`` (whose backward loop reads the forward loop's accumulator lists) is
+    differentiated again.
+    """
+    for tensor in op.inputs:
+        if tensor.dtype == dtypes.variant and id(tensor) in on_path:
+            raise GradientError(
+                f"the gradient of {op.op_def.name} (node {_name(op)}) would have to flow through the tensor list "
+                f"{tensor.name}, which depends on the sources; tensor lists have no gradient rules yet. This happens "
+                "when the gradient of a tensor while loop (which reads the loop's accumulated values from lists) is "
+                "differentiated again: second derivatives through a tensor while are not supported yet")
 
 
 def _summed(grads: Optional[List[Tensor]], like: Optional[Tensor]) -> Optional[Tensor]:
