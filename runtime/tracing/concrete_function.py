@@ -26,6 +26,11 @@ from runtime.tracing.signature import describe_spec, has_tensors, spec_structure
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
 
 
+# Called after an eager call of a concrete function as ``hook(concrete, input_tensors, output_tensors)``
+# (flat lists): how an eager GradientTape records the call (set by the tape module; empty otherwise).
+call_hooks: List[Callable[..., None]] = []
+
+
 def optimize_graph(graph: FuncGraph) -> FuncGraph:
     """The graph after the optimizer passes (``runtime.passes``)."""
     return passes.optimize_graph(graph)
@@ -138,6 +143,7 @@ class ConcreteFunction:
             raise TypeError(f"{self.name}: this concrete function takes {len(self._tensor_params)} tensor "
                             f"argument(s) ({names}), got {len(args)}")
         arrays: List[np.ndarray] = []
+        leaves: List[Any] = []
         specs = self.structured_input_signature[0]
         for index, value in zip(self._tensor_params, args):
             name = self._param_names[index]
@@ -147,8 +153,15 @@ class ConcreteFunction:
                 raise TypeError(f"{self.name}: argument '{name}' must be {describe_structure(specs[index])}, "
                                 f"got {value!r}")
             for spec, leaf in zip(expected, given):
-                arrays.append(checked_array(self.name, name, spec, leaf))
-        return self._call_flat(arrays)
+                array = checked_array(self.name, name, spec, leaf)
+                arrays.append(array)
+                leaves.append(leaf if isinstance(leaf, Tensor) else EagerTensor(array))
+        result = self._call_flat(arrays)
+        if call_hooks:
+            outputs = [t for t in nest.flatten(result) if isinstance(t, EagerTensor)]
+            for hook in call_hooks:
+                hook(self, leaves, outputs)
+        return result
 
 
 def _constant_bytes(graph: FuncGraph) -> int:

@@ -301,3 +301,30 @@ def _total(source: Source, stand_ins: Sequence[SymbolicTensor], found: Dict[int,
         return _ops.zeros(list(source.shape), source.dtype)
     return _ops.zeros_like(stand_ins[0]) if stand_ins else None  # an integer leaf of a structured argument
 
+
+def flat_vjp(concrete: ConcreteFunction, variables: Sequence[Variable]) -> ConcreteFunction:
+    """The VJP of ``concrete`` on flat tensors: how a GradientTape differentiates a recorded call.
+
+    Takes the flat inputs, then one cotangent per floating-point output; returns a list with the
+    gradient of each flat input, then of each of ``variables`` (None where nothing flows).
+    """
+    forward = concrete.unoptimized_graph
+    _check_rerunnable(forward, concrete.name)
+    graph = FuncGraph(f"{concrete.name}_vjp")
+    with context.graph_scope(graph):
+        copies = _copy_forward(forward, graph)
+        floats = [t for t in forward.outputs if is_differentiable_dtype(t.dtype)]
+        seeds = [graph.add_placeholder(t.dtype, t.shape, name=OUTPUT_GRADIENTS) for t in floats]
+        inputs = list(graph.inputs[:len(forward.inputs)])
+        stand_ins = [[p] if is_differentiable_dtype(p.dtype) else [] for p in inputs]
+        stand_ins += [_stand_ins(v, None, graph, copies, concrete.name) for v in variables]
+        found = backprop(list(graph.operations), [copies[id(t)] for t in floats], seeds,
+                         [t for ins in stand_ins for t in ins])
+        results = [_total(None, ins, found, "none", graph) for ins in stand_ins]
+        graph.outputs = [r for r in results if r is not None]
+    graph.structured_outputs = results
+    graph.variables = list(forward.variables)
+    specs = [TensorSpec(t.shape, t.dtype) for t in graph.inputs]
+    names = [f"input_{i}" for i in range(len(specs))]
+    return ConcreteFunction(graph, f"{concrete.name}_vjp", names, tuple(specs), make_key(tuple(specs))[0],
+                            keep_alive=(*concrete._keep_alive, *forward.variables))

@@ -4,7 +4,8 @@ Eagerly, the tape records every op whose inputs it watches (a hook in ``apply_op
 runs the ops' VJP rules right away. Inside a traced function the ops are already in the graph: the
 tape remembers which ops were made while it was recording, and ``gradient`` adds the gradient ops
 to the same graph, so forward and backward pass are one traced, optimized, compiled function.
-Trainable ``Variable``s are watched automatically when they are read while recording.
+Trainable ``Variable``s are watched automatically when they are read while recording. An eager call of
+a ``ConcreteFunction`` (e.g. a loaded one) is recorded as one step whose gradient is the function's VJP.
 
 >>> import runtime as rt
 >>> w = rt.Variable(3.0)
@@ -25,7 +26,10 @@ from runtime.core.tensor import SymbolicTensor, Tensor
 from runtime import ops as _ops
 from runtime.ops.core import IDENTITY
 from runtime.ops.variables import READ_VARIABLE, Variable
+from runtime.ops.gradient_ops import is_differentiable_dtype
 from runtime.passes.gradients import backprop, check_unconnected, unconnected
+from runtime.tracing.concrete_function import ConcreteFunction, call_hooks
+from runtime.tracing.function_gradient import flat_vjp
 
 
 class _Record:
@@ -65,6 +69,40 @@ def _record_eager_op(op_def, inputs, attrs, outputs) -> None:
             tape._record(op_def, inputs, attrs, outputs)
 
 
+class _FunctionCall:
+    """What a tape records for an eager call of a ConcreteFunction (e.g. a loaded one, which has no Python
+    code to run op by op): its "gradient rule" runs the function's VJP, a ConcreteFunction built from the
+    same graph by ``function_gradient.flat_vjp`` once per function. The function's trainable Variables
+    are extra inputs of the record, so gradients reach the variables a loaded model reads."""
+
+    def __init__(self, concrete: ConcreteFunction):
+        self.concrete = concrete
+        self.name = concrete.name
+        self.variables = [v for v in concrete.graph.variables if v.trainable]
+        self._vjp: Optional[ConcreteFunction] = None
+
+    def gradient(self, record: "_Record", output_grads: List[Optional[Tensor]], ops: Any) -> List[Optional[Tensor]]:
+        if self._vjp is None:
+            self._vjp = flat_vjp(self.concrete, self.variables)
+        count = len(record.inputs) - len(self.variables)
+        seeds = [g for g, t in zip(output_grads, record.outputs) if is_differentiable_dtype(t.dtype)]
+        return list(self._vjp(*record.inputs[:count], *seeds))  # recorded in turn by any outer tape
+
+
+_calls: Dict[int, _FunctionCall] = {}  # id(ConcreteFunction) -> its record kind (VJP built once)
+
+
+def _record_function_call(concrete: ConcreteFunction, inputs: List[Any], outputs: List[Any]) -> None:
+    if not any(tape._recording and tape._graph is None for tape in _active.tapes):
+        return
+    kind = _calls.get(id(concrete))
+    if kind is None or kind.concrete is not concrete:
+        kind = _calls[id(concrete)] = _FunctionCall(concrete)
+    for tape in _active.tapes:
+        if tape._recording and tape._graph is None:
+            tape._record(kind, list(inputs) + kind.variables, {}, tuple(outputs))
+
+
 class GradientTape:
     """Records operations for automatic differentiation (``tf.GradientTape``'s API).
 
@@ -102,6 +140,7 @@ class GradientTape:
                 _hook_users[0] += 1
                 if _record_eager_op not in eager_op_hooks:
                     eager_op_hooks.append(_record_eager_op)
+                    call_hooks.append(_record_function_call)
         else:
             self._window_start = len(self._graph.operations)
 
@@ -114,6 +153,7 @@ class GradientTape:
                 _hook_users[0] -= 1
                 if _hook_users[0] == 0 and _record_eager_op in eager_op_hooks:
                     eager_op_hooks.remove(_record_eager_op)
+                    call_hooks.remove(_record_function_call)
         else:
             self._graph_ops.extend(self._graph.operations[self._window_start:])
             self._window_start = None
