@@ -150,3 +150,31 @@ def test_hessians_match_jax(name):
         return rt.stack([outer.gradient(entry, flat) for entry in entries])
 
     np.testing.assert_allclose(hessian(rt.constant(x), rt.constant(y)).numpy(), expected, rtol=1e-9, atol=1e-12)
+
+
+def test_a_tensor_while_matches_fori_loop():
+    def loop_loss(x, w, n):
+        state = x
+        i = rt.constant(0)
+        while i < n:  # a tensor while: the trip count is data
+            state = rt.tanh(rt.matmul(state, w)) + x * 0.5
+            i += 1
+        return rt.reduce_sum(state * state)
+
+    @ag.function
+    def traced_gradients(x, w, n):  # the gradient of the While op, in the same graph
+        with rt.GradientTape() as tape:
+            tape.watch([x, w])
+            value = loop_loss(x, w, n)
+        return tape.gradient(value, [x, w], unconnected_gradients="zero")
+
+    def jax_version(x, w, n):
+        state = jax.lax.fori_loop(0, n, lambda i, s: jnp.tanh(s @ w) + x * 0.5, x)
+        return jnp.sum(state * state)
+
+    x, w = arguments("unrolled_recurrence", 5)
+    for n in (0, 1, 3, 6):
+        expected = jax.grad(jax_version, argnums=(0, 1))(x, w, n)
+        for a, b in zip(traced_gradients(rt.constant(x), rt.constant(w), rt.constant(n)), expected):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-14)
+    assert traced_gradients.experimental_get_tracing_count() == 1
