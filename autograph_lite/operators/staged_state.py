@@ -23,7 +23,7 @@ _SCALARS = (bool, int, float, np.generic, np.ndarray)
 
 def is_stageable(value: Any) -> bool:
     """True if ``value`` can be an input/output of a graph ``If``/``While``."""
-    if isinstance(value, (rt.Tensor, rt.TensorList) + _SCALARS):
+    if isinstance(value, (rt.Tensor, rt.TensorList, rt.TensorArray) + _SCALARS):
         return True
     if isinstance(value, (tuple, list)) and value:
         return all(is_stageable(item) for item in value)
@@ -45,6 +45,8 @@ def describe(value: Any) -> str:
         return f"a tensor of dtype {value.dtype.name} and shape {shape}"
     if isinstance(value, rt.TensorList):
         return f"a tensor list of {value.element_dtype.name} elements"
+    if isinstance(value, rt.TensorArray):
+        return f"a TensorArray of {value.dtype.name} elements"
     if isinstance(value, (tuple, list)):
         items = ", ".join(describe(item) for item in value)
         return f"a {type(value).__name__} of ({items})"
@@ -80,6 +82,8 @@ def placeholder_like(value: Any) -> Any:
         return {key: placeholder_like(item) for key, item in value.items()}
     if isinstance(value, rt.TensorList):
         return rt.TensorList.empty(value.element_dtype, value.element_shape)
+    if isinstance(value, rt.TensorArray):
+        return rt.TensorArray(value.dtype, 0, dynamic_size=value.dynamic_size, element_shape=value.element_shape)
     if isinstance(value, rt.Tensor):
         shape = () if value.shape is None else tuple(0 if dim is None else dim for dim in value.shape)
         return rt.zeros(shape, value.dtype)

@@ -23,6 +23,7 @@ from runtime.ops.logical_ops import logical_and, logical_not, logical_or
 from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater_equal, less, less_equal, matmul,
                                   maximum, minimum, mod, multiply, not_equal, pow, subtract)  # noqa: A004
 from runtime.ops.list_ops import TensorList
+from runtime.ops.tensor_array_ops import TensorArray
 from runtime.ops.scatter_ops import gather_nd, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update
 from runtime.ops.reduction_ops import (argmax, argmin, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
                                        reduce_mean, reduce_min, reduce_prod, reduce_sum)

@@ -5,8 +5,8 @@ A ``TensorList`` is a handle tensor (dtype ``variant``) plus its element dtype. 
 size relaxes it like any loop variable. ``TensorList`` values are immutable: ``append``, ``pop`` and
 ``set_item`` return a new list, and the old one keeps its contents.
 
-At run time a handle holds a ``ListValue``: a Python list of arrays shared between versions of one list
-plus a length. Appending to the newest version appends in place (amortized O(1), no copying); appending to
+At run time a handle holds a ``ListValue`` (list_values.py): a Python list of arrays shared between versions
+of one list plus a length. Appending to the newest version appends in place (amortized O(1), no copying); appending to
 an older version (whose storage another version already extended) copies first, so versions never see
 each other's elements. ``rt.stack`` / ``rt.concat`` copy once, at the end.
 
@@ -29,33 +29,11 @@ from runtime.core.errors import InvalidArgumentError
 from runtime.core.registry import apply_op, gradient_not_implemented, register_op
 from runtime.core.tensor import EagerTensor, Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
+from runtime.ops.list_values import (ListValue, all_elements, array_position, checked_shape, is_compatible, label,
+                                     read_element, refined, written)
+from runtime.ops.list_values import unwrap as _unwrap, wrap as _wrap
 
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
-
-
-class ListValue:
-    """What a list handle holds while a graph runs: ``items[:length]`` of a shared Python list."""
-
-    __slots__ = ("items", "length")
-
-    def __init__(self, items: List[np.ndarray], length: int):
-        self.items, self.length = items, length
-
-    def elements(self) -> List[np.ndarray]:
-        return self.items[:self.length]
-
-    def __repr__(self) -> str:
-        return f"ListValue(length={self.length})"
-
-
-def _wrap(value: ListValue) -> np.ndarray:
-    handle = np.empty((), dtype=object)
-    handle[()] = value
-    return handle
-
-
-def _unwrap(handle: Any) -> ListValue:
-    return handle[()] if type(handle) is np.ndarray else handle  # the compiled executor may pass it bare
 
 
 def _position(value: ListValue, index: np.ndarray, what: str) -> int:
@@ -160,42 +138,63 @@ TENSOR_LIST_POP = register_op("TensorListPopItem", ("handle", "index"), _pop_inf
 
 
 def _get_item_infer(specs, attrs):
-    (_, shape), (index_dtype, index_shape) = specs
+    (_, shape), (index_dtype, index_shape) = specs[:2]
     if index_dtype not in _INDEX_DTYPES or index_shape not in ((), None):
         raise TypeError(f"a list index must be an int32/int64 scalar, got {index_dtype.name} with shape "
                         f"{shapes.format_shape(index_shape)}")
     return [(attrs["element_dtype"], shape)]
 
 
-def _get_item_kernel(handle, index, *, element_dtype):
+def _get_item_kernel(handle, index, *, element_dtype, array=None):
     value = _unwrap(handle)
-    return value.items[_position(value, index, "list")]
+    if array is None:
+        return value.items[_position(value, index, "list")]
+    return read_element(value, array_position(value, index, array, "read"), array, "read")
 
 
 TENSOR_LIST_GET_ITEM = register_op("TensorListGetItem", ("handle", "index"), _get_item_infer, _get_item_kernel,
-                                   doc="Element 'index' of the list (negative counts from the end).")
+                                   doc="Element 'index' of the list (negative counts from the end; attr 'array': TensorArray rules).")
 
 
 def _set_item_infer(specs, attrs):
     (_, shape), index, element = specs
     _get_item_infer(specs[:2], attrs)
-    _check_element(attrs["element_dtype"], element, "the new element")
-    return [(dtypes.variant, _merged(shape, element[1], "the new element"))]
+    array = attrs.get("array")
+    _check_element(attrs["element_dtype"], element, "the new element" if array is None else "the written value")
+    if array is None:
+        return [(dtypes.variant, _merged(shape, element[1], "the new element"))]
+    return [(dtypes.variant, array_element_shape(shape, element[1], array, attrs.get("same_shape", False)))]
 
 
-def _set_item_kernel(handle, index, element, *, element_dtype):
+def array_element_shape(shape: Shape, written_shape: Shape, array: str, same_shape: bool) -> Shape:
+    """A TensorArray's static element shape after a write of ``written_shape`` (ValueError if it cannot fit)."""
+    if not is_compatible(shape, written_shape):
+        raise ValueError(f"{label(array)}: cannot write a value of shape {shapes.format_shape(written_shape)}: the "
+                         f"array's elements have shape {shapes.format_shape(shape)}" +
+                         ("; with infer_shape=True all elements have one shape (make the array with "
+                          "infer_shape=False to allow different shapes)" if same_shape else ""))
+    return refined(shape, written_shape) if same_shape else shape
+
+
+def _set_item_kernel(handle, index, element, *, element_dtype, array=None, grow=False, same_shape=False):
     value = _unwrap(handle)
-    items = value.elements()  # a copy: older versions keep their element
-    items[_position(value, index, "list assignment")] = element
-    return _wrap(ListValue(items, len(items)))
+    if array is None:
+        items = value.elements()  # a copy: older versions keep their element
+        items[_position(value, index, "list assignment")] = element
+        return _wrap(ListValue(items, len(items)))
+    position = array_position(value, index, array, "write", grow)
+    return _wrap(written(value, {position: element}, checked_shape(value, element.shape, array, position, same_shape)))
 
 
-TENSOR_LIST_SET_ITEM = register_op("TensorListSetItem", ("handle", "index", "element"), _set_item_infer,
-                                   _set_item_kernel, doc="The list with element 'index' replaced (copies the list).")
+TENSOR_LIST_SET_ITEM = register_op(
+    "TensorListSetItem", ("handle", "index", "element"), _set_item_infer, _set_item_kernel,
+    doc="The list with element 'index' replaced (copies the list). With attr 'array' (a TensorArray's name): "
+        "TensorFlow's rules; 'grow' lets the write extend the array, 'same_shape' makes every element one shape; "
+        "a write past the end of the newest version does not copy.")
 
 
 def _length_kernel(handle):
-    return np.array(_unwrap(handle).length, dtype=np.int32)
+    return np.array(_unwrap(handle).size, dtype=np.int32)
 
 
 TENSOR_LIST_LENGTH = register_op("TensorListLength", ("handle",), lambda specs, attrs: [(dtypes.int32, ())],
@@ -204,11 +203,14 @@ TENSOR_LIST_LENGTH = register_op("TensorListLength", ("handle",), lambda specs, 
 
 def _stack_infer(specs, attrs):
     (_, shape), = specs
-    return [(attrs["element_dtype"], None if shape is None else (None,) + tuple(shape))]
+    return [(attrs["element_dtype"], None if shape is None else (attrs.get("length"),) + tuple(shape))]
 
 
-def _stack_kernel(handle, *, element_dtype, element_shape):
-    elements = _unwrap(handle).elements()
+def _stack_kernel(handle, *, element_dtype, element_shape, array=None, length=None):
+    value = _unwrap(handle)
+    elements = all_elements(value, array, "stack")
+    if value.shape is not None:
+        element_shape = value.shape
     if not elements:
         if element_shape is None or None in element_shape:
             raise InvalidArgumentError(f"cannot stack an empty list whose element shape "
@@ -221,8 +223,10 @@ def _stack_kernel(handle, *, element_dtype, element_shape):
     return np.stack(elements)
 
 
-TENSOR_LIST_STACK = register_op("TensorListStack", ("handle",), _stack_infer, _stack_kernel,
-                                doc="The elements stacked along a new first axis (one copy).")
+TENSOR_LIST_STACK = register_op(
+    "TensorListStack", ("handle",), _stack_infer, _stack_kernel,
+    doc="The elements stacked along a new first axis (one copy); attr 'length': their number when known "
+        "statically (a fixed-size TensorArray), 'array': TensorArray rules (every element written).")
 
 
 def _concat_infer(specs, attrs):
@@ -233,8 +237,8 @@ def _concat_infer(specs, attrs):
     return [(attrs["element_dtype"], tuple(None if i == axis else d for i, d in enumerate(shape)))]
 
 
-def _concat_kernel(handle, *, element_dtype, axis):
-    elements = _unwrap(handle).elements()
+def _concat_kernel(handle, *, element_dtype, axis, array=None):
+    elements = all_elements(_unwrap(handle), array, "concatenate")
     if not elements:
         raise InvalidArgumentError("cannot concatenate an empty list")
     return np.concatenate(elements, axis=axis)

@@ -127,10 +127,11 @@ class Tracer:
 
 def _output_tensor(graph: FuncGraph, name: str, path: str, value: Any):
     """An output leaf as a tensor of ``graph``: Python numbers/bools/arrays become constants."""
-    if isinstance(value, Tensor) and value.dtype == dtypes.variant:  # a tensor list's handle
+    if isinstance(value, Tensor) and value.dtype == dtypes.variant:  # a tensor list's or TensorArray's handle
         where = f" (element {path})" if path else ""
         raise TypeError(f"{name}() returns a tensor list{where} (a Python list that a tensor-dependent loop "
-                        "appended to); return rt.stack(the_list) or rt.concat(the_list, 0) instead, a tensor")
+                        "appended to) or a TensorArray; return rt.stack(the_list) or rt.concat(the_list, 0) "
+                        "(ta.stack() or ta.concat()) instead, a tensor")
     try:
         tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
     except TypeError:

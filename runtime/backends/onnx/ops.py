@@ -42,7 +42,8 @@ NOT_EXPORTED: Dict[str, str] = {
     **{op: "tensor lists are not exported yet (ONNX sequences could hold them); to export, grow a tensor with "
            "rt.concat in the loop instead of appending to a list"
        for op in ("TensorListFromTensors", "TensorListFromTensor", "TensorListPushBack", "TensorListPopItem",
-                  "TensorListGetItem", "TensorListSetItem", "TensorListLength", "TensorListStack", "TensorListConcat")},
+                  "TensorListGetItem", "TensorListSetItem", "TensorListLength", "TensorListStack", "TensorListConcat",
+                  "TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList")},
 }
 
 
