@@ -164,7 +164,8 @@ def test_every_converter_is_a_registered_op():
     tensor_lists = {op for op in registered if op.startswith("TensorList")}  # no tensor-list export (yet)
     assert tensor_lists == {"TensorListConcat", "TensorListFromTensor", "TensorListFromTensors", "TensorListGetItem",
                             "TensorListLength", "TensorListPopItem", "TensorListPushBack", "TensorListSetItem",
-                            "TensorListStack"}
+                            "TensorListStack", "TensorListReserve", "TensorListGather",
+                            "TensorListScatterIntoExistingList"}
     assert unexported - tensor_lists == {"Assert", "AssignAddVariableOp", "AssignSubVariableOp", "AssignVariableOp",
                           "EnsureDefined", "PrintV2", "RandomUniform",
                           # no ONNX op; 1 - erf(x), log(1 + x), exp(x) - 1 would lose their accuracy
