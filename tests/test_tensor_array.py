@@ -321,7 +321,7 @@ def test_construction_and_return_errors():
         return rt.TensorArray(rt.float32, size=n)
 
     raises(TypeError, ag.function(returns_array), (rt.constant(1),), "returns_array() returns a tensor list",
-           "or a TensorArray", "ta.stack()")
+           "or a TensorArray", "for a TensorArray: ta.stack()")
 
 
 def test_onnx_export_names_the_array_ops():

@@ -131,7 +131,7 @@ def _output_tensor(graph: FuncGraph, name: str, path: str, value: Any):
         where = f" (element {path})" if path else ""
         raise TypeError(f"{name}() returns a tensor list{where} (a Python list that a tensor-dependent loop "
                         "appended to) or a TensorArray; return rt.stack(the_list) or rt.concat(the_list, 0) "
-                        "(ta.stack() or ta.concat()) instead, a tensor")
+                        "instead, a tensor (for a TensorArray: ta.stack() or ta.concat())")
     try:
         tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
     except TypeError:
