@@ -13,7 +13,9 @@ Each branch starts from the state before the ``if`` (``set_state(init)``), runs,
 * a ``retval_`` that only one branch sets gets a zeros placeholder on the other path and becomes a
   ``PartialReturnValue`` (valid where ``do_return`` is True); a later ``if not do_return:`` that
   returns makes it whole again, and ``return_value`` rejects it at the end of the function otherwise;
-* a Python global may not be rebound in either branch (it would be left holding a symbolic tensor).
+* a Python global may not be rebound in either branch (it would be left holding a symbolic tensor);
+* a Python list that the branches change in place is each branch's own copy (branch_lists.py): merged
+  element by element, or a tensor list when the branches leave different numbers of elements.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import Any, Callable, Dict, List, Sequence
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import RETURN_FLAG, RETURN_GUARD, Roles
+from autograph_lite.operators.branch_lists import BranchLists
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_rebound_globals, describe,
                                                    display_name, dtype_of, is_stageable, placeholder_like,
@@ -43,11 +46,15 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
     init = tuple(get_state())
     pred = truth_value(cond)
     return_hints: Dict[int, Any] = {}
+    lists = BranchLists(init, nouts)
+    list_hints: Dict[int, Any] = {}  # lists the branches leave with different lengths -> an added element
 
-    def trace_branches() -> None:  # traced at most once more per return variable (see NeedsPlaceholder)
-        tracer = _BranchTracer(init, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints)
+    def trace_branches() -> None:  # traced at most once more per return variable or list (see Retrace)
+        start = lists.start_state(init, list_hints, tuple(symbol_names))
+        tracer = _BranchTracer(start, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints,
+                               lists, list_hints)
         outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
-        set_state(tracer.merge(outputs))
+        set_state(lists.settle(tracer.merge(outputs)))
 
     retrace_until_settled(trace_branches, init, set_state)
 
@@ -55,8 +62,10 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
 class _BranchTracer:
     """Runs the two branches for ``rt.cond`` and reconciles their states into one output tuple."""
 
-    def __init__(self, init, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints):
+    def __init__(self, init, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints,
+                 lists, list_hints):
         self.init, self.get_state, self.set_state = init, get_state, set_state
+        self.lists, self.list_hints = lists, list_hints
         self.names, self.nouts, self.return_hints = tuple(symbol_names), nouts, return_hints
         self.body, self.orelse = body, orelse
         self.roles = roles
@@ -76,8 +85,9 @@ class _BranchTracer:
 
     def _trace(self, which: bool, branch: Callable[[], None]) -> tuple:
         self.set_state(self.init)
+        self.lists.restore()
         branch()
-        raw = tuple(self.get_state())[:self.nouts]
+        raw = self.lists.captured(tuple(self.get_state())[:self.nouts])
         self.raw[which] = raw
         if self.first is None:
             self.first = which
@@ -123,7 +133,11 @@ class _BranchTracer:
         kinds, outputs = [], []
         for index, (value, first_kind) in enumerate(zip(raw, first_kinds)):
             name, first_value = display_name(self.names[index], self.roles), first_raw[index]
-            if isinstance(value, Undefined) and first_kind == UNDEFINED:
+            if self.lists.check_lengths(index, value, first_value, self.list_hints):  # the same elements
+                kinds.append(first_kind)
+                if first_kind == OUTPUT:
+                    outputs.append(value)
+            elif isinstance(value, Undefined) and first_kind == UNDEFINED:
                 kinds.append(UNDEFINED)
             elif isinstance(value, Undefined):
                 # Fine if this branch returned: code after the if runs only where do_return is False.

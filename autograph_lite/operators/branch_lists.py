@@ -1,0 +1,114 @@
+"""Python lists that the branches of a tensor-dependent ``if`` change in place (``xs.append(v)``, ``xs[0] = v``).
+
+Both branches of a staged ``if`` are traced, one after the other, and each would change the same list
+object. So each branch starts from the list's contents before the ``if``, and what it leaves in the list
+is taken as a new list, the branch's value of that variable:
+
+* both branches leave the same number of elements: the list stays a Python list; each element that
+  differs between the branches becomes an output of the ``rt.cond``, and the merged contents are written
+  back into the original list object (so every alias sees them, as in Python);
+* the branches leave different numbers of elements: the ``if`` is traced again with the list as an
+  ``rt.TensorList`` (its elements must then share one dtype), which the branches append to; after the
+  ``if`` the variable is that tensor list, as after a tensor loop.
+
+>>> xs = [1]
+>>> lists = BranchLists((xs,), 1)
+>>> xs.append(2)
+>>> branch_value = lists.captured((xs,))[0]
+>>> branch_value, xs, branch_value is xs
+([1, 2], [1], False)
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+import runtime as rt
+from autograph_lite.operators.data_structures import tensor_list_from
+from autograph_lite.operators.staged_state import Retrace
+
+# Pinned at import: user code may replace these builtins (even with converted functions).
+from builtins import all, enumerate, isinstance, len, list, tuple, type, zip
+
+
+class NeedsBranchTensorList(Retrace):
+    """The branches leave the Python list ``index`` with different lengths: trace the ``if`` again with it
+    as a tensor list like ``element`` (one of the elements a branch added)."""
+
+    def __init__(self, list_hints: Dict[int, Any], index: int, element: Any):
+        super().__init__(index)
+        self.list_hints, self.element = list_hints, element
+
+    def learn(self) -> None:
+        self.list_hints[self.index] = self.element
+
+
+class BranchLists:
+    """The Python lists among the first ``nouts`` state values before an ``if``, and their contents."""
+
+    def __init__(self, init: tuple, nouts: int):
+        self.originals: Dict[int, list] = {index: value for index, value in enumerate(init[:nouts])
+                                           if type(value) is list}
+        self.contents: Dict[int, list] = {index: list(value) for index, value in self.originals.items()}
+
+    def restore(self) -> None:
+        """Put back every list's contents from before the ``if``."""
+        for index, original in self.originals.items():
+            if not _same_items(original, self.contents[index]):
+                original[:] = self.contents[index]
+
+    def captured(self, raw: tuple) -> tuple:
+        """A branch's state with each list it changed in place replaced by a new list of its contents; the
+        original lists get their contents back (the other branch starts from them)."""
+        values = list(raw)
+        for index, original in self.originals.items():
+            if values[index] is original and not _same_items(original, self.contents[index]):
+                values[index] = list(original)
+        self.restore()
+        return tuple(values)
+
+    def start_state(self, init: tuple, list_hints: Dict[int, Any], names: Tuple[str, ...]) -> tuple:
+        """``init``, with the lists that ``list_hints`` names as tensor lists (see NeedsBranchTensorList)."""
+        if not list_hints:
+            return init
+        values = list(init)
+        for index, element in list_hints.items():
+            values[index] = _as_tensor_list(names[index], self.contents[index], element)
+        return tuple(values)
+
+    def check_lengths(self, index: int, value: Any, other: Any, list_hints: Dict[int, Any]) -> Optional[bool]:
+        """For a list variable: True if both branches leave the same elements (nothing to merge), and
+        ``NeedsBranchTensorList`` if they leave different numbers of elements; None to merge as usual."""
+        if index not in self.originals or type(value) is not list or type(other) is not list:
+            return None
+        if len(value) != len(other):
+            added = [item for branch in (value, other) for item in branch[len(self.contents[index]):]]
+            element = added[-1] if added else (value or other)[-1]
+            raise NeedsBranchTensorList(list_hints, index, element)
+        return True if _same_items(value, other) else None
+
+    def settle(self, merged: tuple) -> tuple:
+        """The state after the ``if``: a merged Python list is written back into its original object."""
+        values = list(merged)
+        for index, original in self.originals.items():
+            if type(values[index]) is list and values[index] is not original:
+                original[:] = values[index]
+                values[index] = original
+        return tuple(values)
+
+
+def _same_items(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _as_tensor_list(name: str, values: list, element: Any) -> rt.TensorList:
+    try:
+        return tensor_list_from(name, values, element)
+    except rt.errors.StateError as error:
+        raise rt.errors.StateError(f"the branches of a tensor-dependent if leave the list '{name}' with different "
+                                   f"numbers of elements, so it becomes a tensor list: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"the branches of a tensor-dependent if leave the list '{name}' with different numbers of elements, "
+            f"so it becomes a tensor list, which holds tensors of one dtype; but: {error}. Append the same number "
+            "of elements in both branches (the list then stays a Python list), or only tensors and numbers"
+        ) from None
