@@ -343,7 +343,7 @@ def _while(b, op, inputs):
     body_inputs = [b.fresh(f"{op.name}/iteration"), b.fresh(f"{op.name}/condition")]
     loop_var_names = [b.fresh(f"{op.name}/{t.op.name}") for t in body_graph.inputs[:count]]
     infos = [b.value_info(body_inputs[0], np.int64, ()), b.value_info(body_inputs[1], np.bool_, ())]
-    infos += [b.value_info(name, t.dtype, t.shape) for name, t in zip(loop_var_names, body_graph.inputs)]
+    infos += [b.value_info_of(name, t) for name, t in zip(loop_var_names, body_graph.inputs)]
     bindings = dict(zip(body_graph.inputs, loop_var_names + captured))
 
     def body_with_test(inner):
@@ -352,5 +352,5 @@ def _while(b, op, inputs):
         return [test] + next_vars
 
     body = b.loop_body(body_with_test, f"{op.name}_body", infos,
-                       [(np.bool_, ())] + [(t.dtype, t.shape) for t in body_graph.outputs])
+                       [(np.bool_, ())] + [b.spec(t) for t in body_graph.outputs])
     return b.node("Loop", [trip_count, first_test] + initial, op.name, count, body=body)

@@ -17,8 +17,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from runtime.core.dtypes import variant
 from runtime.core.errors import ExportError
 from runtime.backends.onnx import array_ops  # noqa: F401  (registers its converters)
+from runtime.backends.onnx import list_ops as onnx_list_ops  # (registers the tensor-list converters)
 from runtime.backends.onnx import ops as onnx_ops
 from runtime.passes.analysis import needed_ops
 from runtime.core.graph import PLACEHOLDER
@@ -50,7 +52,7 @@ def _unmapped(graph, outputs: Sequence[Any], found: Dict[str, List[str]]) -> Non
     """Collect op types without a converter: needed ones, and every side effect (it can't be dropped)."""
     needed = set(_ops_for(graph, outputs))
     for op in graph.operations:
-        side_effect = op.op_def.stateful and op.type not in onnx_ops.SNAPSHOT_OPS
+        side_effect = op.op_def.stateful and op.type not in onnx_ops.SNAPSHOT_OPS + onnx_ops.NEW_VALUE_OPS
         unmapped = op.type not in onnx_ops.CONVERTERS and op.op_def is not PLACEHOLDER
         if side_effect or (op in needed and unmapped):
             found.setdefault(op.type, []).append(op.name)
@@ -67,6 +69,7 @@ class ModelBuilder:
         self.helper = onnx.helper
         self.nodes: List[Any] = []
         self._names = set() if names is None else names  # shared with nested builders
+        self.element_dtypes: Dict[Any, Any] = {}  # list handle tensor -> element dtype (list_ops.element_dtypes)
 
     def fresh(self, hint: str) -> str:
         base = hint.replace(":", "_") or "t"
@@ -77,7 +80,13 @@ class ModelBuilder:
         return name
 
     def child(self) -> "ModelBuilder":
-        return ModelBuilder(self.onnx, self._names)
+        child = ModelBuilder(self.onnx, self._names)
+        child.element_dtypes = self.element_dtypes
+        return child
+
+    def spec(self, tensor: Any) -> tuple:
+        """``(dtype, shape, element dtype)`` of ``tensor`` for ``value_info`` (the element dtype: of a list)."""
+        return tensor.dtype, tensor.shape, self.element_dtypes.get(tensor)
 
     def node(self, op_type: str, inputs: Sequence[str], hint: str = "", outputs: int = 1, **attrs) -> List[str]:
         """Add one ONNX node; returns its output names."""
@@ -94,11 +103,23 @@ class ModelBuilder:
         tensor = self.onnx.numpy_helper.from_array(array, name=self.fresh(hint + "_value"))
         return self.one("Constant", [], hint, value=tensor)
 
-    def value_info(self, name: str, dtype: np.dtype, shape, symbolic_prefix: Optional[str] = None):
+    def value_info(self, name: str, dtype: np.dtype, shape, symbolic_prefix: Optional[str] = None,
+                   element_dtype: Any = None):
+        if dtype == variant:  # a tensor list: an ONNX sequence of tensors shaped like its elements
+            if element_dtype is None:
+                raise ExportError(f"cannot export the tensor list '{name}': its element dtype is not known")
+            return self.helper.make_tensor_sequence_value_info(
+                name, self.helper.np_dtype_to_tensor_dtype(np.dtype(element_dtype)),
+                None if shape is None else list(shape))
         elem_type = self.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
         if shape is not None and symbolic_prefix is not None:
             shape = [f"{symbolic_prefix}_dim{i}" if d is None else d for i, d in enumerate(shape)]
         return self.helper.make_tensor_value_info(name, elem_type, None if shape is None else list(shape))
+
+    def value_info_of(self, name: str, tensor: Any):
+        """``value_info`` for a value named ``name`` that holds what ``tensor`` does."""
+        dtype, shape, element_dtype = self.spec(tensor)
+        return self.value_info(name, dtype, shape, None, element_dtype)
 
     # --- graphs --------------------------------------------------------------------------------
     def emit(self, graph, bindings: Dict[Any, str], outputs: Sequence[Any]) -> List[str]:
@@ -119,7 +140,7 @@ class ModelBuilder:
     def subgraph(self, graph, bindings: Dict[Any, str], outputs: Sequence[Any], name: str):
         """An ONNX GraphProto (no inputs) computing ``outputs`` of ``graph``, e.g. an If branch."""
         return self.loop_body(lambda inner: inner.emit(graph, bindings, outputs), name, [],
-                              [(t.dtype, t.shape) for t in outputs])
+                              [self.spec(t) for t in outputs])
 
     def loop_body(self, build, name: str, graph_inputs: Sequence[Any], output_specs: Sequence[tuple]):
         """An ONNX GraphProto whose nodes ``build(inner_builder)`` adds, returning its result names.
@@ -130,9 +151,9 @@ class ModelBuilder:
         inner = self.child()
         results = build(inner)
         output_infos = []
-        for source, (dtype, shape) in zip(results, output_specs):
+        for source, (dtype, shape, *element_dtype) in zip(results, output_specs):
             out = inner.one("Identity", [source], "out")
-            output_infos.append(inner.value_info(out, dtype, shape))
+            output_infos.append(inner.value_info(out, dtype, shape, None, *element_dtype))
         return self.helper.make_graph(inner.nodes, self.fresh(name), list(graph_inputs), output_infos)
 
 
@@ -153,6 +174,7 @@ def to_onnx(concrete_function: Any, path: Optional[str] = None):
         raise ExportError(f"cannot export '{graph.name}' to ONNX: no ONNX mapping for {listed}. Ops that "
                           f"export: {', '.join(exportable_op_types())}")
     builder = ModelBuilder(onnx)
+    builder.element_dtypes = onnx_list_ops.element_dtypes(graph, {})
     bindings, inputs = {}, []
     for index, placeholder in enumerate(graph.inputs):
         name = builder.fresh(placeholder.op.name)

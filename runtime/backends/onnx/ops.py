@@ -17,6 +17,8 @@ from runtime.core.errors import ExportError
 Converter = Callable[..., List[str]]
 CONVERTERS: Dict[str, Converter] = {}
 SNAPSHOT_OPS = ("ReadVariableOp",)  # stateful, but exported as the variable's current value
+# stateful only so that each run makes a new list (never a shared constant): no side effect to refuse
+NEW_VALUE_OPS = ("TensorListFromTensors", "TensorListFromTensor")
 # Every registered op is either in CONVERTERS or here, with the reason (tests/test_op_homes.py checks it).
 NOT_EXPORTED: Dict[str, str] = {
     "Placeholder": "becomes a model input, not a node",
@@ -39,11 +41,9 @@ NOT_EXPORTED: Dict[str, str] = {
     "SumToShape": "a gradient op; exporting gradient graphs is not supported yet",
     "StridedSliceGrad": "a gradient op; exporting gradient graphs is not supported yet",
     "UnsortedSegmentSum": "a gradient op; exporting gradient graphs is not supported yet",
-    **{op: "tensor lists are not exported yet (ONNX sequences could hold them); to export, grow a tensor with "
-           "rt.concat in the loop instead of appending to a list"
-       for op in ("TensorListFromTensors", "TensorListFromTensor", "TensorListPushBack", "TensorListPopItem",
-                  "TensorListGetItem", "TensorListSetItem", "TensorListLength", "TensorListStack", "TensorListConcat",
-                  "TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList")},
+    **{op: "a TensorArray op: ONNX sequences have no unwritten elements, so reading one could not be an error "
+           "there; collect values in a Python list instead (it becomes a tensor list, which exports)"
+       for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList")},
 }
 
 

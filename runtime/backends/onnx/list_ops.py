@@ -1,0 +1,136 @@
+"""Tensor lists as ONNX sequences (opset 18: SequenceConstruct/Empty/Insert/At/Erase/Length,
+ConcatFromSequence, SplitToSequence).
+
+A list handle becomes a ``seq(tensor(element dtype))`` value; ``Loop`` carries it like any loop variable.
+A handle tensor does not know its element dtype, the ops around it do: ``element_dtypes`` finds it for every
+handle of a graph and its If/While subgraphs. Semantics follow our kernels: a negative index counts from the
+end (ONNX's sequence ops agree), ``TensorListSetItem`` erases then inserts at the normalized position, and
+stacking an empty list gives zeros of the known element shape. Arrays (``rt.TensorArray``) are not exported:
+their handles all come from ``TensorListReserve``, which is in ``NOT_EXPORTED`` (ONNX sequences have no
+unwritten slots, so reading one could not be an error there).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+import numpy as np
+
+from runtime.core.dtypes import variant
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.backends.onnx.ops import _converts, _int64, _onnx_type
+
+
+def element_dtypes(graph: Any, found: Dict[Any, Any]) -> Dict[Any, Any]:
+    """``found`` filled with handle tensor -> element dtype for ``graph`` and its subgraphs (to a fixpoint:
+    a loop variable takes it from the ops that make or use it, inside the loop or out)."""
+    links: List[List[Any]] = []   # tensors that are one list: loop variables, branch outputs
+    _collect(graph, found, links)
+    changed = True
+    while changed:
+        changed = False
+        for group in links:
+            known = next((found[t] for t in group if t in found), None)
+            for tensor in group:
+                if known is not None and tensor not in found:
+                    found[tensor], changed = known, True
+    return found
+
+
+def _collect(graph: Any, found: Dict[Any, Any], links: List[List[Any]]) -> None:
+    for op in graph.operations:
+        if "element_dtype" in op.attrs:
+            for tensor in [*op.inputs, *op.outputs]:
+                if tensor.dtype == variant:
+                    found[tensor] = op.attrs["element_dtype"]
+        if op.op_def is WHILE:
+            count, cond, body = op.attrs["num_loop_vars"], op.attrs["cond"], op.attrs["body"]
+            for k in range(count):
+                links.append([op.inputs[k], op.outputs[k], body.inputs[k], body.outputs[k], cond.inputs[k]])
+            for captured, (body_input, cond_input) in zip(op.inputs[count:],
+                                                          zip(body.inputs[count:], cond.inputs[count:])):
+                links.append([captured, body_input, cond_input])
+            _collect(cond, found, links)
+            _collect(body, found, links)
+        elif op.op_def is IF:
+            for attr in ("then_branch", "else_branch"):
+                branch = op.attrs[attr]
+                links.extend([outer, inner] for outer, inner in zip(op.inputs[1:], branch.inputs))
+                links.extend([outer, inner] for outer, inner in zip(op.outputs, branch.outputs))
+                _collect(branch, found, links)
+
+
+@_converts("TensorListFromTensors")
+def _from_tensors(b, op, inputs):
+    if not inputs:
+        return [b.one("SequenceEmpty", [], op.name, dtype=_onnx_type(b, op.attrs["element_dtype"]))]
+    return [b.one("SequenceConstruct", inputs, op.name)]
+
+
+@_converts("TensorListFromTensor")
+def _from_tensor(b, op, inputs):
+    return [b.one("SplitToSequence", inputs, op.name, axis=0, keepdims=0)]
+
+
+@_converts("TensorListPushBack")
+def _push_back(b, op, inputs):
+    return [b.one("SequenceInsert", inputs, op.name)]
+
+
+@_converts("TensorListPopItem")
+def _pop(b, op, inputs):
+    handle, index = inputs
+    position = _int64(b, index, op.name + "/index")
+    element = b.one("SequenceAt", [handle, position], op.name + "/element")
+    return [b.one("SequenceErase", [handle, position], op.name), element]
+
+
+@_converts("TensorListGetItem")
+def _get_item(b, op, inputs):
+    handle, index = inputs
+    return [b.one("SequenceAt", [handle, _int64(b, index, op.name + "/index")], op.name)]
+
+
+@_converts("TensorListSetItem")
+def _set_item(b, op, inputs):
+    """Erase, then insert at the same position: a negative index is made positive first (inserting at -1
+    would put the element before the last one)."""
+    handle, index, element = inputs
+    name = op.name
+    position = _int64(b, index, name + "/index")
+    length = b.one("SequenceLength", [handle], name + "/length")
+    zero = b.constant(np.array(0, np.int64), name + "/zero")
+    wrapped = b.one("Add", [position, length], name + "/wrapped")
+    positive = b.one("Where", [b.one("Less", [position, zero], name + "/negative"), wrapped, position],
+                     name + "/position")
+    erased = b.one("SequenceErase", [handle, positive], name + "/erased")
+    return [b.one("SequenceInsert", [erased, element, positive], name)]
+
+
+@_converts("TensorListLength")
+def _length(b, op, inputs):
+    length = b.one("SequenceLength", inputs, op.name + "/int64")
+    return [b.one("Cast", [length], op.name, to=b.onnx.TensorProto.INT32)]
+
+
+@_converts("TensorListStack")
+def _stack(b, op, inputs):
+    """ConcatFromSequence with a new axis; an empty list stacks to zeros of its element shape when that is
+    fully known (as our kernel does), so the export is an If on the length."""
+    (handle,) = inputs
+    name, shape = op.name, op.inputs[0].shape
+    if shape is None or None in shape:
+        return [b.one("ConcatFromSequence", [handle], name, axis=0, new_axis=1)]
+    length = b.one("SequenceLength", [handle], name + "/length")
+    empty = b.one("Equal", [length, b.constant(np.array(0, np.int64), name + "/zero")], name + "/empty")
+    dtype = op.attrs["element_dtype"]
+    zeros = b.loop_body(lambda inner: [inner.constant(np.zeros((0,) + tuple(shape), dtype), name + "/zeros")],
+                        f"{name}_empty", [], [(dtype, (0,) + tuple(shape))])
+    stacked = b.loop_body(lambda inner: [inner.one("ConcatFromSequence", [handle], name + "/concat", axis=0,
+                                                   new_axis=1)],
+                          f"{name}_stacked", [], [(dtype, (None,) + tuple(shape))])
+    return [b.one("If", [empty], name, then_branch=zeros, else_branch=stacked)]
+
+
+@_converts("TensorListConcat")
+def _concat(b, op, inputs):
+    return [b.one("ConcatFromSequence", inputs, op.name, axis=op.attrs["axis"], new_axis=0)]
