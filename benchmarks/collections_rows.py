@@ -87,4 +87,34 @@ def bench_edit_distance(repeat: int) -> List[dict]:
             _row(name, "graph (ag.function, x[i, j] = ...)", t["graph"] * 1e3, "ms", t["graph"] / t["numpy"])]
 
 
-BENCHMARKS = [bench_appends, bench_edit_distance]
+def array_writes(n):
+    ta = rt.TensorArray(rt.int32, size=n)
+    for i in range(n):
+        ta = ta.write(i, i * 2)
+    return ta.stack()
+
+
+def numpy_array_writes(n):
+    out = np.empty(n, np.int32)
+    for i in range(n):
+        out[i] = i * 2
+    return out
+
+
+def bench_array_writes(repeat: int) -> List[dict]:
+    """10,000 TensorArray writes in a tensor loop, and 1,000: a write at the end does not copy (linear)."""
+    import autograph_lite as ag
+    staged = ag.function(array_writes, input_signature=[rt.TensorSpec([], rt.int32)])
+    np.testing.assert_array_equal(staged(rt.constant(10_000)).numpy(), numpy_array_writes(10_000))
+    small, large = rt.constant(1_000), rt.constant(10_000)
+    t = compare({"graph 1k": lambda: staged(small), "graph 10k": lambda: staged(large),
+                 "numpy 10k": lambda: numpy_array_writes(10_000)}, 3, repeat)
+    name = "11 TensorArray writes in a tensor loop + stack"
+    linear = t["graph 10k"] / t["graph 1k"]
+    return [_row(name, "hand-written numpy, 10,000 out[i] = ...", t["numpy 10k"] * 1e3, "ms", 1.0),
+            _row(name, "graph, 10,000 ta.write(i, ...)", t["graph 10k"] * 1e3, "ms", t["graph 10k"] / t["numpy 10k"]),
+            _row(name, "graph, 1,000 writes", t["graph 1k"] * 1e3, "ms"),
+            _row(name, "graph time 10k / 1k (linear: ~10)", linear, "x", None, "<= 12 (linear)", linear <= 12)]
+
+
+BENCHMARKS = [bench_appends, bench_edit_distance, bench_array_writes]

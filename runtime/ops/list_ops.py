@@ -30,7 +30,7 @@ from runtime.core.registry import apply_op, gradient_not_implemented, register_o
 from runtime.core.tensor import EagerTensor, Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.list_values import (ListValue, all_elements, array_position, checked_shape, is_compatible, label,
-                                     read_element, refined, written)
+                                     read_element, refined, written_one)
 from runtime.ops.list_values import unwrap as _unwrap, wrap as _wrap
 
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
@@ -152,8 +152,9 @@ def _get_item_kernel(handle, index, *, element_dtype, array=None):
     return read_element(value, array_position(value, index, array, "read"), array, "read")
 
 
-TENSOR_LIST_GET_ITEM = register_op("TensorListGetItem", ("handle", "index"), _get_item_infer, _get_item_kernel,
-                                   doc="Element 'index' of the list (negative counts from the end; attr 'array': TensorArray rules).")
+TENSOR_LIST_GET_ITEM = register_op(
+    "TensorListGetItem", ("handle", "index"), _get_item_infer, _get_item_kernel,
+    doc="Element 'index' of the list (negative counts from the end; attr 'array': TensorArray rules).")
 
 
 def _set_item_infer(specs, attrs):
@@ -183,7 +184,8 @@ def _set_item_kernel(handle, index, element, *, element_dtype, array=None, grow=
         items[_position(value, index, "list assignment")] = element
         return _wrap(ListValue(items, len(items)))
     position = array_position(value, index, array, "write", grow)
-    return _wrap(written(value, {position: element}, checked_shape(value, element.shape, array, position, same_shape)))
+    shape = checked_shape(value, element.shape, array, position, same_shape)
+    return _wrap(written_one(value, position, element, shape))
 
 
 TENSOR_LIST_SET_ITEM = register_op(
