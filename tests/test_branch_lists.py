@@ -142,6 +142,21 @@ def test_graph_matches_python_on_random_appends(start, true_count, false_count, 
     assert got == plain(branchy(x))
 
 
+def test_a_list_rebound_in_a_branch_is_merged_as_before():
+    def rebinds(x):
+        xs = [x]
+        if x > 0:
+            xs = xs + [x * 2]
+        else:
+            xs = [x, x, x]
+        return len(xs)
+
+    raises(rt.errors.StateError, ag.function(rebinds), (rt.constant(1.0),),
+           "in the else branch but a list of (a tensor of dtype float32 and shape (), a tensor of dtype float32 and "
+           "shape ()) in the if branch of a tensor-dependent if; both branches must leave it", at="if x > 0:")
+    assert ag.to_graph(rebinds)(1.0) == 2
+
+
 def test_errors_name_the_list():
     def strings_of_different_lengths(x):
         xs = ["a"]

@@ -20,7 +20,7 @@ is taken as a new list, the branch's value of that variable:
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import runtime as rt
 from autograph_lite.operators.data_structures import tensor_list_from
@@ -49,6 +49,7 @@ class BranchLists:
         self.originals: Dict[int, list] = {index: value for index, value in enumerate(init[:nouts])
                                            if type(value) is list}
         self.contents: Dict[int, list] = {index: list(value) for index, value in self.originals.items()}
+        self.copies: List[list] = []  # what captured() made of the lists the branches changed in place
 
     def restore(self) -> None:
         """Put back every list's contents from before the ``if``."""
@@ -63,6 +64,7 @@ class BranchLists:
         for index, original in self.originals.items():
             if values[index] is original and not _same_items(original, self.contents[index]):
                 values[index] = list(original)
+                self.copies.append(values[index])
         self.restore()
         return tuple(values)
 
@@ -78,13 +80,16 @@ class BranchLists:
     def check_lengths(self, index: int, value: Any, other: Any, list_hints: Dict[int, Any]) -> Optional[bool]:
         """For a list variable: True if both branches leave the same elements (nothing to merge), and
         ``NeedsBranchTensorList`` if they leave different numbers of elements; None to merge as usual."""
-        if index not in self.originals or type(value) is not list or type(other) is not list:
-            return None
+        if index not in self.originals or not (self._in_place(index, value) and self._in_place(index, other)):
+            return None  # not a list changed in place (e.g. rebound to a new list): merged as usual
         if len(value) != len(other):
             added = [item for branch in (value, other) for item in branch[len(self.contents[index]):]]
             element = added[-1] if added else (value or other)[-1]
             raise NeedsBranchTensorList(list_hints, index, element)
         return True if _same_items(value, other) else None
+
+    def _in_place(self, index: int, value: Any) -> bool:
+        return value is self.originals[index] or any(value is copy for copy in self.copies)
 
     def settle(self, merged: tuple) -> tuple:
         """The state after the ``if``: a merged Python list is written back into its original object."""
