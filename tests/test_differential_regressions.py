@@ -2,6 +2,8 @@
 import functools
 from collections import deque
 
+import pytest
+
 import autograph_lite as ag
 
 _MARKER = object()
@@ -296,3 +298,49 @@ def test_converted_code_calls_a_function_as_its_code_and_defaults_are_now():
         assert converted(3) == calls_keyword_scale(3) == 21
     finally:
         keyword_scale.__kwdefaults__ = {'factor': 2}
+
+
+# packaging: Version._validate_pre binds `normalized` with a walrus in the middle of an `and`
+# chain. The converter moved each operand into a lambda, where the walrus bound the lambda's own
+# name: the function then read an unbound (or an older, stale) `normalized`.
+
+def validate_pre(value, normalized='stale'):
+    if isinstance(value, tuple) and len(value) == 2:
+        letter, number = value
+        if isinstance(letter, str) and (normalized := letter.lower()) in {'a', 'b', 'rc'} and number >= 0:
+            return normalized, number
+    return None
+
+
+def walrus_in_or(x, k=0):
+    return (x or (k := 5)), k
+
+
+def walrus_in_if_expression(x, k=0):
+    y = (k := x + 1) if x > 0 else (k := x - 1)
+    return y, k
+
+
+def walrus_in_a_comparison_chain(x, m=0):
+    return 0 < x < (m := 10), m
+
+
+def walrus_under_a_tensor_and(x):
+    if x > 0 and (y := x * 2) > 3:
+        return y
+    return x
+
+
+def test_a_walrus_in_a_deferred_operand_binds_the_functions_own_name():
+    cases = [(validate_pre, ('A', 1)), (validate_pre, ('x', 1)), (validate_pre, None),
+             (walrus_in_or, 0), (walrus_in_or, 3), (walrus_in_if_expression, 2),
+             (walrus_in_if_expression, -2), (walrus_in_a_comparison_chain, 3)]
+    for function, argument in cases:
+        assert ag.to_graph(function)(argument) == function(argument), (function.__name__, argument)
+    assert ag.to_graph(validate_pre)(('A', 1)) == ('a', 1)
+    assert 'None) and ag__.in_((normalized := ' in ag.to_code(validate_pre)   # Python's own `and`
+    # On a symbolic tensor Python's `and` needs bool(): a clear error, not a wrong value.
+    import runtime as rt
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match='as a Python bool is not allowed'):
+        ag.function(walrus_under_a_tensor_and)(rt.constant(3))
+    assert ag.to_graph(walrus_under_a_tensor_and)(3) == walrus_under_a_tensor_and(3) == 6

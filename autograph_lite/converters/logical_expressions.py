@@ -7,6 +7,10 @@ are names or constants becomes the ``and`` Python defines it as, so a tensor lin
 
     0 < x < n  ->  ag__.and_(lambda: 0 < x, lambda: x < n)
 
+An expression whose deferred operand binds a name with ``:=`` stays Python's own (a lambda would
+bind the name in its own scope): exact on Python values; on a symbolic tensor Python's ``and``
+needs bool(), which raises OperatorNotAllowedInGraphError.
+
 Membership is ``ag__.in_`` / ``ag__.not_in`` (a bool tensor for a symbolic container; Python's ``in``
 would need to iterate it):
 
@@ -17,7 +21,7 @@ import copy
 import gast
 
 from autograph_lite.pyct import templates
-from autograph_lite.pyct.transformer import Transformer
+from autograph_lite.pyct.transformer import Transformer, binds_by_walrus
 
 
 _COMPARISON_SYMBOLS = {gast.Lt: '<', gast.LtE: '<=', gast.Gt: '>', gast.GtE: '>=', gast.Eq: '==',
@@ -34,7 +38,8 @@ class LogicalExpressionTransformer(Transformer):
             return templates.replace_as_expression(template, value=node.left, container=node.comparators[0])
         inner = node.comparators[:-1]
         # Inner operands are evaluated twice below, so only names and constants (no side effects) qualify.
-        if not inner or not all(isinstance(operand, (gast.Name, gast.Constant)) for operand in inner):
+        if not inner or not all(isinstance(operand, (gast.Name, gast.Constant)) for operand in inner) \
+                or binds_by_walrus(node.comparators):
             return node
         operands = [node.left] + node.comparators
         links = [templates.replace_as_expression(f'lambda: left {_COMPARISON_SYMBOLS[type(op)]} right',
@@ -44,6 +49,8 @@ class LogicalExpressionTransformer(Transformer):
 
     def visit_BoolOp(self, node):
         node = self.generic_visit(node)
+        if binds_by_walrus(node.values):
+            return node   # `a and (n := f())`: the lambda would bind its own n (see binds_by_walrus)
         operands = [templates.replace_as_expression('lambda: value', value=v) for v in node.values]
         template = 'ag__.and_(operands)' if isinstance(node.op, gast.And) else 'ag__.or_(operands)'
         return templates.replace_as_expression(template, operands=operands)

@@ -76,6 +76,16 @@ def contains(nodes, kinds, stop_at=(), children=gast.iter_child_nodes) -> bool:
     return False
 
 
+def binds_by_walrus(nodes) -> bool:
+    """True if evaluating ``nodes`` can bind a name of the enclosing function with ``:=`` (also from
+    inside a comprehension, as Python does; a lambda's walrus binds the lambda's own name).
+
+    Converters that defer an operand into a lambda (``ag__.and_(lambda: a, lambda: b)``) leave
+    such an expression as Python: inside the lambda the walrus would bind the lambda's local.
+    """
+    return contains(nodes, gast.NamedExpr, stop_at=(gast.Lambda,))
+
+
 class Transformer(gast.NodeTransformer):
     """Converter base: ``visit_block`` for statement lists, origin propagation, skipped nodes.
 
