@@ -70,7 +70,7 @@ def main(spec_path: str, result_path: str) -> None:
     start = time.perf_counter()
     if spec['convert']:
         from convert import convert_packages
-        result['conversion'] = convert_packages(spec['imports']).as_dict()
+        result['conversion'] = convert_packages(spec['imports'], tuple(spec.get('only_modules', ()))).as_dict()
     result['convert_seconds'] = round(time.perf_counter() - start, 2)
     import pytest
     collector = Collector(spec['seconds_per_test'])

@@ -12,7 +12,7 @@ import os
 import pkgutil
 import re
 import types
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import autograph_lite as ag
 from autograph_lite.pyct.errors import ConversionError
@@ -27,11 +27,13 @@ class Report:
         self.refused_examples: Dict[str, str] = {}
         self.converter_errors: Dict[str, int] = collections.Counter()
         self.import_errors: List[str] = []
+        self.inside_objects = 0     # converted functions held by module-level package objects
 
     def as_dict(self) -> dict:
         return {'converted': self.converted, 'refusals': dict(self.refusals),
                 'refused_examples': self.refused_examples,
-                'converter_errors': dict(self.converter_errors), 'import_errors': self.import_errors}
+                'converter_errors': dict(self.converter_errors), 'import_errors': self.import_errors,
+                'inside_objects': self.inside_objects}
 
 
 def refusal_reason(exc: Exception) -> str:
@@ -64,6 +66,7 @@ class PackageConverter:
         self.done: Dict[int, object] = {}     # id(original) -> what replaces it
         self.keep_alive: List[object] = []
         self.visited_classes = set()
+        self.visited_objects = set()
 
     def owns(self, function) -> bool:
         code = getattr(function, '__code__', None)
@@ -111,7 +114,31 @@ class PackageConverter:
             return value
         if isinstance(value, type):
             self.klass(value)
+        elif self._defined_here(type(value)):
+            self.instance(value)
         return value
+
+    def instance(self, obj) -> None:
+        """A module-level object of a package class that holds package functions (networkx's
+        ``_dispatchable`` keeps the algorithm in ``orig_func``): convert those attributes."""
+        if id(obj) in self.visited_objects:
+            return
+        self.visited_objects.add(id(obj))
+        attributes = getattr(obj, '__dict__', None)
+        if not isinstance(attributes, dict):
+            return
+        for name, entry in list(attributes.items()):
+            if name.startswith('__') or not isinstance(entry, types.FunctionType):
+                continue   # __wrapped__ stays the original: introspection, not calls
+            replacement = self.function(entry)
+            if replacement is not entry:
+                try:
+                    setattr(obj, name, replacement)
+                    self.report.inside_objects += 1
+                except (AttributeError, TypeError) as exc:
+                    reason = f'object attribute not writable ({type(exc).__name__})'
+                    self.report.refusals[reason] += 1
+                    self.report.refused_examples.setdefault(reason, f'{type(obj).__qualname__}.{name}: {exc}')
 
     def klass(self, cls: type) -> None:
         if id(cls) in self.visited_classes or not self._defined_here(cls):
@@ -128,7 +155,7 @@ class PackageConverter:
                     self.report.refused_examples.setdefault(reason, f'{cls.__qualname__}.{name}: {exc}')
 
     def _defined_here(self, cls: type) -> bool:
-        module = importlib.sys.modules.get(cls.__module__)
+        module = importlib.sys.modules.get(getattr(cls, '__module__', None) or '')
         return module is not None and self.owns_file(getattr(module, '__file__', None))
 
     def owns_file(self, path) -> bool:
@@ -141,10 +168,12 @@ class PackageConverter:
                 setattr(module, name, replacement)
 
 
-def convert_packages(import_names: List[str]) -> Report:
-    """Import each package with all its submodules, then convert everything they define in place."""
+def convert_packages(import_names: List[str], only: Tuple[str, ...] = ()) -> Report:
+    """Import each package with all its submodules, then convert everything they define in place
+    (only in the modules named by the prefixes ``only``, when given: a quick run of a big package)."""
     report = Report()
-    modules = [m for name in import_names for m in _package_modules(name, report)]
+    modules = [m for name in import_names for m in _package_modules(name, report)
+               if not only or m.__name__.startswith(tuple(only))]
     roots = [os.path.dirname(importlib.import_module(name).__file__) for name in import_names]
     converter = PackageConverter(roots, report)
     for module in modules:

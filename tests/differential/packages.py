@@ -16,6 +16,7 @@ class Package(NamedTuple):
     quick: Tuple[str, ...]       # a fast subset for CI (test paths and pytest arguments)
     exclude: Tuple[str, ...] = ()       # pytest --deselect / --ignore arguments
     why: str = ''                # the control flow that makes it worth converting
+    quick_modules: Tuple[str, ...] = ()   # the quick run converts only these modules (all if empty)
 
 
 PACKAGES = (
@@ -45,6 +46,46 @@ PACKAGES = (
              'tests/test_utils.py'),
             ('tests/test_version.py',),
             why='parsers (tokenizer classes), properties, dataclass-like value types, early returns'),
+    Package('networkx', '3.6.1', ('networkx',), '.',
+            tuple('networkx/algorithms/' + t for t in (
+                'shortest_paths/tests', 'traversal/tests', 'components/tests', 'tree/tests',
+                'coloring/tests',
+                'tests/test_dag.py', 'tests/test_cycles.py', 'tests/test_simple_paths.py',
+                'tests/test_matching.py', 'tests/test_cluster.py', 'tests/test_euler.py',
+                'tests/test_bridges.py', 'tests/test_chordal.py', 'tests/test_clique.py',
+                'tests/test_core.py', 'tests/test_dominance.py', 'tests/test_planarity.py',
+                'tests/test_lowest_common_ancestors.py', 'tests/test_mis.py',
+                'tests/test_distance_measures.py', 'tests/test_triads.py', 'tests/test_tournament.py')) +
+            ('networkx/classes/tests',),
+            ('networkx/algorithms/shortest_paths/tests/test_generic.py',
+             'networkx/algorithms/shortest_paths/tests/test_weighted.py',
+             'networkx/algorithms/tests/test_dag.py', 'networkx/algorithms/tests/test_cycles.py',
+             'networkx/algorithms/components/tests'),
+            why='graph algorithms: nested loops with break/continue/else, early returns from loops, '
+                'heaps and dict/set state, recursion; functions live in _dispatchable objects',
+            quick_modules=('networkx.algorithms.shortest_paths', 'networkx.algorithms.dag',
+                           'networkx.algorithms.cycles', 'networkx.algorithms.components',
+                           'networkx.classes', 'networkx.utils')),
+    Package('python-dateutil', '4.0.0', ('dateutil',), 'src',
+            ('tests/test_parser.py', 'tests/test_relativedelta.py', 'tests/test_rrule.py',
+             'tests/test_easter.py', 'tests/test_isoparser.py', 'tests/test_utils.py', 'tests/test_tz.py',
+             'tests/property'),
+            ('tests/test_relativedelta.py', 'tests/test_easter.py'),
+            # its filterwarnings = error meets its conftest's pytest-cov mark (not installed)
+            ('-W', 'ignore::pytest.PytestUnknownMarkWarning'),
+            why='a hand-written date parser (token loops, try/except, while with index arithmetic), '
+                'relativedelta arithmetic, rrule iteration'),
+    Package('humanize', '4.17.0', ('humanize',), 'src',
+            ('tests/test_filesize.py', 'tests/test_lists.py', 'tests/test_number.py', 'tests/test_time.py',
+             'tests/test_i18n.py'),
+            ('tests/test_number.py', 'tests/test_filesize.py'),
+            why='formatting with early returns, loops over units with break, float/int edge cases'),
+    Package('inflect', '7.6.0', ('inflect',), '.', ('tests',), ('tests/test_pwd.py',),
+            why='a large rule engine: long if/elif chains, regex loops, early returns, typeguard '
+                'instrumented methods'),
+    Package('attrs', '26.1.0', ('attr', 'attrs'), 'src', ('tests',), ('tests/test_funcs.py',),
+            ('--ignore=tests/test_mypy.yml', '--ignore=tests/test_pyright.py', '--ignore=tests/test_3rd_party.py'),
+            why='class decorators that generate code, closures, recursion over nested instances'),
 )
 
 

@@ -69,6 +69,7 @@ def run_package(package: Package, quick: bool, convert: bool = True, seconds_per
     tests = list(package.quick if quick else package.tests)
     spec = {'sdist': sdist, 'source_root': package.source_root, 'imports': list(package.imports),
             'convert': convert, 'seconds_per_test': seconds_per_test,
+            'only_modules': list(package.quick_modules if quick else ()),
             'pytest_args': tests + list(package.exclude)}
     with tempfile.TemporaryDirectory() as scratch:
         spec_path, result_path = os.path.join(scratch, 'spec.json'), os.path.join(scratch, 'result.json')
