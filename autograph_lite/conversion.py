@@ -19,7 +19,8 @@ from autograph_lite import contract
 from autograph_lite.converters import (annotations, asserts, break_statements, call_trees, checks, comprehensions,
                                        conditional_expressions, continue_statements, control_flow,
                                        lists, logical_expressions, return_statements, slices, unpacking)
-from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, static_analysis
+from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, rewritten_code, static_analysis
+from autograph_lite.pyct.errors import ConversionError
 from autograph_lite.pyct.origin_info import Origin
 from autograph_lite.pyct.transformer import Context
 
@@ -101,6 +102,14 @@ def convert_code(entity: Callable) -> ConvertedCode:
         return cached
     node, filename = parser.parse_entity(entity)
     mangling.mangle_private_names(node, qualname)   # compiled outside its class below
+    added = rewritten_code.names_not_in_source(entity.__code__, node)
+    if added:
+        raise ConversionError(
+            f'{entity.__qualname__!r} cannot be converted: its code is not what its source says (a '
+            f'decorator recompiled it: the code uses {", ".join(added[:4])}, which the source does not)',
+            f'File "{filename}", line {entity.__code__.co_firstlineno}, in {entity.__name__}',
+            'Converting the source would drop what the decorator added. Call it unconverted: mark it '
+            'with @ag.do_not_convert, or convert the function before decorating it.')
     node = _convert_tree(node, Context(node, filename))
     if isinstance(node, gast.Lambda):
         source, line_origins = codegen.unparse_expression(node), [anno.getanno(node, anno.ORIGIN, None)]

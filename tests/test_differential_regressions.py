@@ -344,3 +344,51 @@ def test_a_walrus_in_a_deferred_operand_binds_the_functions_own_name():
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match='as a Python bool is not allowed'):
         ag.function(walrus_under_a_tensor_and)(rt.constant(3))
     assert ag.to_graph(walrus_under_a_tensor_and)(3) == walrus_under_a_tensor_and(3) == 6
+
+
+# inflect: typeguard's @typechecked recompiles a method with type checks inserted. Converting the
+# method's source dropped them: inflect's tests that expect TypeCheckError saw none.
+
+def recompiled_with_a_check(function):
+    """A decorator in typeguard's manner: the same source, recompiled with a check inserted."""
+    import ast
+    import inspect
+    import textwrap
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    definition = tree.body[0]
+    definition.decorator_list = []
+    definition.body.insert(0, ast.parse('check_positive(count)').body[0])
+    namespace = {}
+    exec(compile(ast.fix_missing_locations(tree), inspect.getsourcefile(function), 'exec'),
+         {**function.__globals__, 'check_positive': _check_positive}, namespace)
+    checked = namespace[function.__name__]
+    function.__code__ = checked.__code__.replace(co_firstlineno=function.__code__.co_firstlineno)
+    function.__globals__['check_positive'] = _check_positive
+    return function
+
+
+def _check_positive(count):
+    if count < 0:
+        raise TypeError(f'count must be positive, got {count}')
+
+
+@recompiled_with_a_check
+def plural(word, count):
+    if count == 1:
+        return word
+    return word + 's'
+
+
+def plurals(words, count):
+    return [plural(word, count) for word in words]
+
+
+def test_a_function_whose_code_a_decorator_recompiled_is_called_not_converted():
+    with pytest.raises(ag.ConversionError, match=r"'plural' cannot be converted: its code is not what its "
+                                                 r"source says \(a decorator recompiled it: the code uses "
+                                                 r"check_positive, which the source does not\)"):
+        ag.to_graph(plural)
+    with pytest.warns(UserWarning, match='plural is called unconverted'):
+        assert ag.to_graph(plurals)(['cat', 'dog'], 2) == plurals(['cat', 'dog'], 2) == ['cats', 'dogs']
+    with pytest.raises(TypeError, match='count must be positive, got -1'):
+        ag.to_graph(plurals)(['cat'], -1)

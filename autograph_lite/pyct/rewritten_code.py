@@ -1,0 +1,63 @@
+"""Is a function's code still what its source says? Decorators that recompile a function
+(typeguard's ``@typechecked`` inserts type checks) leave source that no longer describes the
+code: converting that source would silently drop what the decorator added.
+
+The test is on names: every name the live code uses must appear in the source. Names the
+compiler makes up itself (``.0`` of a comprehension, dunders such as ``__class__`` for
+``super()``; pytest's rewrites of ``assert`` in test modules) do not count.
+
+>>> import gast
+>>> def f(x):
+...     return x + 1
+>>> source = gast.parse('def f(x):\\n    return x + 1\\n').body[0]
+>>> names_not_in_source(f.__code__, source)
+[]
+"""
+import builtins
+import sys
+from typing import List, Set
+
+import gast
+
+_NAME_FIELDS = ('id', 'attr', 'name', 'asname', 'arg')
+
+
+def _source_names(node) -> Set[str]:
+    names = set()
+    for child in gast.walk(node):
+        for field in _NAME_FIELDS:
+            value = getattr(child, field, None)
+            if isinstance(value, str):
+                names.add(value)
+                names.update(value.split('.'))   # `import a.b` uses both 'a.b' and 'a'
+        if isinstance(child, (gast.Global, gast.Nonlocal)):
+            names.update(child.names)
+    return names
+
+
+def _code_names(code) -> Set[str]:
+    names = set(code.co_names) | set(code.co_varnames) | set(code.co_freevars) | set(code.co_cellvars)
+    for constant in code.co_consts:
+        if hasattr(constant, 'co_names'):
+            names |= _code_names(constant)
+    return names
+
+
+def _made_by_the_compiler(name: str) -> bool:
+    return name.startswith(('.', '@')) or (name.startswith('__') and name.endswith('__'))
+
+
+def _pytest_assert_helpers(names: Set[str]) -> Set[str]:
+    """pytest rewrites the asserts of test modules (same meaning, longer messages): its code reads
+    ``@pytest_ar`` (its helper module) and ``@py_builtins``, their attributes, ``AssertionError``."""
+    if '@pytest_ar' not in names:
+        return set()
+    modules = [sys.modules.get('_pytest.assertion.rewrite'), builtins]
+    return {n for n in names if n == 'AssertionError' or any(hasattr(m, n) for m in modules if m is not None)}
+
+
+def names_not_in_source(code, node) -> List[str]:
+    """The names ``code`` uses that the (already mangled) source ``node`` never mentions, sorted."""
+    used = _code_names(code)
+    added = used - _source_names(node) - _pytest_assert_helpers(used)
+    return sorted(n for n in added if not _made_by_the_compiler(n))
