@@ -174,7 +174,37 @@ def test_gradient_called_in_another_graph_is_a_clear_error():
         f(rt.constant(1.0))
 
 
-def test_a_variable_read_inside_a_tensor_loop_is_a_clear_error():
+def test_variables_read_inside_a_tensor_loop_and_if_get_their_gradients():
+    w, v = rt.Variable(np.float64(2.0)), rt.Variable(np.float64(0.5))
+
+    @ag.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            y = x
+            while y < 10.0:
+                y = y * w
+                if y > 5.0:  # an if in the loop reads both variables too
+                    y = y + v * w
+        return y, tape.gradient(y, [w, v])
+
+    def plain(x, w, v):  # the same program on floats: y = 1.5 -> 3 -> 7 (6 + 1) -> 15 (14 + 1)
+        y = x
+        while y < 10.0:
+            y = y * w
+            if y > 5.0:
+                y = y + v * w
+        return y
+
+    y, (grad_w, grad_v) = f(rt.constant(1.5, rt.float64))
+    eps = 1e-6
+    assert float(y) == plain(1.5, 2.0, 0.5) == 15.0
+    assert float(grad_w) == pytest.approx((plain(1.5, 2 + eps, 0.5) - plain(1.5, 2 - eps, 0.5)) / (2 * eps), rel=1e-8)
+    assert float(grad_v) == pytest.approx((plain(1.5, 2.0, 0.5 + eps) - plain(1.5, 2.0, 0.5 - eps)) / (2 * eps),
+                                          rel=1e-8)
+    assert (float(grad_w), float(grad_v)) == (20.5, 6.0)
+
+
+def test_a_variable_assigned_inside_the_loop_that_reads_it_is_a_clear_error():
     w = rt.Variable(2.0)
 
     @ag.function
@@ -183,8 +213,9 @@ def test_a_variable_read_inside_a_tensor_loop_is_a_clear_error():
             y = x
             while y < 10.0:
                 y = y * w
+                w.assign_add(1.0)
         return tape.gradient(y, w)
-    with pytest.raises(NotImplementedError, match="Variable 'Variable' is read inside a tensor-dependent if/loop"):
+    with pytest.raises(NotImplementedError, match="Variable 'Variable' is assigned inside a tensor-dependent if/loop"):
         f(rt.constant(1.5))
 
 

@@ -257,3 +257,64 @@ def test_a_gradient_loop_exports_to_onnx_with_its_accumulator_as_a_sequence():
         (theirs,) = session.run(None, {session.get_inputs()[0].name: x})
         (ours,) = interpreter.run_graph(concrete.graph, [x])
         np.testing.assert_array_equal(theirs, ours)
+
+
+def test_big_loop_values_are_kept_intact_by_the_memory_plan():
+    # 64x128 float64 values are past the executor's buffer-pooling size: an accumulated value must never be
+    # written over by a later iteration
+    rng = np.random.default_rng(3)
+    h, weights = rng.standard_normal((64, 128)) * 0.5, rng.standard_normal((128, 128)) / 12.0
+    ours = graph_gradients(rnn, [h, weights])
+    states = [h]
+    for _ in range(5):
+        states.append(np.tanh(states[-1] @ weights))
+    grad_h, grad_w = np.ones_like(h), np.zeros_like(weights)
+    for t in range(5, 0, -1):
+        grad_pre = grad_h * (1.0 - states[t] ** 2)
+        grad_w += states[t - 1].T @ grad_pre
+        grad_h = grad_pre @ weights.T
+    assert_close(ours, [grad_h, grad_w], rtol=1e-12, atol=1e-12)
+
+
+def loop_in_an_if(x, w):
+    if rt.reduce_sum(x) > 0.0:
+        while rt.reduce_sum(x) < 20.0:
+            x = x * w + 1.0
+    else:
+        x = x * w
+    return rt.reduce_sum(x * x)
+
+
+def growing(x):
+    out = x[:1]
+    i = rt.constant(1)
+    while i < 3:
+        ag.set_loop_options(shape_invariants=[(out, rt.TensorShape([None]))])
+        out = rt.concat([out, out * x[i]], 0)  # a tensor that grows: its shape is unknown in the loop
+        i += 1
+    return rt.reduce_sum(out * out)
+
+
+@pytest.mark.parametrize("fn, arrays", [
+    (loop_in_an_if, [np.array([1.0, 2.0]), np.array([1.5, 1.2])]),
+    (loop_in_an_if, [np.array([-1.0, -2.0]), np.array([1.5, 1.2])]),
+    (growing, [np.array([0.5, 2.0, -1.5])]),
+])
+def test_loops_in_ifs_and_growing_loop_values(fn, arrays):
+    traced, _ = traced_tape_gradients(fn, arrays)
+    assert_close(traced, numeric_gradients(ag.to_graph(fn), arrays, np.array(1.0)), rtol=1e-6)
+    assert_close(eager_tape_gradients(fn, arrays), traced, rtol=1e-10, atol=1e-12)
+
+
+def test_a_variable_read_inside_a_tensor_if_gets_its_gradient():
+    w = rt.Variable(np.float64(3.0))
+
+    @ag.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            if x > 0.0:
+                y = x * w * w
+            else:
+                y = x + w
+        return tape.gradient(y, w)
+    assert float(f(rt.constant(2.0, rt.float64))) == 12.0 and float(f(rt.constant(-2.0, rt.float64))) == 1.0

@@ -40,10 +40,9 @@ from runtime.core.tensor import SymbolicTensor
 from runtime.ops.control_flow_ops import WHILE
 from runtime.ops.gradient_ops import is_differentiable_dtype
 from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK
-from runtime.ops.variables import ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE, READ_VARIABLE
+from runtime.ops.variables import READ_VARIABLE
 from runtime.passes.gradients import backprop
-
-_WRITES = (ASSIGN_VARIABLE, ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE)
+from runtime.passes.graph_surgery import assigned_variables, insert_before
 
 
 class _ForwardLoop:
@@ -84,7 +83,7 @@ class _ForwardLoop:
         self.invariant = {id(self.loop_vars[k]): op.inputs[k] for k in range(self.count)
                           if source.outputs[k] is source.inputs[k]}
         self.invariant.update((id(p), t) for p, t in zip(self.captured, op.inputs[self.count:]))
-        self.assigned = _assigned_variables([op.attrs["body"], op.attrs["cond"]])
+        self.assigned = assigned_variables([op.attrs["body"], op.attrs["cond"]])
 
     @staticmethod
     def _placeholder(graph: FuncGraph, like: SymbolicTensor) -> SymbolicTensor:
@@ -110,11 +109,11 @@ class _ForwardLoop:
         self.body.outputs = self.outputs + self.pushed + [next_count]
         self.body.structured_outputs = list(self.body.outputs)
         cond = _cond_with_extra_inputs(op.attrs["cond"], count, extra)
-        initial = [_insert_before(op, TENSOR_LIST_FROM_TENSORS,
+        initial = [insert_before(op, TENSOR_LIST_FROM_TENSORS,
                                   {"element_dtype": pushed.op.attrs["element_dtype"], "element_shape": handle.shape},
                                   f"{handle.op.name}_init")
                    for handle, pushed in zip(self.accumulators, self.pushed)]
-        initial.append(_insert_before(op, CONST, {"value": np.array(0, np.int32), "dtype": dtypes.int32},
+        initial.append(insert_before(op, CONST, {"value": np.array(0, np.int32), "dtype": dtypes.int32},
                                       "iteration_count_init"))
         attrs = dict(op.attrs, body=self.body, cond=cond, num_loop_vars=count + len(extra))
         inputs = op.inputs[:count] + initial + op.inputs[count:]
@@ -123,18 +122,6 @@ class _ForwardLoop:
         new_outputs = [SymbolicTensor(op, count + i, dtype, shape) for i, (dtype, shape) in enumerate(specs[count:])]
         op.outputs = op.outputs + new_outputs
         return new_outputs
-
-
-def _insert_before(op: Operation, op_def, attrs: Dict[str, Any], name: str) -> SymbolicTensor:
-    """A new input-less op in ``op``'s graph placed just before ``op`` (program order is execution order)."""
-    graph = op.graph
-    last_stateful = graph._last_stateful
-    new = graph.create_op(op_def, [], attrs, name=name, site=op.creation_site)
-    graph.operations.remove(new)
-    graph.operations.insert(graph.operations.index(op), new)
-    new.control_inputs[:] = []  # it orders nothing: it only makes a fresh value
-    graph._last_stateful = last_stateful
-    return new.outputs[0]
 
 
 def _cond_with_extra_inputs(cond: FuncGraph, count: int, extra: List[SymbolicTensor]) -> FuncGraph:
@@ -160,17 +147,6 @@ def _cond_with_extra_inputs(cond: FuncGraph, count: int, extra: List[SymbolicTen
                     if id(inner) in by_inner}
     new.variables = list(cond.variables)
     return new
-
-
-def _assigned_variables(graphs: List[FuncGraph]) -> set:
-    """ids of the Variables that an op in ``graphs`` (or their subgraphs) writes."""
-    found = set()
-    for graph in graphs:
-        for op in graph.operations:
-            if op.op_def in _WRITES:
-                found.add(id(op.attrs["variable"]))
-            found |= _assigned_variables(op.subgraphs())
-    return found
 
 
 class _BackwardBody(FuncGraph):

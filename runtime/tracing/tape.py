@@ -28,6 +28,7 @@ from runtime.ops.core import IDENTITY
 from runtime.ops.variables import READ_VARIABLE, Variable
 from runtime.ops.gradient_ops import is_differentiable_dtype
 from runtime.passes.gradients import backprop, check_unconnected, unconnected
+from runtime.passes.graph_surgery import assigned_variables, insert_before, pass_variable_in, reads_variable
 from runtime.tracing.concrete_function import ConcreteFunction, call_hooks
 from runtime.tracing.function_gradient import flat_vjp
 
@@ -256,6 +257,10 @@ class GradientTape:
             if not isinstance(source, Tensor):
                 raise TypeError(f"GradientTape.gradient: sources must be tensors or Variables, got "
                                 f"{type(source).__name__} {source!r}")
+        if self._graph is not None:
+            for source in flat_sources:
+                if isinstance(source, Variable) and self._watches(source):
+                    self._pass_into_control_flow(source)
         operations = self._records if self._graph is None else self._watched_graph_ops()
         # An unwatched source is a constant to this tape: its gradient is None (as in TensorFlow).
         stand_ins = {id(s): self._stand_ins(s, operations) if self._watches(s) else [] for s in flat_sources}
@@ -289,17 +294,20 @@ class GradientTape:
             return [self._captured.get(id(source), source)]
         if self._graph is None:
             return [source]  # eager reads are recorded as identities of the variable itself
-        _check_not_read_in_subgraphs(source, self._graph_ops)
         return [op.outputs[0] for op in operations if op.op_def is READ_VARIABLE and op.attrs["variable"] is source]
 
-
-def _check_not_read_in_subgraphs(variable: Variable, operations: List[Any]) -> None:
-    for op in operations:
-        for subgraph in op.subgraphs():
-            for inner in subgraph.operations:
-                if inner.op_def is READ_VARIABLE and inner.attrs["variable"] is variable:
-                    raise NotImplementedError(
-                        f"GradientTape.gradient: Variable '{variable.name}' is read inside a tensor-dependent "
-                        f"if/loop ({subgraph.name}); gradients with respect to a variable read there are not "
-                        "supported yet. Read it once before the if/loop (e.g. w = v.read_value()) and use w inside")
-            _check_not_read_in_subgraphs(variable, subgraph.operations)
+    def _pass_into_control_flow(self, variable: Variable) -> None:
+        """A tensor if/loop that reads ``variable`` inside gets its value as an input (read just before it),
+        so its gradient rule sends the variable's gradient out through that input."""
+        for op in list(self._graph_ops):
+            if not op.subgraphs() or not reads_variable(op, variable):
+                continue
+            if id(variable) in assigned_variables(op.subgraphs()):
+                raise NotImplementedError(
+                    f"GradientTape.gradient: Variable '{variable.name}' is assigned inside a tensor-dependent "
+                    f"if/loop ({op.name}) that also reads it; gradients with respect to a variable that changes "
+                    "inside an if/loop are not supported. Assign it after the if/loop, or compute with a tensor "
+                    "copy (w = v.read_value()) inside")
+            read = insert_before(op, READ_VARIABLE, {"variable": variable}, f"{variable.name}_read")
+            pass_variable_in(op, variable, read)
+            self._graph_ops.insert(self._graph_ops.index(op), read.op)

@@ -1,0 +1,103 @@
+"""Benchmark row of issue 14: the gradient through a tensor ``while`` (an RNN-like loop
+``h = tanh(h @ W)``, 1,000 and 10,000 iterations), as one ``ag.function`` vs the same forward and backward
+loops written by hand in numpy: time per iteration, the 10k/1k time ratio (linear: ~10) and peak memory
+(tracemalloc) in units of one iteration's ``h`` (one accumulator per needed value: ~1 array per iteration,
+since the loop's ``h`` and ``tanh``'s output are the same arrays).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tracemalloc
+from typing import List
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(HERE), HERE]  # this checkout's runtime, and timing.py
+
+import runtime as rt  # noqa: E402
+from timing import compare  # noqa: E402
+
+BATCH, HIDDEN = 16, 64
+
+
+def _row(*args, **kwargs):
+    from run import row
+    return row(*args, **kwargs)
+
+
+def make_rnn_gradient():
+    """``ag.function``: the loop and its gradient (GradientTape) in one graph; ``steps`` is a tensor."""
+    import autograph_lite as ag
+
+    @ag.function
+    def rnn_gradient(h, weights, steps):
+        with rt.GradientTape() as tape:
+            tape.watch([h, weights])
+            state = h
+            i = rt.constant(0)
+            while i < steps:
+                state = rt.tanh(rt.matmul(state, weights))
+                i += 1
+            loss = rt.reduce_sum(state)
+        return tape.gradient(loss, [h, weights])
+    return rnn_gradient
+
+
+def numpy_rnn_gradient(h, weights, steps):
+    """The same by hand: the forward loop keeps each step's output, the backward loop walks them in reverse."""
+    states = [h]
+    for _ in range(steps):
+        states.append(np.tanh(states[-1] @ weights))
+    grad_h = np.ones_like(h)
+    grad_w = np.zeros_like(weights)
+    for t in range(steps, 0, -1):
+        grad_pre = grad_h * (1.0 - states[t] * states[t])
+        grad_w += states[t - 1].T @ grad_pre
+        grad_h = grad_pre @ weights.T
+    return grad_h, grad_w
+
+
+def _peak_bytes(fn) -> int:
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def bench_while_gradient(repeat: int) -> List[dict]:
+    rng = np.random.default_rng(0)
+    h = (rng.standard_normal((BATCH, HIDDEN)) * 0.5).astype(np.float32)
+    weights = (rng.standard_normal((HIDDEN, HIDDEN)) / np.sqrt(HIDDEN)).astype(np.float32)
+    graph = make_rnn_gradient()
+    ht, wt = rt.constant(h), rt.constant(weights)
+    for steps in (3, 1000):  # the same gradients
+        ours = [np.asarray(g) for g in graph(ht, wt, rt.constant(steps))]
+        for got, want in zip(ours, numpy_rnn_gradient(h, weights, steps)):
+            np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-5)
+    name = "14 gradient through a tensor while (RNN 16x64, tanh)"
+    small, big = rt.constant(1000), rt.constant(10000)
+    t = compare({"numpy 1k": lambda: numpy_rnn_gradient(h, weights, 1000), "graph 1k": lambda: graph(ht, wt, small),
+                 "numpy 10k": lambda: numpy_rnn_gradient(h, weights, 10000),
+                 "graph 10k": lambda: graph(ht, wt, big)}, 1, max(3, repeat))  # interleaved: the same load
+    rows = []
+    for label, steps in (("1k", 1000), ("10k", 10000)):
+        rows += [_row(name, f"numpy forward+backward, {steps} iterations", t[f"numpy {label}"] * 1e3, "ms", 1.0),
+                 _row(name, f"ag.function + GradientTape, {steps} iterations", t[f"graph {label}"] * 1e3, "ms",
+                      t[f"graph {label}"] / t[f"numpy {label}"], "report")]
+    linear = t["graph 10k"] / t["graph 1k"]
+    rows += [_row(name, "numpy time 10k / 1k iterations", t["numpy 10k"] / t["numpy 1k"], "x"),
+             _row(name, "graph time 10k / 1k iterations", linear, "x", None, "linear: 8-12x", 8 <= linear <= 12)]
+    step_bytes = h.nbytes
+    n = rt.constant(1000)
+    graph_peak = _peak_bytes(lambda: graph(ht, wt, n)) / (1000 * step_bytes)
+    numpy_peak = _peak_bytes(lambda: numpy_rnn_gradient(h, weights, 1000)) / (1000 * step_bytes)
+    rows += [_row(name, "numpy peak memory / (1000 x one h)", numpy_peak, "x", 1.0),
+             _row(name, "graph peak memory / (1000 x one h)", graph_peak, "x", graph_peak / numpy_peak,
+                  "<= 1.5 (one h per iteration)", graph_peak <= 1.5)]
+    return rows
+
+
+BENCHMARKS = [bench_while_gradient]

@@ -1,0 +1,80 @@
+"""In-place edits of a graph that is still being traced, for the gradient pass.
+
+Optimizer passes rebuild graphs (``runtime.passes.rewrite``). The gradient pass instead edits the graph it
+is adding to, as TensorFlow's does: a forward ``While`` gains accumulators, and a control-flow op that
+reads a ``Variable`` inside its branches or body is given the value as an input, so the gradient can
+flow out to the variable. The ops' output tensors keep their identity, so everything that reads them is
+unchanged.
+
+>>> import runtime as rt
+>>> from runtime.core.context import graph_scope
+>>> g = rt.FuncGraph("f")
+>>> with graph_scope(g):
+...     x = g.add_placeholder(rt.float32, (), name="x")
+...     y = rt.add(x, 1.0)
+...     early = insert_before(y.op, rt.ops.core.CONST, {"value": np.float32(2.0), "dtype": rt.float32}, "two")
+>>> [op.name for op in g.operations]
+['x', 'AddV2/y', 'two', 'AddV2']
+"""
+from __future__ import annotations
+
+from typing import Any, Dict
+
+import numpy as np  # noqa: F401  (the docstring example)
+
+from runtime.core.graph import Operation
+from runtime.core.tensor import SymbolicTensor
+from runtime.ops.core import IDENTITY
+from runtime.ops.variables import ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE, READ_VARIABLE
+
+VARIABLE_WRITES = (ASSIGN_VARIABLE, ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE)
+
+
+def insert_before(op: Operation, op_def: Any, attrs: Dict[str, Any], name: str) -> SymbolicTensor:
+    """A new input-less op in ``op``'s graph, placed just before ``op`` (program order is execution order)."""
+    graph = op.graph
+    last_stateful = graph._last_stateful
+    new = graph.create_op(op_def, [], attrs, name=name, site=op.creation_site)
+    graph.operations.remove(new)
+    graph.operations.insert(graph.operations.index(op), new)
+    new.control_inputs[:] = []  # it orders nothing: it only makes a fresh value
+    graph._last_stateful = last_stateful
+    return new.outputs[0]
+
+
+def assigned_variables(graphs: Any) -> set:
+    """ids of the Variables that an op in ``graphs`` (or in their subgraphs) writes."""
+    found = set()
+    for graph in graphs:
+        for op in graph.operations:
+            if op.op_def in VARIABLE_WRITES:
+                found.add(id(op.attrs["variable"]))
+            found |= assigned_variables(op.subgraphs())
+    return found
+
+
+def reads_variable(op: Operation, variable: Any) -> bool:
+    """Whether a branch or body of ``op`` (at any depth) reads ``variable``."""
+    return any(inner.op_def is READ_VARIABLE and inner.attrs["variable"] is variable or reads_variable(inner, variable)
+               for subgraph in op.subgraphs() for inner in subgraph.operations)
+
+
+def pass_variable_in(op: Operation, variable: Any, value: SymbolicTensor) -> None:
+    """Make control-flow ``op`` take ``value`` (a read of ``variable`` before it) as its last input and use it
+    wherever its branches or body read ``variable``.
+
+    Only valid when nothing in ``op`` assigns ``variable`` (the caller checks): then every read inside
+    sees the value it had before ``op``. Works for ``If`` (the branches take the op's inputs after the
+    condition) and ``While`` (captured values come last).
+    """
+    for subgraph in op.subgraphs():
+        placeholder = subgraph.add_placeholder(value.dtype, value.shape, name=f"{variable.name}_value")
+        subgraph.operations.remove(placeholder.op)  # before its readers (a saved graph is loaded in order)
+        subgraph.operations.insert(0, placeholder.op)
+        subgraph.captures[id(value)] = (value, placeholder)
+        for inner in subgraph.operations:
+            if inner.op_def is READ_VARIABLE and inner.attrs["variable"] is variable:
+                inner.op_def, inner.inputs, inner.attrs = IDENTITY, [placeholder], {}  # now reads the input
+            elif reads_variable(inner, variable):
+                pass_variable_in(inner, variable, placeholder)
+    op.inputs = op.inputs + [value]
