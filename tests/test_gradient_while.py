@@ -318,3 +318,19 @@ def test_a_variable_read_inside_a_tensor_if_gets_its_gradient():
                 y = x + w
         return tape.gradient(y, w)
     assert float(f(rt.constant(2.0, rt.float64))) == 12.0 and float(f(rt.constant(-2.0, rt.float64))) == 1.0
+
+
+def test_side_effects_in_the_loop_run_once_the_backward_loop_does_not_repeat_them(capsys):
+    @ag.function
+    def f(x0):
+        with rt.GradientTape() as tape:
+            tape.watch(x0)
+            x = x0
+            i = rt.constant(0)
+            while i < 3:
+                rt.print("step", i)
+                x = x * x
+                i += 1
+        return tape.gradient(x, x0)
+    assert float(f(rt.constant(1.5, rt.float64))) == 8 * 1.5 ** 7  # x0**8
+    assert capsys.readouterr().out == "step 0\nstep 1\nstep 2\n"
