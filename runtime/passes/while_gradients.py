@@ -35,11 +35,15 @@ import numpy as np
 
 from runtime.core import context, dtypes
 from runtime.core.graph import CONST, PLACEHOLDER, FuncGraph, Operation
+from runtime.core.source_locations import FROM_STACK
 from runtime.core.registry import infer_output_specs, register_gradient
 from runtime.core.tensor import SymbolicTensor
 from runtime.ops.control_flow_ops import WHILE
+from runtime.ops.core import IDENTITY
+from runtime.ops.creation_ops import FILL, ONES_LIKE, ZEROS_LIKE
 from runtime.ops.gradient_ops import is_differentiable_dtype
 from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK
+from runtime.ops.shape_ops import SHAPE
 from runtime.ops.variables import READ_VARIABLE
 from runtime.passes.gradients import backprop
 from runtime.passes.graph_surgery import assigned_variables, insert_before
@@ -158,6 +162,31 @@ class _BackwardBody(FuncGraph):
         self.popped: Dict[int, SymbolicTensor] = {}
         self.accumulator_inputs: List[SymbolicTensor] = []  # placeholders: the accumulators, popped to empty
         self.accumulator_outputs: List[SymbolicTensor] = []
+
+    def create_op(self, op_def: Any, inputs: Any, attrs: Dict[str, Any], name: Optional[str] = None,
+                  site: Any = FROM_STACK) -> Operation:
+        """An op reading only the shape of a forward value (``Shape``, ``ZerosLike``, ... e.g. to undo
+        broadcasting when dims are unknown) reads a shape the forward body computes: the forward loop then
+        accumulates that small vector, not the value."""
+        if op_def.shape_only and inputs and self._accumulates(inputs[0]):
+            value = inputs[0]
+            if op_def in (ZEROS_LIKE, ONES_LIKE):
+                with context.graph_scope(self.forward.body):
+                    dims = self.forward.body.create_op(SHAPE, [value], {"out_type": dtypes.int32},
+                                                       name=f"{value.op.name}_shape", site=site).outputs[0]
+                fill = 0 if op_def is ZEROS_LIKE else 1
+                filler = self.constant(np.array(fill, dtype=value.dtype), name=f"fill_{fill}")
+                return super().create_op(FILL, [dims, filler], {"static_shape": value.shape}, name=name, site=site)
+            with context.graph_scope(self.forward.body):
+                small = self.forward.body.create_op(op_def, inputs, attrs, name=name, site=site).outputs[0]
+            return super().create_op(IDENTITY, [small], {}, name=name, site=site)
+        return super().create_op(op_def, inputs, attrs, name=name, site=site)
+
+    def _accumulates(self, tensor: Any) -> bool:
+        """Whether reading ``tensor`` here would accumulate it (a computed value of the forward body)."""
+        return (isinstance(tensor, SymbolicTensor) and tensor.op.graph is self.forward.body
+                and id(tensor) not in self.popped and id(tensor) not in self.forward.invariant
+                and tensor.op.op_def is not CONST)
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
         if tensor.op.graph is not self.forward.body:
