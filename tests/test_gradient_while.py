@@ -408,3 +408,39 @@ def test_a_train_step_with_a_variable_read_in_a_loop_saves_loads_and_trains(tmp_
     after_one = start - 0.1 * np.asarray(grad)
     assert float(loaded_loss) == pytest.approx(loss_of(after_one), rel=1e-12)
     assert float(step(rt.constant(h))[0]) == float(loaded_loss)  # the same step on the same weights
+
+
+# --- random loop bodies: rt.gradients of a staged rt.while_loop == finite differences of the eager loop ---
+BODY_STEPS = {
+    "mul": lambda x, w: x * w,
+    "sin_plus": lambda x, w: rt.sin(x) + w,
+    "tanh": lambda x, w: rt.tanh(x * w + 0.1),
+    "square": lambda x, w: x * x * 0.3 + w * 0.5,
+    "cond": lambda x, w: rt.cond(rt.reduce_sum(x) > 0.0, lambda: x * w, lambda: x - w),
+}
+
+
+def random_loop(program, n):
+    def fn(x, w):
+        def body(i, x):
+            for name in program:
+                x = BODY_STEPS[name](x, w)
+            return i + 1, x
+        _, y = rt.while_loop(lambda i, x: i < n, body, [0, x])
+        return rt.reduce_sum(y * y)
+    return fn
+
+
+@settings(max_examples=30, deadline=None)
+@given(program=st.lists(st.sampled_from(sorted(BODY_STEPS)), min_size=1, max_size=3), n=st.integers(0, 4),
+       seed=st.integers(0, 1000))
+def test_random_loop_bodies_match_finite_differences(program, n, seed):
+    rng = np.random.default_rng(seed)
+    x, w = rng.uniform(-1, 1, 3), rng.uniform(0.5, 1.2, 3)
+    fn = random_loop(program, n)
+
+    @rt.function(input_signature=[rt.TensorSpec([3], rt.float64)] * 2)
+    def grads(x, w):
+        return rt.gradients(fn(x, w), [x, w], unconnected_gradients="zero")
+    ours = [np.asarray(g) for g in grads(rt.constant(x), rt.constant(w))]
+    assert_close(ours, numeric_gradients(fn, [x, w], np.array(1.0)), rtol=1e-5, atol=1e-6)
