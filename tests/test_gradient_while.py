@@ -444,3 +444,27 @@ def test_random_loop_bodies_match_finite_differences(program, n, seed):
         return rt.gradients(fn(x, w), [x, w], unconnected_gradients="zero")
     ours = [np.asarray(g) for g in grads(rt.constant(x), rt.constant(w))]
     assert_close(ours, numeric_gradients(fn, [x, w], np.array(1.0)), rtol=1e-5, atol=1e-6)
+
+
+def test_an_eager_tape_over_an_ag_function_with_a_tensor_loop_equals_the_traced_tape():
+    @ag.function
+    def grow(x, w):
+        while rt.reduce_sum(x) < 100.0:
+            x = x * w
+        return rt.reduce_sum(x * x)
+
+    @ag.function
+    def traced(x, w):
+        with rt.GradientTape() as tape:
+            tape.watch([x, w])
+            y = grow(x, w)
+        return tape.gradient(y, [x, w])
+
+    x, w = rt.constant([1.0, 2.0], rt.float64), rt.constant([1.7, 1.3], rt.float64)
+    with rt.GradientTape() as tape:  # eagerly the function runs op by op: its loop is a Python loop
+        tape.watch([x, w])
+        y = grow(x, w)
+    eager = [np.asarray(g) for g in tape.gradient(y, [x, w])]
+    assert_close([np.asarray(g) for g in traced(x, w)], eager, rtol=1e-12, atol=0)
+    assert_close(eager, numeric_gradients(grow, [np.array([1.0, 2.0]), np.array([1.7, 1.3])], np.array(1.0)),
+                 rtol=1e-6)
