@@ -47,17 +47,14 @@ def test_random_tensor_functions_match_python(source, inputs):
 TENSOR_GROUPS = [
     pytest.param(('loop_else_jumps',), id='loop_else_jumps'),
     pytest.param(('nested_def', 'scope'), id='nested_def+scope'),
-    pytest.param(('python_returns',), id='python_returns', marks=pytest.mark.xfail(
-        strict=False, reason='open: a return a Python condition guards inside a tensor for nested in a tensor '
-                             'while still leaves a PartialReturnValue as the output (a TypeError, not a wrong '
-                             'value); the single-loop case of issue 10 class 5 is fixed')),
+    pytest.param(('python_returns',), id='python_returns'),
     pytest.param(('unpack', 'walrus', 'del', 'try', 'with'), id='unpack+walrus+del+try+with'),
 ]
 
 
 @pytest.mark.parametrize('features', TENSOR_GROUPS)
 def test_random_tensor_functions_with_more_constructs_match_python(features):
-    # No shrinking: it would dominate CI time on the groups marked xfail (a failure prints the example).
+    # No shrinking: it would dominate CI time (a failure prints the example).
     @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow],
               phases=[Phase.explicit, Phase.reuse, Phase.generate])
     @given(tensor_functions(features), INPUTS)

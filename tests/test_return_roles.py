@@ -106,6 +106,50 @@ def python_int_becomes_tensor_in_a_nested_while(n):
     return x
 
 
+def return_under_python_condition_in_a_for_in_a_while(n):
+    p = 0
+    a = 1
+    w = 0
+    while w < n:
+        w += 1
+        for i in range(n):
+            if p == 1:      # a Python bool: never true
+                return 5
+            a = a + 1
+    return a
+
+
+def return_under_python_condition_three_loops_deep(n):
+    p = 0
+    a = 1
+    for i in range(n):
+        w = 0
+        while w < n:
+            w += 1
+            for j in range(2):
+                if p == 1:  # a Python bool: never true
+                    return -1
+                a = (a * 2 + j) % 97
+    if a > 50:
+        return a - 50
+    return a
+
+
+def tensor_return_in_an_outer_loop_python_return_in_the_inner(n):
+    p = 0
+    a = 0
+    w = 0
+    while w < n:
+        w += 1
+        if a > 6:           # a tensor condition: may return
+            return a * 100
+        for i in range(w):
+            if p == 1:      # a Python bool: never true
+                return -1
+            a = a + i
+    return a
+
+
 def test_a_nested_function_with_its_own_return_flag():
     f = ag.function(uses_a_nested_function_with_early_returns)
     assert f(rt.constant([-1., 2.])).numpy().tolist() == pytest.approx([-0.2, 4.0])
@@ -192,3 +236,23 @@ def test_on_python_values_the_global_is_rebound_as_written():
     global flag_seen
     assert ag.to_graph(sets_a_global_never_read_after)(3) == 3 and flag_seen == 1
     flag_seen = 0
+
+
+@pytest.mark.parametrize('n', [0, 1, 3, 4])
+def test_python_guarded_return_in_a_tensor_for_nested_in_a_tensor_while(n):
+    # The inner loop leaves the return flag as the outer loop's flag: it is loop-invariant in both
+    # loops, so after them no return happened (not a PartialReturnValue output).
+    converted_equals_original(return_under_python_condition_in_a_for_in_a_while, n)
+    graph_equals_python(return_under_python_condition_in_a_for_in_a_while, n)
+
+
+@pytest.mark.parametrize('n', [0, 1, 3, 5])
+def test_python_guarded_return_three_tensor_loops_deep(n):
+    converted_equals_original(return_under_python_condition_three_loops_deep, n)
+    graph_equals_python(return_under_python_condition_three_loops_deep, n)
+
+
+@pytest.mark.parametrize('n', [0, 2, 4, 6])
+def test_tensor_return_in_the_outer_loop_python_guarded_return_in_the_inner(n):
+    converted_equals_original(tensor_return_in_an_outer_loop_python_return_in_the_inner, n)
+    graph_equals_python(tensor_return_in_an_outer_loop_python_return_in_the_inner, n)

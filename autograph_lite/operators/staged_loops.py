@@ -294,7 +294,9 @@ class _Loop:
         outputs = [loop_vars[0] + 1] if self.iterable is not None else []
         for position, index in enumerate(self.loop_indices):
             loop_var = loop_vars[self.offset + position]
-            if after[index] is loop_var and self.roles.is_flag(self.names[index]) and type(self.init[index]) is bool:
+            if after[index] is loop_var and self.roles.is_flag(self.names[index]):
+                # Loop-invariant: the flag keeps the value it had before the loop (a Python bool, or an
+                # enclosing loop's flag), so an enclosing loop can see that it is unchanged too.
                 raise FlagUnchanged(self.constant_flags, index)
             outputs.append(self._loop_output(index, after[index], loop_var))
         outputs += [rt.constant(True)] * len(self.flagged)  # a finished iteration assigned them all

@@ -155,8 +155,9 @@ class NeedsPlaceholder(Retrace):
 
 class FlagUnchanged(Retrace):
     """The body of a loop leaves a return/break/continue flag as it was (a return under a Python condition
-    that is never true, say): the next trace keeps the flag the Python value it is (``constant_flags`` gets
-    ``index``), so what follows the loop still knows no return happened."""
+    that is never true, say): the next trace keeps the flag the value it had before the loop (``constant_flags``
+    gets ``index``): a Python bool, so what follows the loop still knows no return happened, or an enclosing
+    loop's flag, which that loop then sees unchanged in its own body too."""
 
     def __init__(self, constant_flags: Set[int], index: int):
         super().__init__(index)
