@@ -163,3 +163,66 @@ def test_a_failed_trace_is_not_cached_and_raises_again():
         with pytest.raises(RuntimeError, match="broken while tracing"):
             f(rt.constant(1))
     assert len(calls) == 2 and f.experimental_get_tracing_count() == 0
+
+
+# --- input_signature over functions with optional parameters (the library's own ones too) ----------------
+
+LIBRARY_FUNCTIONS_WITH_OPTIONAL_PARAMETERS = [
+    (rt.linalg.det, [rt.TensorSpec([2, 2], rt.float32)], [np.array([[1., 2.], [3., 4.]], np.float32)]),
+    (rt.linalg.inv, [rt.TensorSpec([2, 2], rt.float32)], [np.array([[2., 0.], [0., 4.]], np.float32)]),
+    (rt.reduce_sum, [rt.TensorSpec([None, 3], rt.float32)], [np.arange(6, dtype=np.float32).reshape(2, 3)]),
+    (rt.nn.softmax, [rt.TensorSpec([3], rt.float32)], [np.array([1., 2., 3.], np.float32)]),
+    (rt.transpose, [rt.TensorSpec([2, 3], rt.int32)], [np.arange(6, dtype=np.int32).reshape(2, 3)]),
+    (rt.cumsum, [rt.TensorSpec([None], rt.int32)], [np.array([1, 2, 3, 4], np.int32)]),
+    (rt.nn.relu, [rt.TensorSpec([4], rt.float32)], [np.array([-1., 0., 2., -3.], np.float32)]),
+    (rt.argmax, [rt.TensorSpec([None], rt.float32)], [np.array([1., 5., 2.], np.float32)]),
+    (rt.clip_by_value, [rt.TensorSpec([3], rt.float32), rt.TensorSpec([], rt.float32), rt.TensorSpec([], rt.float32)],
+     [np.array([-2., 0.5, 9.], np.float32), np.float32(0.), np.float32(1.)]),
+]
+
+
+@pytest.mark.parametrize("library_function, specs, arrays", LIBRARY_FUNCTIONS_WITH_OPTIONAL_PARAMETERS,
+                         ids=lambda value: getattr(value, "__qualname__", None) if callable(value) else None)
+def test_input_signature_covers_the_leading_parameters_of_library_functions(library_function, specs, arrays):
+    # The parameters after the signature's keep their defaults, as in TensorFlow.
+    traced = rt.function(library_function, input_signature=specs)
+    expected = library_function(*[rt.constant(a) for a in arrays]).numpy()
+    got = traced(*[rt.constant(a) for a in arrays]).numpy()
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+    assert traced.experimental_get_tracing_count() == 1
+    assert len(traced.get_concrete_function().inputs) == len(specs)
+
+
+def test_input_signature_leaves_keyword_only_and_default_parameters_to_their_defaults():
+    def scaled(x, scale=2.0, *, offset=1.0):
+        return x * scale + offset
+
+    f = rt.function(scaled, input_signature=[rt.TensorSpec([None], rt.float32)])
+    assert f(rt.constant([1.0, 2.0])).numpy().tolist() == [3.0, 5.0]
+    assert f(x=[0.0]).numpy().tolist() == [1.0]
+    with pytest.raises(TypeError, match=r"scaled\(\): too many positional arguments"):
+        f(rt.constant([1.0]), 3.0)
+    with pytest.raises(TypeError, match=r"scaled\(\): got an unexpected keyword argument 'offset'"):
+        f(rt.constant([1.0]), offset=0.0)
+
+
+def test_input_signature_specs_beyond_the_positional_parameters_fill_star_args():
+    def total(first, *rest):
+        return first + sum(rest)
+
+    f = rt.function(total, input_signature=[rt.TensorSpec([], rt.int32)] * 3)
+    assert f(1, 2, 3).numpy() == 6
+    assert f.get_concrete_function().inputs[2].dtype == rt.int32
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_input_signature_must_cover_parameters_without_defaults():
+    def needs_two(x, y):
+        return x + y
+
+    with pytest.raises(TypeError, match=r"needs_two\(\): parameter 'y' is not covered by the input_signature "
+                                        r"\(1 specs\) and has no default"):
+        rt.function(needs_two, input_signature=[rt.TensorSpec([], rt.int32)])
+    with pytest.raises(TypeError, match=r"needs_two\(\) takes 2 positional argument\(s\) but its input_signature "
+                                        r"has 3 specs"):
+        rt.function(needs_two, input_signature=[rt.TensorSpec([], rt.int32)] * 3)

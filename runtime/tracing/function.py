@@ -75,6 +75,10 @@ class Function:
         self.python_function = python_function
         self._name = getattr(python_function, "__name__", type(python_function).__name__)
         self._parameters = _parameters_of(python_function)
+        if input_signature is not None:
+            # Only the parameters the signature covers are bound and traced; the rest keep their defaults.
+            self._parameters = signature.signature_parameters(
+                self._name, self._parameters, len(_checked_input_signature(self._name, input_signature)))
         self._arity = len(self._parameters) if all(
             p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in self._parameters) else -1
         self._input_signature = _checked_input_signature(self._name, input_signature)

@@ -106,6 +106,40 @@ def bind_arguments(name: str, signature: inspect.Signature, args: Sequence[Any],
                  for p in signature.parameters.values())
 
 
+def signature_parameters(name: str, parameters: Sequence[inspect.Parameter],
+                         count: int) -> List[inspect.Parameter]:
+    """The parameters that an ``input_signature`` of ``count`` specs covers, as TensorFlow binds them: the
+    first ``count`` positional parameters (specs beyond them fill ``*args``). A call binds only these; every
+    other parameter keeps its default (so it must have one). A TypeError names ``name``.
+
+    >>> import inspect
+    >>> def det(input, name=None): ...
+    >>> [p.name for p in signature_parameters("det", inspect.signature(det).parameters.values(), 1)]
+    ['input']
+    >>> def add(x, *more): ...
+    >>> [p.name for p in signature_parameters("add", inspect.signature(add).parameters.values(), 3)]
+    ['x', 'more_0', 'more_1']
+    """
+    parameters = list(parameters)
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    covered = positional[:count]
+    if count > len(positional):
+        varargs = next((p for p in parameters if p.kind is p.VAR_POSITIONAL), None)
+        if varargs is None:
+            raise TypeError(f"{name}() takes {len(positional)} positional argument(s) but its input_signature "
+                            f"has {count} specs; give one rt.TensorSpec per positional parameter")
+        covered += [inspect.Parameter(f"{varargs.name}_{index}", inspect.Parameter.POSITIONAL_ONLY)
+                    for index in range(count - len(positional))]
+    covered_names = {p.name for p in covered}
+    missing = [p.name for p in parameters if p.name not in covered_names and p.default is p.empty
+               and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if missing:
+        raise TypeError(f"{name}(): parameter {missing[0]!r} is not covered by the input_signature ({count} specs) "
+                        f"and has no default; add a rt.TensorSpec for it or give it a default value")
+    # Positional-only first, then positional-or-keyword: keep the kinds inspect.Signature accepts in order.
+    return covered
+
+
 def is_tensor_entry(entry: Any) -> bool:
     return type(entry) is tuple and len(entry) == 3 and entry[0] is TENSOR
 
