@@ -1,5 +1,7 @@
 """Array ops: one_hot, clip_by_value, pad, reverse, repeat, broadcast_to, split, unstack, einsum —
 against numpy on random shapes (eager and traced, known and unknown dims) and exact errors."""
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -197,3 +199,24 @@ def test_top_level_names():
     for name in ("one_hot", "clip_by_value", "pad", "reverse", "repeat", "split", "unstack", "broadcast_to", "einsum"):
         assert callable(getattr(rt, name)), name
     assert rt.linalg.einsum is rt.einsum and rt.math.norm is rt.norm is rt.linalg.norm
+
+
+BROADCAST_REFUSALS = [
+    ([1, 2, 3], [2, 2], "cannot broadcast a tensor of shape (3,) to shape (2, 2) (dimension 3 vs 2)"),
+    ([[1, 2, 3], [4, 5, 6]], [1, 3], "cannot broadcast a tensor of shape (2, 3) to shape (1, 3) (dimension 2 vs 1)"),
+    ([[1, 2, 3], [4, 5, 6]], [3], "cannot broadcast a tensor of shape (2, 3) to shape (3,) (the target has a lower "
+                                  "rank)"),
+]
+
+
+@pytest.mark.parametrize("value, target, message", BROADCAST_REFUSALS)
+def test_broadcast_to_refuses_incompatible_shapes_naming_both(value, target, message):
+    # Eager and at run time (a shape tensor): InvalidArgumentError, as TensorFlow; while tracing with a
+    # static target: ValueError, before any graph runs (the target (1, 3) was accepted by inference before).
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"^BroadcastTo: " + re.escape(message)):
+        rt.broadcast_to(rt.constant(value), target)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        rt.function(lambda x: rt.broadcast_to(x, target))(rt.constant(value))
+    with pytest.raises(rt.errors.InvalidArgumentError, match=re.escape(message)):
+        rt.function(lambda x, shape: rt.broadcast_to(x, shape), input_signature=[
+            rt.TensorSpec(None, rt.int32), rt.TensorSpec([None], rt.int32)])(rt.constant(value), rt.constant(target))

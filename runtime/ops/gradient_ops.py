@@ -21,6 +21,24 @@ from runtime.ops.shape_ops import known_or_none, shape, shape_argument
 from runtime.core.tensor import Tensor
 
 
+def _check_broadcastable(in_shape, target) -> None:
+    """numpy's rule for ``broadcast_to``: aligned from the right, each dim of the input is 1 or the target's
+    (the target is never broadcast itself). A ValueError names both shapes, like TensorFlow's
+    "Unable to broadcast tensor of shape ... to tensor of shape ..."."""
+    problem = None
+    if len(in_shape) > len(target):
+        problem = "the target has a lower rank"
+    else:
+        for dim, target_dim in zip(reversed(in_shape), reversed(target)):
+            if dim is not None and target_dim is not None and dim != 1 and dim != target_dim:
+                problem = f"dimension {dim} vs {target_dim}"
+                break
+    if problem is not None:
+        raise ValueError(f"cannot broadcast a tensor of shape {shapes.format_shape(tuple(in_shape))} to shape "
+                         f"{shapes.format_shape(tuple(target))} ({problem}); each dim of the input must be 1 or "
+                         "equal to the target's, counting from the last")
+
+
 def _broadcast_to_infer(specs, attrs):
     (dtype, in_shape), (_, dims_shape) = specs
     target = attrs.get("static_shape")
@@ -28,15 +46,15 @@ def _broadcast_to_infer(specs, attrs):
         return [(dtype, known_or_none(None, None if dims_shape is None else dims_shape[0]))]
     target = known_or_none(target)
     if in_shape is not None:
-        if len(in_shape) > len(target):
-            raise ValueError(f"cannot broadcast shape {shapes.format_shape(in_shape)} to the lower rank "
-                             f"{shapes.format_shape(target)}")
-        shapes.broadcast(in_shape, target)  # raises on incompatible dims
+        _check_broadcastable(in_shape, target)
     return [(dtype, target)]
 
 
 def _broadcast_to_kernel(x, shape, *, static_shape=None):
-    return np.broadcast_to(x, tuple(shape.tolist()))  # a read-only view: tensors are never written
+    target = tuple(shape.tolist())
+    _check_broadcastable(x.shape, target)
+    # A new array, as every kernel's result: numpy's broadcast view is read-only and aliases the input.
+    return np.array(np.broadcast_to(x, target))
 
 
 BROADCAST_TO = register_op("BroadcastTo", ("input", "shape"), _broadcast_to_infer, _broadcast_to_kernel,
