@@ -99,3 +99,23 @@ def test_python_ranges_and_tensor_like_objects_convert():
     assert_same(rt.add(Doubled([1, 2]), 1).numpy(), np.array([3, 5], np.int32))
     with pytest.raises(TypeError, match="cannot convert a object"):
         rt.add(object(), 1)
+
+
+@pytest.mark.parametrize("value, dtype, text", [
+    (0.1, rt.float32, "Tensor(0.1, shape=(), dtype=float32)"),
+    (0.1, rt.float64, "Tensor(0.1, shape=(), dtype=float64)"),
+    (1.0 / 3.0, rt.float32, "Tensor(0.33333334, shape=(), dtype=float32)"),
+    (1e20, rt.float32, "Tensor(1e+20, shape=(), dtype=float32)"),
+    (0.1, rt.float16, "Tensor(0.1, shape=(), dtype=float16)"),
+    (True, rt.bool, "Tensor(True, shape=(), dtype=bool)"),
+    (-3, rt.int64, "Tensor(-3, shape=(), dtype=int64)"),
+    ([0.1, 0.2], rt.float32, "Tensor([0.1 0.2], shape=(2,), dtype=float32)"),
+])
+def test_a_tensor_prints_its_value_in_its_own_precision(value, dtype, text):
+    # numpy prints a 0-d array through a Python float: float32 0.1 would show 0.10000000149011612.
+    assert repr(rt.constant(value, dtype)) == text
+    assert str(rt.function(lambda: rt.constant(value, dtype))()) == text
+
+
+def test_a_scalar_variable_prints_its_value_in_its_own_precision():
+    assert repr(rt.Variable(0.1)) == "<Variable 'Variable' shape=() dtype=float32, numpy=0.1>"

@@ -36,6 +36,16 @@ class Tensor:
         return None if self.shape is None else len(self.shape)
 
 
+def value_text(array: np.ndarray) -> str:
+    """How a tensor's value prints: numpy's own text, with a scalar printed in its dtype's precision (numpy
+    prints a 0-d array through a Python float, so float32 0.1 would show float64 digits).
+
+    >>> value_text(np.array(0.1, np.float32)), value_text(np.array([0.1, 0.5], np.float32))
+    ('0.1', '[0.1 0.5]')
+    """
+    return str(array[()]) if array.ndim == 0 else str(array)
+
+
 class EagerTensor(Tensor):
     """A tensor with a concrete value (a numpy array of one of the supported dtypes)."""
 
@@ -61,7 +71,7 @@ class EagerTensor(Tensor):
         return self._value if dtype is None else self._value.astype(dtype)
 
     def __repr__(self) -> str:
-        return f"Tensor({self._value}, shape={self._value.shape}, dtype={self._value.dtype.name})"
+        return f"Tensor({value_text(self._value)}, shape={self._value.shape}, dtype={self._value.dtype.name})"
 
     __str__ = __repr__
 

@@ -238,7 +238,7 @@ def reduce_logsumexp(input_tensor: Any, axis: Axis = None, keepdims: bool = Fals
     ``log``, so ``[1000, 1000]`` gives ``1000 + log 2``, and an all ``-inf`` slice gives ``-inf``.
 
     >>> reduce_logsumexp([1000.0, 1000.0])
-    Tensor(1000.6931762695312, shape=(), dtype=float32)
+    Tensor(1000.6932, shape=(), dtype=float32)
     """
     tensor = convert_to_tensor(input_tensor)
     if tensor.dtype.kind != "f":

@@ -70,7 +70,7 @@ for _write in (ASSIGN_VARIABLE, ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE):
 
 
 def _numpy_text(array: np.ndarray) -> str:
-    return str(array.item()) if array.ndim == 0 else np.array_repr(array)
+    return str(array[()]) if array.ndim == 0 else np.array_repr(array)   # a scalar in its own precision
 
 
 def _creation_while_tracing(name: str) -> context.VariableCreation:
