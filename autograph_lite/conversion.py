@@ -43,6 +43,7 @@ class ConvertedCode(NamedTuple):
 
 def _convert_tree(node, ctx: Context):
     checks.check(node)
+    conditional_expressions.record_user_text(node)   # its text for errors, before converters rewrite it
     if isinstance(node, gast.Lambda):
         # Expressions only: statements cannot appear in a lambda.
         for transformer in (call_trees.CallTreeTransformer, comprehensions.ComprehensionTransformer,

@@ -1,6 +1,8 @@
 """to_code golden tests: the exact converted text of small functions, and that it runs."""
 import textwrap
 
+import pytest
+
 import runtime as rt
 import autograph_lite as ag
 
@@ -250,3 +252,27 @@ def test_names_stay_readable_when_constructs_repeat():
                  'get_state_1', 'set_state_1'):
         assert f'def {name}(' in code
     assert 'tf__' not in code and 'FunctionScope' not in code and 'ag__.ld' not in code and 'try:' not in code
+
+
+def doubled(v):
+    return v * 2
+
+
+def conditional_with_calls_and_slices(x, xs):
+    return doubled(x) if len(xs[1:]) > 0 else xs[0]
+
+
+def test_a_conditional_expression_carries_the_users_text_not_the_converted_one():
+    code = ag.to_code(conditional_with_calls_and_slices)
+    assert "'doubled(x) if len(xs[1:]) > 0 else xs[0]'" in code
+    assert code.count('converted_call') == 2   # the branches themselves are converted
+
+
+def staged_conditional_with_a_call(x):
+    return doubled(x) if x > 0 else 0.5
+
+
+def test_a_staged_conditional_expression_error_quotes_the_users_text():
+    with pytest.raises(rt.errors.StateError, match=r"rt.cond: 'the value of `doubled\(x\) if x > 0 else 0.5`' in the "
+                                                   r"false branch cannot be a tensor"):
+        ag.function(staged_conditional_with_a_call)(rt.constant(3))

@@ -3,15 +3,27 @@
 Unless ``a`` or ``b`` binds a name with ``:=``: inside the lambda it would bind the lambda's own
 name, so the expression stays Python's (exact on Python values; a symbolic condition then needs
 bool(), which raises OperatorNotAllowedInGraphError).
+
+The last argument is the expression as the user wrote it (errors about a staged one quote it), recorded
+by ``record_user_text`` before the other converters rewrite its parts (calls, slices...).
 """
-from autograph_lite.pyct import codegen, templates
+import gast
+
+from autograph_lite.pyct import anno, codegen, templates
 from autograph_lite.pyct.transformer import Transformer, binds_by_walrus
+
+
+def record_user_text(tree) -> None:
+    """Annotate every conditional expression of ``tree`` with its text, while it is still the user's."""
+    for node in gast.walk(tree):
+        if isinstance(node, gast.IfExp):
+            anno.setanno(node, anno.USER_TEXT, codegen.unparse_expression(node))
 
 
 class ConditionalExpressionTransformer(Transformer):
 
     def visit_IfExp(self, node):
-        source = codegen.unparse_expression(node)
+        source = anno.getanno(node, anno.USER_TEXT, None) or codegen.unparse_expression(node)
         node = self.generic_visit(node)
         if binds_by_walrus([node.body, node.orelse]):
             return node

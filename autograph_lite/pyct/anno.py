@@ -49,3 +49,4 @@ GEN = 'gen'                  # names a statement may read before assigning them
 DEFINED_IN = 'defined_in'    # frozenset of names that may be defined before a statement
 SCOPE = 'scope'              # static_analysis.activity.FunctionScope of a function node
 GUARD_FLAG = 'guard_flag'    # an `if not <flag>:` that guards what follows a jump: the flag's name
+USER_TEXT = 'user_text'      # an expression's text as the user wrote it (before any converter ran)
