@@ -119,6 +119,20 @@ def return_under_python_condition_in_a_for_in_a_while(n):
     return a
 
 
+def return_under_python_condition_in_a_while_in_a_while(n):
+    a = n % 7
+    p = 0
+    w0 = 0
+    while w0 < n:
+        w0 += 1
+        w1 = 0
+        while w1 < n:
+            w1 += 1
+            if p == 1:      # a Python bool: never true
+                return a
+    return a * 3 + 5
+
+
 def return_under_python_condition_three_loops_deep(n):
     p = 0
     a = 1
@@ -244,6 +258,12 @@ def test_python_guarded_return_in_a_tensor_for_nested_in_a_tensor_while(n):
     # loops, so after them no return happened (not a PartialReturnValue output).
     converted_equals_original(return_under_python_condition_in_a_for_in_a_while, n)
     graph_equals_python(return_under_python_condition_in_a_for_in_a_while, n)
+
+
+@pytest.mark.parametrize('n', [0, 1, 3])
+def test_python_guarded_return_in_a_tensor_while_nested_in_a_tensor_while(n):
+    converted_equals_original(return_under_python_condition_in_a_while_in_a_while, n)
+    graph_equals_python(return_under_python_condition_in_a_while_in_a_while, n)
 
 
 @pytest.mark.parametrize('n', [0, 1, 3, 5])
