@@ -17,7 +17,7 @@ import gast
 
 from autograph_lite import contract
 from autograph_lite.converters import (annotations, asserts, break_statements, call_trees, checks, comprehensions,
-                                       conditional_expressions, continue_statements, control_flow,
+                                       conditional_expressions, continue_statements, control_flow, deletions,
                                        lists, logical_expressions, return_statements, slices, unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, rewritten_code, static_analysis
 from autograph_lite.pyct.errors import ConversionError
@@ -51,8 +51,9 @@ def _convert_tree(node, ctx: Context):
                             logical_expressions.LogicalExpressionTransformer):
             node.body = transformer(ctx).visit(node.body)
         return node
-    for transformer in (annotations.AnnotationTransformer,
-                        break_statements.BreakTransformer, continue_statements.ContinueTransformer,
+    node = annotations.AnnotationTransformer(ctx).visit(node)
+    node = deletions.transform(node, ctx)   # then reads and dels of deleted locals, in the user's own scopes
+    for transformer in (break_statements.BreakTransformer, continue_statements.ContinueTransformer,
                         return_statements.ReturnTransformer, asserts.AssertTransformer,
                         lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer,
                         unpacking.UnpackingTransformer):

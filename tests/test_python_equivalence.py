@@ -28,11 +28,8 @@ def outcome(function, *args):
     log = []
     try:
         result = ('value', function(*args, log))
-    except Exception as exc:  # compare what the user would observe
-        # Known limit (tests/differential/README.md): a variable removed by `del`, read inside an
-        # expression the converter moves into a lambda (`a and b`), is NameError, not its subclass
-        # UnboundLocalError, because the lambda reads it as a free variable.
-        result = ('raised', NameError if type(exc) is UnboundLocalError else type(exc))
+    except Exception as exc:  # compare what the user would observe (the exact type)
+        result = ('raised', type(exc))
     return result, log
 
 

@@ -15,12 +15,13 @@ from autograph_lite.operators.logical import and_, not_, or_
 from autograph_lite.operators.membership import in_, not_in
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.operators.unpacking import unpack
-from autograph_lite.operators.variables import (Undefined, UndefinedReturnValue, defined, return_value,
-                                                value_or_undefined)
+from autograph_lite.operators.variables import (Undefined, UndefinedReturnValue, defined, defined_free, deleted,
+                                                return_value, value_or_undefined)
 
 slice = builtins.slice  # noqa: A001 - the builtin, for subscripts converted to calls (the user may shadow it)
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt", "set_item",
            "set_item_augmented", "slice", "list_append", "list_pop", "Undefined", "UndefinedReturnValue", "defined",
+           "defined_free", "deleted",
            "return_value", "value_or_undefined", "BUILTIN_OVERRIDES", "list_comp", "generator_exp", "set_comp",
            "dict_comp", "unpack", "in_", "not_in"]

@@ -81,6 +81,40 @@ def defined(value: Any) -> Any:
     return value
 
 
+FREE_UNBOUND_MESSAGE = ("cannot access free variable '{}' where it is not associated with a value in enclosing scope"
+                        if sys.version_info >= (3, 11) else "free variable '{}' referenced before assignment in "
+                                                            "enclosing scope")
+
+
+def defined_free(value: Any) -> Any:
+    """``value``, read by a function nested in the one that deleted it: an ``Undefined`` raises the
+    NameError Python raises for an empty free variable.
+
+    >>> defined_free(Undefined('a'))
+    Traceback (most recent call last):
+      ...
+    NameError: cannot access free variable 'a' where it is not associated with a value in enclosing scope
+    """
+    if type(value) is Undefined:
+        raise NameError(FREE_UNBOUND_MESSAGE.format(value.symbol_name))
+    return value
+
+
+def deleted(value: Any, symbol_name: str) -> Undefined:
+    """What ``del x`` leaves in ``x`` (converters/deletions.py): ``Undefined('x')``, after raising as
+    Python does when ``x`` has no value to delete.
+
+    >>> deleted(3, 'x')
+    Undefined('x')
+    >>> deleted(Undefined('x'), 'x')
+    Traceback (most recent call last):
+      ...
+    UnboundLocalError: cannot access local variable 'x' where it is not associated with a value
+    """
+    defined(value)
+    return Undefined(symbol_name)
+
+
 def value_or_undefined(read: Callable[[], Any], symbol_name: str) -> Any:
     """``read()``, or ``Undefined(symbol_name)`` when the attribute/item it reads does not exist yet (or the
     variable it reads was deleted with ``del``).

@@ -52,7 +52,8 @@ class Context:
         return name
 
 
-def _propagate_origin(new, origin) -> None:
+def propagate_origin(new, origin) -> None:
+    """Give ``new`` (a node or list of nodes) and the nodes under it that have none the origin ``origin``."""
     stack = list(new) if isinstance(new, list) else [new]
     while stack:
         node = stack.pop()
@@ -111,7 +112,7 @@ class Transformer(gast.NodeTransformer):
             method = methods[cls] = getattr(type(self), 'visit_' + cls.__name__, type(self).generic_visit)
         result = method(self, node)
         if result is not node and result is not None and anno.hasanno(node, anno.ORIGIN):
-            _propagate_origin(result, anno.getanno(node, anno.ORIGIN))
+            propagate_origin(result, anno.getanno(node, anno.ORIGIN))
         return result
 
     def visit_block(self, statements: List[gast.stmt]) -> List[gast.stmt]:
