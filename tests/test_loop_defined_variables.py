@@ -141,6 +141,23 @@ def read_before_assigned_in_a_branch(n):
     return c
 
 
+def read_on_later_iterations_then_assigned(n):
+    for i in rt.range(n):
+        if i > 0:
+            c = c * 2  # noqa: F821 - Python never reads it unassigned: the first iteration skips this
+        c = i + 1
+    return c
+
+
+def initialized_before_the_loop(n):
+    c = 0
+    for i in range(n):
+        if i > 0:
+            c = c * 2
+        c = i + 1 + c
+    return c
+
+
 @ag.function
 def assigned_a_string(n):
     for i in range(n):
@@ -153,7 +170,14 @@ def test_reading_before_the_loop_assigns_is_an_error_while_tracing():
            "'a' is read inside a tensor-dependent loop before the loop assigns it: it must be defined before the "
            "loop", "Initialize 'a' before the loop", at="a = a + 1")
     raises(rt.errors.StateError, read_before_assigned_in_a_branch, (rt.constant(3),),
+           "'c' is read inside a tensor-dependent loop before the loop assigns it",
+           "'c' needs a value when the loop starts even if only later iterations read it",
+           "Initialize 'c' before the loop", at="c = c * 2")
+    raises(rt.errors.StateError, ag.function(read_on_later_iterations_then_assigned), (rt.constant(3),),
            "'c' is read inside a tensor-dependent loop before the loop assigns it", at="c = c * 2")
+    # Initialized before the loop, as the message says, it traces and matches Python.
+    assert initialized_before_the_loop(3) == 11
+    assert ag.function(initialized_before_the_loop)(rt.constant(3)).numpy() == 11
     raises(rt.errors.StateError, assigned_a_string, (rt.constant(3),),
            "'label' is first assigned inside a tensor-dependent loop, to a Python str",
            "only tensors, numbers and structures of them can be loop variables", at="for i in range(n):")

@@ -285,7 +285,9 @@ class _Loop:
                 raise
             raise rt.errors.StateError(
                 f"'{name}' is read inside a tensor-dependent loop before the loop assigns it: it must be defined "
-                f"before the loop (its first iteration has no value to read). Initialize '{name}' before the loop "
+                f"before the loop. A graph loop traces every path of its body once, for all iterations, so "
+                f"'{name}' needs a value when the loop starts even if only later iterations read it (e.g. under "
+                f"`if i > 0:`); TensorFlow's AutoGraph has the same rule. Initialize '{name}' before the loop "
                 "with a value of the dtype and shape the loop gives it").with_traceback(error.__traceback__) from None
         finally:
             _active.stack.pop()
