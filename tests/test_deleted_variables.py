@@ -1,4 +1,5 @@
-"""A local removed with `del` raises exactly what Python raises wherever converted code reads it:
+"""A local removed with `del` (or by the end of its `except ... as e:` clause) raises exactly what Python
+raises wherever converted code reads it:
 UnboundLocalError in the function (also inside the branch/loop bodies and lambdas the converter makes),
 NameError in a function nested in it, and the same error for a second `del`."""
 import sys
@@ -129,6 +130,32 @@ def del_of_items_and_several_names(b):
     return (len(c), b and a)
 
 
+def caught_name_read_after_the_clause(b):
+    try:
+        1 / 0
+    except ZeroDivisionError as e:
+        log = [str(e)]
+    return e and b   # noqa: F821 - Python deleted e at the end of the clause
+
+
+def caught_name_read_in_a_branch_after_the_clause(b):
+    try:
+        1 // b
+    except ZeroDivisionError as e:
+        pass
+    if b:
+        return 0
+    return e   # noqa: F821
+
+
+def caught_name_read_only_in_the_clause(b):
+    try:
+        1 // b
+    except ZeroDivisionError as e:
+        return str(e) and b
+    return b
+
+
 def global_deleted():
     global DELETED_GLOBAL
     del DELETED_GLOBAL
@@ -138,7 +165,8 @@ def global_deleted():
 PYTHON_VALUE_CASES = [in_and, in_or, in_not, in_conditional_expression, in_if_body, in_while_test, in_for_body,
                       deleted_in_a_branch, deleted_twice, in_a_nested_function, in_a_lambda,
                       in_a_generator_expression, in_a_list_comprehension, nonlocal_deleted_in_a_nested_function,
-                      reassigned_after_del, del_of_items_and_several_names]
+                      reassigned_after_del, del_of_items_and_several_names, caught_name_read_after_the_clause,
+                      caught_name_read_in_a_branch_after_the_clause, caught_name_read_only_in_the_clause]
 
 
 def outcome(function, *args):
@@ -177,3 +205,11 @@ def test_the_generated_code_reads_a_deleted_local_through_defined():
 def test_while_tracing_the_error_names_the_users_line():
     raises(UnboundLocalError, ag.function(in_and), (rt.constant(True),), UNBOUND, at="return a and b")
     raises(UnboundLocalError, ag.function(in_if_body), (rt.constant(True),), UNBOUND, at="return a")
+
+
+def test_a_caught_name_read_after_its_clause_is_deleted_there_as_python_does():
+    assert outcome(caught_name_read_after_the_clause, 1) == (UnboundLocalError, UNBOUND.replace("'a'", "'e'"))
+    code = ag.to_code(caught_name_read_after_the_clause)
+    assert "except ZeroDivisionError as caught:" in code and "e = ag__.Undefined('e')" in code
+    # Read only inside its clause: left exactly as written.
+    assert "except ZeroDivisionError as e:" in ag.to_code(caught_name_read_only_in_the_clause)

@@ -1,5 +1,9 @@
 """``del x`` of a local -> ``x = ag__.deleted(x, 'x')``; every read of that ``x`` -> ``ag__.defined(x)``.
 
+The end of an ``except E as e:`` clause deletes ``e`` too (Python adds ``finally: del e``): when the
+function reads ``e`` after the clause, the clause catches into a fresh name, copies it to ``e`` and ends
+with ``e = ag__.Undefined('e')`` in a ``finally``.
+
     def f(b):                      def f(b):
         a = 1                          a = 1
         del a            ->            a = ag__.deleted(a, 'a')
@@ -120,9 +124,9 @@ def _reads_as_local(scope: _Scope, owner: _Scope) -> bool:
 
 class DeletionTransformer(Transformer):
 
-    def __init__(self, ctx, scope_of: Dict[int, _Scope], deleted: Set[Tuple[int, str]]):
+    def __init__(self, ctx, scope_of: Dict[int, _Scope], deleted: Set[Tuple[int, str]], handlers: Set[int]):
         super().__init__(ctx)
-        self.scope_of, self.deleted = scope_of, deleted
+        self.scope_of, self.deleted, self.handlers = scope_of, deleted, handlers
 
     def visit(self, node):
         # Every node, also inside nested classes and generators that the other converters leave as
@@ -159,6 +163,17 @@ class DeletionTransformer(Transformer):
         check = 'ag__.defined(name)' if _reads_as_local(self.scope_of[id(node)], owner) else 'ag__.defined_free(name)'
         return templates.replace_as_expression(check, name=gast.Name(node.id, gast.Load(), None, None))
 
+    def visit_ExceptHandler(self, node):
+        node = self.generic_visit_all(node)
+        if id(node) in self.handlers:
+            # What Python does at the end of the clause (`finally: del e`), with an Undefined. The clause binds
+            # a fresh name, which Python's own deletion then empties instead of `e`.
+            name, caught = node.name.id, self.ctx.new_name('caught')
+            node.body = templates.replace('name = caught\ntry:\n    body\nfinally:\n    name = ag__.Undefined(text)',
+                                          body=node.body, name=name, caught=caught, text=templates.literal(name))
+            node.name = gast.Name(caught, gast.Store(), None, None)
+        return node
+
     def visit_Delete(self, node):
         statements = []
         for target in node.targets:
@@ -170,9 +185,28 @@ class DeletionTransformer(Transformer):
         return statements
 
 
+def _handlers_to_clean_up(node, scope_of) -> List[gast.ExceptHandler]:
+    """The ``except ... as e:`` clauses whose ``e`` the function reads outside the clause: Python deletes
+    ``e`` when the clause ends, so those reads must see it deleted too."""
+    found = []
+    for handler in gast.walk(node):
+        if not (isinstance(handler, gast.ExceptHandler) and isinstance(handler.name, gast.Name)):
+            continue
+        name = handler.name.id
+        owner = _owner(name, scope_of[id(handler.name)])
+        inside = {id(n) for statement in handler.body for n in gast.walk(statement)}
+        if owner is not None and any(
+                isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) and id(n) not in inside
+                and _owner(name, scope_of[id(n)]) is owner for n in gast.walk(node)):
+            found.append(handler)
+    return found
+
+
 def transform(node, ctx):
-    """Rewrite ``node`` (a function) if some ``del`` in it removes a local; else return it unchanged."""
-    if not any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del) for n in gast.walk(node)):
+    """Rewrite ``node`` (a function) if some ``del`` (or the end of an ``except ... as e:`` clause whose ``e``
+    is read after it) removes a local; else return it unchanged."""
+    if not any((isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
+               or (isinstance(n, gast.ExceptHandler) and n.name is not None) for n in gast.walk(node)):
         return node
     scope_of = _scopes(node)
     deleted = set()
@@ -181,6 +215,9 @@ def transform(node, ctx):
             owner = _owner(name.id, scope_of[id(name)])
             if owner is not None:
                 deleted.add((id(owner), name.id))
+    handlers = _handlers_to_clean_up(node, scope_of)
+    for handler in handlers:
+        deleted.add((id(_owner(handler.name.id, scope_of[id(handler.name)])), handler.name.id))
     if not deleted:
         return node
-    return DeletionTransformer(ctx, scope_of, deleted).visit(node)
+    return DeletionTransformer(ctx, scope_of, deleted, {id(h) for h in handlers}).visit(node)
