@@ -156,6 +156,14 @@ def caught_name_read_only_in_the_clause(b):
     return b
 
 
+def class_attribute_deleted_in_its_body(b):
+    class Local:
+        x = 1
+        y = x + b
+        del x
+    return hasattr(Local, 'x'), Local.y
+
+
 def global_deleted():
     global DELETED_GLOBAL
     del DELETED_GLOBAL
@@ -166,7 +174,8 @@ PYTHON_VALUE_CASES = [in_and, in_or, in_not, in_conditional_expression, in_if_bo
                       deleted_in_a_branch, deleted_twice, in_a_nested_function, in_a_lambda,
                       in_a_generator_expression, in_a_list_comprehension, nonlocal_deleted_in_a_nested_function,
                       reassigned_after_del, del_of_items_and_several_names, caught_name_read_after_the_clause,
-                      caught_name_read_in_a_branch_after_the_clause, caught_name_read_only_in_the_clause]
+                      caught_name_read_in_a_branch_after_the_clause, caught_name_read_only_in_the_clause,
+                      class_attribute_deleted_in_its_body]
 
 
 def outcome(function, *args):

@@ -195,7 +195,7 @@ def _handlers_to_clean_up(node, scope_of) -> List[gast.ExceptHandler]:
         name = handler.name.id
         owner = _owner(name, scope_of[id(handler.name)])
         inside = {id(n) for statement in handler.body for n in gast.walk(statement)}
-        if owner is not None and any(
+        if owner is not None and not isinstance(owner.node, gast.ClassDef) and any(
                 isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) and id(n) not in inside
                 and _owner(name, scope_of[id(n)]) is owner for n in gast.walk(node)):
             found.append(handler)
@@ -213,7 +213,7 @@ def transform(node, ctx):
     for name in gast.walk(node):
         if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Del):
             owner = _owner(name.id, scope_of[id(name)])
-            if owner is not None:
+            if owner is not None and not isinstance(owner.node, gast.ClassDef):   # a class attribute: left as is
                 deleted.add((id(owner), name.id))
     handlers = _handlers_to_clean_up(node, scope_of)
     for handler in handlers:
