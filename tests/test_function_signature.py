@@ -220,9 +220,27 @@ def test_input_signature_must_cover_parameters_without_defaults():
     def needs_two(x, y):
         return x + y
 
+    uncovered = rt.function(needs_two, input_signature=[rt.TensorSpec([], rt.int32)])
     with pytest.raises(TypeError, match=r"needs_two\(\): parameter 'y' is not covered by the input_signature "
                                         r"\(1 specs\) and has no default"):
-        rt.function(needs_two, input_signature=[rt.TensorSpec([], rt.int32)])
+        uncovered(1)
+    with pytest.raises(TypeError, match=r"parameter 'y' is not covered"):
+        uncovered.get_concrete_function()
     with pytest.raises(TypeError, match=r"needs_two\(\) takes 2 positional argument\(s\) but its input_signature "
                                         r"has 3 specs"):
-        rt.function(needs_two, input_signature=[rt.TensorSpec([], rt.int32)] * 3)
+        rt.function(needs_two, input_signature=[rt.TensorSpec([], rt.int32)] * 3)(1, 2, 3)
+
+
+class Scaler:
+    def __init__(self, factor):
+        self.factor = factor
+
+    @rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+    def scale(self, x, offset=1.0):
+        return x * self.factor + offset
+
+
+def test_input_signature_of_a_method_covers_the_parameters_after_self():
+    # Decorated in the class body, the Function sees (self, x, offset); bound, it is called without self.
+    assert Scaler(2.0).scale(rt.constant([1.0, 2.0])).numpy().tolist() == [3.0, 5.0]
+    assert Scaler(3.0).scale([1.0]).numpy().tolist() == [4.0]

@@ -75,10 +75,16 @@ class Function:
         self.python_function = python_function
         self._name = getattr(python_function, "__name__", type(python_function).__name__)
         self._parameters = _parameters_of(python_function)
+        self._signature_error: Optional[TypeError] = None
         if input_signature is not None:
             # Only the parameters the signature covers are bound and traced; the rest keep their defaults.
-            self._parameters = signature.signature_parameters(
-                self._name, self._parameters, len(_checked_input_signature(self._name, input_signature)))
+            # A method decorated in its class body is only ever called bound (``__get__``, without
+            # ``self``), so a mismatch is reported when this very Function is called, not here.
+            try:
+                self._parameters = signature.signature_parameters(
+                    self._name, self._parameters, len(_checked_input_signature(self._name, input_signature)))
+            except TypeError as error:
+                self._signature_error = error
         self._arity = len(self._parameters) if all(
             p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in self._parameters) else -1
         self._input_signature = _checked_input_signature(self._name, input_signature)
@@ -133,6 +139,8 @@ class Function:
         return concrete._call_flat(arrays)
 
     def _call_with_signature(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+        if self._signature_error is not None:
+            raise self._signature_error
         values = self._canonicalize(args, kwargs)
         specs = self._input_signature
         if len(values) != len(specs):
@@ -240,6 +248,8 @@ class Function:
         """The concrete function for these arguments (tensors, ``TensorSpec``s or Python values); traces
         if needed. With an ``input_signature`` and no arguments, the signature's one concrete function."""
         if self._input_signature is not None:
+            if self._signature_error is not None:
+                raise self._signature_error
             specs = tuple(self._input_signature)
             if args or kwargs:
                 values = self._canonicalize(args, kwargs)
