@@ -276,3 +276,37 @@ def test_python_guarded_return_three_tensor_loops_deep(n):
 def test_tensor_return_in_the_outer_loop_python_guarded_return_in_the_inner(n):
     converted_equals_original(tensor_return_in_an_outer_loop_python_return_in_the_inner, n)
     graph_equals_python(tensor_return_in_an_outer_loop_python_return_in_the_inner, n)
+
+
+def returns_only_from_a_while_true(n):
+    i = 0
+    while True:
+        i += 1
+        if i >= n:
+            return i * 10
+
+
+def returns_from_a_while_1_in_both_branches(n):
+    if n > 2:
+        k = n
+        while 1:
+            k -= 1
+            if k % 2 == 0:
+                return k
+    else:
+        i = 0
+        while True:
+            i += 3
+            if i > n:
+                return -i
+
+
+@pytest.mark.parametrize('n', [0, 1, 3, 5])
+def test_a_function_left_only_by_a_return_from_a_while_true_loop(n):
+    # Only a return leaves `while True:`, so nothing reaches the end of the function without one (it
+    # was refused: "some paths of this function reach its end without a return"), as in TensorFlow.
+    converted_equals_original(returns_only_from_a_while_true, n)
+    graph_equals_python(returns_only_from_a_while_true, n)
+    converted_equals_original(returns_from_a_while_1_in_both_branches, n)
+    graph_equals_python(returns_from_a_while_1_in_both_branches, n)
+    assert 'ag__.return_value(retval_, every_path_returns=True)' in ag.to_code(returns_only_from_a_while_true)

@@ -28,17 +28,26 @@ def _may_return(node) -> bool:
     return contains(node, gast.Return, stop_at=_SCOPES)
 
 
-def _always_returns(statements) -> bool:
-    """True if every path through ``statements`` ends in a ``return``."""
+def _always_returns(statements, endless_loops: bool = False) -> bool:
+    """True if every path through ``statements`` ends in a ``return`` (or, with ``endless_loops``, in a
+    ``while True:`` loop, which only a ``return`` leaves: its ``break``s were lowered into its test before)."""
     for node in statements:
         if isinstance(node, gast.Return):
             return True
-        if isinstance(node, gast.If) and _always_returns(node.body) and _always_returns(node.orelse):
+        if endless_loops and isinstance(node, gast.While) and _is_constant_true(node.test):
             return True
-        if isinstance(node, gast.Try) and (_always_returns(node.finalbody) or (
-                _always_returns(node.body + node.orelse) and all(_always_returns(h.body) for h in node.handlers))):
+        if isinstance(node, gast.If) and (_always_returns(node.body, endless_loops)
+                                          and _always_returns(node.orelse, endless_loops)):
+            return True
+        if isinstance(node, gast.Try) and (_always_returns(node.finalbody, endless_loops) or (
+                _always_returns(node.body + node.orelse, endless_loops)
+                and all(_always_returns(h.body, endless_loops) for h in node.handlers))):
             return True
     return False
+
+
+def _is_constant_true(test) -> bool:
+    return isinstance(test, gast.Constant) and bool(test.value)
 
 
 class ReturnTransformer(Transformer):
@@ -63,11 +72,19 @@ class ReturnTransformer(Transformer):
             do_return, retval = self.flags
             self.ctx.roles.update({do_return: contract.RETURN_FLAG, retval: contract.RETURN_VALUE})
             always_returns = _always_returns(node.body)
+            ends_in_endless_loop = not always_returns and _always_returns(node.body, endless_loops=True)
             self.ctx.always_live.add(do_return)   # the contract shows it as state of every construct
             body = self.visit_block(node.body)
             # When a path may reach the end without `return`, return_value turns the placeholder
             # into None (or reports a tensor-dependent return missing on some paths).
-            final = 'return retval_' if always_returns else 'return ag__.return_value(retval_)'
+            if always_returns:
+                final = 'return retval_'
+            elif ends_in_endless_loop:
+                # Only a return leaves the `while True:`: what a staged loop leaves as returned on some paths
+                # is returned on all of them.
+                final = 'return ag__.return_value(retval_, every_path_returns=True)'
+            else:
+                final = 'return ag__.return_value(retval_)'
             node.body = (templates.replace('do_return = False\nretval_ = ag__.UndefinedReturnValue()',
                                            do_return=do_return, retval_=retval)
                          + body + templates.replace(final, retval_=retval))

@@ -160,14 +160,20 @@ MISSING_RETURN_MESSAGE = (
     "and None on others. Add a return (of the same dtype and structure) after the if/loop")
 
 
-def return_value(retval: Any) -> Any:
-    """What a converted function returns, given the final ``retval_``.
+def return_value(retval: Any, every_path_returns: bool = False) -> Any:
+    """What a converted function returns, given the final ``retval_``. ``every_path_returns``: the converter
+    knows that only a ``return`` reaches this point (the function ends in a ``while True:`` loop), so a
+    value that a staged loop returned on some of its paths was returned on all of them.
 
     >>> return_value(UndefinedReturnValue()) is None
     True
+    >>> return_value(PartialReturnValue(7), every_path_returns=True)
+    7
     """
     if type(retval) is UndefinedReturnValue:
         return None
     if type(retval) is PartialReturnValue:
+        if every_path_returns:
+            return retval.value
         raise errors.StateError(MISSING_RETURN_MESSAGE)
     return retval
