@@ -12,6 +12,10 @@ break/continue and a logging ``else``, assert, return) are switched on by name:
 - ``del``: deleting a variable (later reads raise UnboundLocalError)
 - ``walrus``: ``:=`` in expressions and conditions
 - ``scope``: a module global rebound through ``global``, and ``nonlocal`` in nested functions
+
+Functions of a tensor (``tensor_functions``) also have ``python_returns`` (a return a Python condition
+guards, inside tensor loops) and ``while_true`` (``while True:`` loops left by ``break`` or ``return``, and
+functions that end in one).
 """
 from typing import List
 
@@ -192,7 +196,7 @@ def python_functions(draw, features=()):
 # --- functions of a tensor: the graph must compute what Python computes -------------------------
 
 TENSOR_FEATURES = ('loop_else_jumps', 'nested_def', 'python_returns', 'unpack', 'try', 'with', 'walrus',
-                   'del', 'scope')
+                   'del', 'scope', 'while_true')
 
 
 def int_expressions(names, depth):
@@ -240,7 +244,7 @@ def tensor_statements(draw, scope: TensorScope, depth: int, loop_depth: int):
     kinds = ['assign', 'assign']
     if depth > 0:
         kinds += ['if', 'ifelse', 'while', 'for', 'python_for']
-        kinds += [k for k in ('nested_def', 'try', 'with') if scope.has(k)]
+        kinds += [k for k in ('nested_def', 'try', 'with', 'while_true') if scope.has(k)]
     if loop_depth > 0:
         kinds += ['break', 'continue']
         if scope.has('python_returns'):
@@ -296,6 +300,11 @@ def tensor_statements(draw, scope: TensorScope, depth: int, loop_depth: int):
         target = scope.fresh('i')
         return [f'for {target} in range(n):'] + indent(draw(loop_inner)) + orelse
     counter = scope.fresh('w')
+    if kind == 'while_true':
+        # Left by its break or return, tested first (a `continue` in the body cannot skip it).
+        leave = draw(st.sampled_from(['break', f'return {draw(expr)}']))
+        return ([f'{counter} = 0', 'while True:', f'    {counter} += 1', f'    if {counter} > n:', f'        {leave}']
+                + indent(draw(loop_inner)))
     # The counter advances first, so the loop ends (n is at most 5).
     return ([f'{counter} = 0', f'while {counter} < n:', f'    {counter} += 1'] + indent(draw(loop_inner))
             + orelse)
@@ -307,5 +316,11 @@ def tensor_functions(draw, features=()):
     scope = TensorScope(features, [])
     body = draw(tensor_blocks(scope, 3, 0))
     head = ['a = n % 7', 'b = 1', 'c = 0', 'p = 0']
-    lines = ['def f(n):'] + indent(head + body + ['return (a * 3 + b * 5 + c) % 1009'])
+    tail = ['return (a * 3 + b * 5 + c) % 1009']
+    if 'while_true' in features and draw(st.booleans()):
+        # The function ends in a `while True:` that only its return leaves: no return after it.
+        # (Its body has no break of its own: falling out of the loop would return None.)
+        tail = ['wt = 0', 'while True:'] + indent(['wt += 1', 'if wt > n:'] + indent(tail) + draw(
+            tensor_blocks(scope, 1, 0)))
+    lines = ['def f(n):'] + indent(head + body + tail)
     return PRELUDE + '\n'.join(lines) + '\n'

@@ -48,6 +48,7 @@ TENSOR_GROUPS = [
     pytest.param(('loop_else_jumps',), id='loop_else_jumps'),
     pytest.param(('nested_def', 'scope'), id='nested_def+scope'),
     pytest.param(('python_returns',), id='python_returns'),
+    pytest.param(('while_true', 'python_returns'), id='while_true+python_returns'),
     pytest.param(('unpack', 'walrus', 'del', 'try', 'with'), id='unpack+walrus+del+try+with'),
 ]
 
