@@ -75,6 +75,10 @@ def _extra_calls():
     items.length()
     items.concat()
     items.pop()
+    array = rt.TensorArray(rt.int32, size=3)
+    array = array.scatter([0, 2], rt.constant([[1, 2], [5, 6]]))   # TensorListScatterIntoExistingList
+    array = array.write(1, rt.constant([3, 4]))
+    array.gather([2, 0])                                            # TensorListGather
 
 
 @pytest.fixture(scope="module")
