@@ -176,6 +176,28 @@ def test_division_by_zero_and_integer_overflow_pass_silently_and_the_error_state
     assert int(total) == int(expected)
 
 
+def test_eager_integer_overflow_wraps_silently_with_the_same_values_as_the_graph():
+    smallest, largest = np.int32(-2**31), np.int32(2**31 - 1)
+
+    def f(x, y, small):
+        return (x // -1, x % -1, x * 2 + y, rt.abs(x), -x, rt.reduce_sum(rt.stack([y, y])),
+                rt.pow(y, 3), small + small, rt.divide(rt.cast(y, rt.float32), 0.0))
+    args = (rt.constant(smallest), rt.constant(largest), rt.constant(np.int8(100)))
+    before = np.geterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any RuntimeWarning (numpy's overflow warning) fails the test
+        eager = f(*args)
+        graph = rt.function(f)(*args)
+        interpreted = same_as_interpreter(trace(f, (rt.int32, ()), (rt.int32, ()), (rt.int8, ())),
+                                          *[a.numpy() for a in args])  # the reference interpreter too
+    assert np.geterr() == before
+    for e, g, i in zip(eager, graph, interpreted):
+        assert e.dtype == g.dtype == i.dtype and e.numpy().tobytes() == g.numpy().tobytes() == i.tobytes()
+    wrapped_cube = (int(largest) ** 3 + 2**31) % 2**32 - 2**31
+    assert [int(v) for v in eager[:8]] == [int(smallest), 0, int(largest), int(smallest), int(smallest), -2, wrapped_cube, -56]
+    assert float(eager[8]) == np.inf and len(interpreted) == 9
+
+
 def test_integer_modulo_by_a_tensor_zero_is_still_an_error_and_by_a_constant_is_an_operator():
     graph = trace(lambda x, y: (rt.mod(x, y), rt.floordiv(x, 3)), (rt.int32, ()), (rt.int32, ()))
     source = generated_source(make_callable(graph))

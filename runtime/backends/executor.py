@@ -37,7 +37,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime.backends.buffer_plan import CAST_INTO, MATMUL_INTO, SELECT_INTO, UFUNC, MemoryPlan, plan_memory
-from runtime.backends.numpy_errors import ignore_numpy_errors, restore_numpy_errors
+from runtime.core.numpy_errors import ignore_numpy_errors, restore_numpy_errors
 from runtime.backends.row_blocks import block_rows, run_in_row_blocks
 from runtime.core.dtypes import variant
 from runtime.core.errors import InvalidArgumentError

@@ -27,7 +27,7 @@ from typing import Callable, List
 
 import numpy as np
 
-from runtime.backends.numpy_errors import ignore_numpy_errors, restore_numpy_errors
+from runtime.core.numpy_errors import ignore_numpy_errors, restore_numpy_errors
 
 BLOCK_ELEMENTS = 1 << 17  # 131072 elements: 8 blocks for 1e6 (measured: 32K blocks cost more GIL handoffs)
 

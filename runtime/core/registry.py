@@ -18,6 +18,7 @@ import numpy as np
 
 from runtime.core import context, dtypes
 from runtime.core.errors import InvalidArgumentError
+from runtime.core.numpy_errors import ignore_numpy_errors, restore_numpy_errors
 from runtime.core.tensor import EagerTensor, Shape, Tensor
 
 OutputSpec = Tuple[np.dtype, Shape]
@@ -186,7 +187,9 @@ def registered_ops() -> Dict[str, OpDef]:
 def run_kernel(op_def: OpDef, arrays: Sequence[np.ndarray], attrs: Dict[str, Any], node_name: str,
                kernel: Optional[Callable[..., Any]] = None):
     """Run ``op_def``'s kernel (or ``kernel``, for ops a backend runs itself, such as If/While), turning
-    numpy's complaints into InvalidArgumentError naming the node."""
+    numpy's complaints into InvalidArgumentError naming the node. numpy's floating-point warnings are
+    off while it runs: integer wraparound, inf and nan pass silently, exactly as in a compiled graph."""
+    numpy_errors = ignore_numpy_errors()
     try:
         return (kernel or op_def.kernel)(*arrays, **attrs)
     except InvalidArgumentError as error:
@@ -195,6 +198,8 @@ def run_kernel(op_def: OpDef, arrays: Sequence[np.ndarray], attrs: Dict[str, Any
         raise InvalidArgumentError(f"{node_name}: {error}") from None
     except (ValueError, IndexError, FloatingPointError, ZeroDivisionError) as error:
         raise InvalidArgumentError(f"{node_name}: {error}") from None
+    finally:
+        restore_numpy_errors(numpy_errors)
 
 
 def apply_op(op_def: OpDef, inputs: Sequence[Tensor], attrs: Optional[Dict[str, Any]] = None,
