@@ -57,6 +57,23 @@ def test_runtime_function_errors_are_filtered_too():
     assert frames_of(info.value)[-1] == (__file__, "bad")  # the user's own frame stays, innermost last
 
 
+def test_a_function_called_while_another_traces_leaves_the_filtering_to_the_outermost_call():
+    def bad(x):
+        return rt.matmul(x, x)
+
+    inner = rt.function(bad)
+
+    def outer(x):
+        return inner(x) + 1.0
+
+    with pytest.raises(ValueError, match="MatMul") as info:
+        rt.function(outer)(rt.constant([1.0, 2.0]))
+    names = [name for filename, name in frames_of(info.value)]
+    assert not any(is_library(filename) for filename, _ in frames_of(info.value))
+    assert names[-2:] == ["outer", "bad"]  # the user's frames of both functions, innermost last
+    rt.function(lambda x: x * 2.0)(rt.constant(1.0))  # and a later call that raises nothing is unaffected
+
+
 def test_filtering_off_keeps_the_library_frames(filtering_off):
     assert ag.traceback_filtering() == "off"
     with pytest.raises(rt.errors.StateError) as info:

@@ -37,7 +37,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime.backends.buffer_plan import CAST_INTO, MATMUL_INTO, SELECT_INTO, UFUNC, MemoryPlan, plan_memory
-from runtime.core.numpy_errors import ignore_numpy_errors, restore_numpy_errors
+from runtime.core.numpy_errors import QUIET_ERROR_STATE, RESET_ERROR_STATE, SET_ERROR_STATE
 from runtime.backends.row_blocks import block_rows, run_in_row_blocks
 from runtime.core.dtypes import variant
 from runtime.core.errors import InvalidArgumentError
@@ -85,8 +85,9 @@ class _CodeGenerator:
         self.namespace: Dict[str, Any] = {"np": np, "_ndarray": np.ndarray, "_asarray": np.asarray,
                                           "_copy": np.array, "_empty": np.empty,
                                           "_run_in_row_blocks": run_in_row_blocks,
-                                          "_ignore_numpy_errors": ignore_numpy_errors,
-                                          "_restore_numpy_errors": restore_numpy_errors,
+                                          "_set_numpy_errors": SET_ERROR_STATE,
+                                          "_quiet_numpy": QUIET_ERROR_STATE,
+                                          "_reset_numpy_errors": RESET_ERROR_STATE,
                                           "_KERNEL_ERRORS": _KERNEL_ERRORS}
         self.global_names: Dict[int, str] = {}  # id(value) -> its name in the namespace
         self.counter = itertools.count()
@@ -127,7 +128,7 @@ class _CodeGenerator:
         graph = self.graph
         args = [self.fresh("in") for _ in graph.inputs]
         self.emit(0, f"def run({', '.join(args)}):")
-        self.emit(1, "numpy_errors = _ignore_numpy_errors()  # inf, nan and integer wraparound pass silently")
+        self.emit(1, "numpy_errors = _set_numpy_errors(_quiet_numpy)  # inf, nan and integer wraparound pass silently")
         header = len(self.lines)
         self.emit(1, "try:")
         outputs = self.emit_graph(graph, args, 2)
@@ -136,7 +137,7 @@ class _CodeGenerator:
         self.emit(1, "except _KERNEL_ERRORS as error:")
         self.emit(2, "raise _locate(error) from None")
         self.emit(1, "finally:")
-        self.emit(2, "_restore_numpy_errors(numpy_errors)")
+        self.emit(2, "_reset_numpy_errors(numpy_errors)")
         pool = _BufferPool(self.slots)
         if self.slots:  # the buffers' names, taken from the pool at the start of a call
             names = [f"tmp{i}" for i in range(len(self.slots))]

@@ -32,6 +32,10 @@ try:  # numpy >= 2: the error state is one context variable
     def restore_numpy_errors(state: Any) -> None:
         """Undo the matching ``ignore_numpy_errors``."""
         _ERROR_STATE.reset(state)
+
+    # The same two steps without a Python call each, for generated code:
+    # ``state = SET_ERROR_STATE(QUIET_ERROR_STATE)`` ... ``RESET_ERROR_STATE(state)``.
+    SET_ERROR_STATE, QUIET_ERROR_STATE, RESET_ERROR_STATE = _ERROR_STATE.set, _IGNORE_ALL, _ERROR_STATE.reset
 except (ImportError, AttributeError):  # another numpy: the public (slower) way
     def ignore_numpy_errors() -> Any:
         """Silence numpy's floating-point warnings in this thread; returns what to restore."""
@@ -42,3 +46,8 @@ except (ImportError, AttributeError):  # another numpy: the public (slower) way
     def restore_numpy_errors(state: Any) -> None:
         """Undo the matching ``ignore_numpy_errors``."""
         state.__exit__(None, None, None)
+
+    def SET_ERROR_STATE(_quiet: Any) -> Any:  # noqa: N802 - the same names as the fast path above
+        return ignore_numpy_errors()
+
+    QUIET_ERROR_STATE, RESET_ERROR_STATE = None, restore_numpy_errors

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
+import sys
 import types
 from typing import Callable, Optional, TypeVar
 
@@ -26,7 +26,6 @@ if _mode not in _MODES:
     _mode = "on"
 
 F = TypeVar("F", bound=Callable)
-_nesting = threading.local()
 
 
 def set_traceback_filtering(mode: str) -> None:
@@ -60,18 +59,52 @@ def api_boundary(function: F) -> F:
 
     Only the outermost boundary on the stack filters: inner ones (a function called while another is
     traced) leave the frames that locate the error in the user's code for the outer ones to read.
+    Whether a boundary is the outermost is found from the stack when an error passes, so a call that
+    raises nothing pays only for the wrapper's frame (see ``inline_api_boundary`` for hot entry points).
     """
     @functools.wraps(function)
     def boundary(*args, **kwargs):
-        depth = getattr(_nesting, "depth", 0)
-        _nesting.depth = depth + 1
         try:
             return function(*args, **kwargs)
         except Exception as error:
-            if depth == 0 and _mode == "on":
-                error.with_traceback(filter_traceback(error.__traceback__))
+            filter_leaving_traceback(error)
             raise  # a bare raise keeps the (filtered) traceback and adds no frame of ours
-        finally:
-            _nesting.depth = depth
 
     return boundary  # type: ignore[return-value]
+
+
+def inline_api_boundary(method: F) -> F:
+    """Mark an entry point that is its own boundary: its body catches ``Exception``, calls
+    ``filter_leaving_traceback(error)`` and re-raises. No wrapper frame, for calls made millions of times.
+
+    Example::
+
+        @inline_api_boundary
+        def __call__(self, *args):
+            try:
+                return self._run(*args)
+            except Exception as error:
+                filter_leaving_traceback(error)
+                raise
+    """
+    _boundary_codes.add(method.__code__)
+    return method
+
+
+def filter_leaving_traceback(error: BaseException) -> None:
+    """Filter ``error``'s traceback if filtering is on and the boundary calling this is the outermost one."""
+    if _mode == "on" and not _inside_another_boundary():
+        error.with_traceback(filter_traceback(error.__traceback__))
+
+
+def _inside_another_boundary() -> bool:
+    """True if a boundary's frame is above the boundary that asks (via ``filter_leaving_traceback``)."""
+    frame = sys._getframe(3)  # 0: here, 1: filter_leaving_traceback, 2: the boundary, 3: its caller
+    while frame is not None:
+        if frame.f_code in _boundary_codes:
+            return True
+        frame = frame.f_back
+    return False
+
+
+_boundary_codes = {api_boundary(lambda: None).__code__}  # every api_boundary wrapper shares this code

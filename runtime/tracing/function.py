@@ -24,13 +24,13 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime.core import context, nest
-from runtime.core.traceback_filtering import api_boundary
+from runtime.core.traceback_filtering import api_boundary, filter_leaving_traceback, inline_api_boundary
 
 from runtime.tracing import signature
 from runtime.core.registry import eager_op_hooks
 from runtime.tracing.tape import recording_eagerly
 from runtime.tracing.concrete_function import ConcreteFunction, checked_array, describe_structure
-from runtime.tracing.signature import TENSOR, accepts, describe_key, make_key
+from runtime.tracing.signature import PYTHON_SCALARS, TENSOR, accepts, describe_key, make_key
 from runtime.core.tensor import EagerTensor, TensorSpec
 from runtime.tracing.trace_index import TraceIndex
 from runtime.tracing.tracer import Tracer
@@ -106,37 +106,45 @@ class Function:
         self._bound: Dict[int, "Function"] = {}
 
     # --- calling -------------------------------------------------------------------------------------
-    @api_boundary
+    @inline_api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _run_eagerly[0] or (eager_op_hooks and recording_eagerly()):
-            # An eager GradientTape records ops as they run: run this call op by op so it sees them.
-            return self.python_function(*args, **kwargs)
-        if context._state.graph is not None:  # called while tracing another function: trace inline
-            return self._tracer.function_to_trace()(*args, **kwargs)
-        self._calls += 1
-        if self._input_signature is not None:
-            return self._call_with_signature(args, kwargs)
-        if not kwargs and len(args) == self._arity:  # fast path: all arguments eager tensors
-            key_parts = []
-            arrays = []
-            for arg in args:
-                if type(arg) is not EagerTensor:
-                    break
-                array = arg._value
-                arrays.append(array)
-                key_parts.append((TENSOR, array.dtype, array.shape))
-            else:
-                key = tuple(key_parts)
-                concrete = self._cache.get(key)
-                if concrete is None:
-                    concrete = self._concrete_for(key, args)
-                return concrete._call_flat(arrays)
-        values = self._canonicalize(args, kwargs)
-        key, arrays = make_key(values)
-        concrete = self._cache.get(key)
-        if concrete is None:
-            concrete = self._concrete_for(key, values)
-        return concrete._call_flat(arrays)
+        try:
+            if _run_eagerly[0] or (eager_op_hooks and recording_eagerly()):
+                # An eager GradientTape records ops as they run: run this call op by op so it sees them.
+                return self.python_function(*args, **kwargs)
+            if context._state.graph is not None:  # called while tracing another function: trace inline
+                return self._tracer.function_to_trace()(*args, **kwargs)
+            self._calls += 1
+            if self._input_signature is not None:
+                return self._call_with_signature(args, kwargs)
+            if not kwargs and len(args) == self._arity:  # fast path: eager tensors and Python scalars
+                key_parts = []
+                arrays = []
+                for arg in args:
+                    kind = type(arg)
+                    if kind is EagerTensor:
+                        array = arg._value
+                        arrays.append(array)
+                        key_parts.append((TENSOR, array.dtype, array.shape))
+                    elif kind in PYTHON_SCALARS:  # keyed by type and value, exactly as signature.make_key does
+                        key_parts.append((kind, arg))
+                    else:
+                        break
+                else:
+                    key = tuple(key_parts)
+                    concrete = self._cache.get(key)
+                    if concrete is None:
+                        concrete = self._concrete_for(key, args)
+                    return concrete._pack(concrete._run(*arrays))
+            values = self._canonicalize(args, kwargs)
+            key, arrays = make_key(values)
+            concrete = self._cache.get(key)
+            if concrete is None:
+                concrete = self._concrete_for(key, values)
+            return concrete._call_flat(arrays)
+        except Exception as error:
+            filter_leaving_traceback(error)
+            raise
 
     def _call_with_signature(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
         if self._signature_error is not None:

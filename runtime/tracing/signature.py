@@ -39,7 +39,7 @@ class _Marker:
 TENSOR = _Marker("tensor")      # (TENSOR, dtype, shape)
 VARIABLE = _Marker("variable")  # (VARIABLE, id) — the variable is kept alive by the key's owner
 IDENTITY = _Marker("identity")  # (IDENTITY, id) — an unhashable object, weakly held by the Function
-_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+PYTHON_SCALARS = frozenset((bool, int, float, complex, str, bytes, type(None)))  # keyed by type and value
 
 
 class KeyBuilder:
@@ -67,7 +67,7 @@ class KeyBuilder:
         if isinstance(value, Tensor):  # a Variable: the trace reads and writes this very object
             self.variables.append(value)
             return (VARIABLE, id(value))
-        if type(value) in _SCALARS or isinstance(value, np.generic):
+        if type(value) in PYTHON_SCALARS or isinstance(value, np.generic):
             return (type(value), value)
         if isinstance(value, (list, tuple)):
             return (type(value), tuple(self.key(item) for item in value))
