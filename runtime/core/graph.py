@@ -9,7 +9,7 @@ to ``Greater``'s ``y``). Stateful ops are chained by control inputs, so they kee
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -34,7 +34,8 @@ PLACEHOLDER = register_op(
 class Operation:
     """A node: an op type applied to input tensors with attrs, producing output tensors."""
 
-    __slots__ = ("graph", "name", "op_def", "inputs", "attrs", "outputs", "control_inputs", "creation_site")
+    __slots__ = ("graph", "name", "op_def", "inputs", "attrs", "outputs", "control_inputs", "creation_site",
+                 "_stateful")
 
     def __init__(self, graph: "Graph", name: str, op_def: OpDef, inputs: List[SymbolicTensor],
                  attrs: Dict[str, Any], control_inputs: List["Operation"],
@@ -47,6 +48,8 @@ class Operation:
         self.attrs = attrs
         self.control_inputs = control_inputs
         self.outputs: List[SymbolicTensor] = []
+        self._stateful = op_def.stateful or any(
+            isinstance(v, FuncGraph) and v._last_stateful is not None for v in attrs.values())
 
     @property
     def type(self) -> str:
@@ -54,10 +57,9 @@ class Operation:
 
     @property
     def is_stateful(self) -> bool:
-        """Stateful ops, and control-flow ops whose subgraphs hold one, always run."""
-        if self.op_def.stateful:
-            return True
-        return any(g.has_stateful_ops() for g in self.subgraphs())
+        """Stateful ops, and control-flow ops whose subgraphs hold one, always run (decided at creation:
+        a subgraph is complete before the op holding it is made)."""
+        return self._stateful
 
     def subgraphs(self) -> List["FuncGraph"]:
         return [v for v in self.attrs.values() if isinstance(v, FuncGraph)]
@@ -93,28 +95,29 @@ class Graph:
 
     # --- building ------------------------------------------------------------------------------
     def create_op(self, op_def: OpDef, inputs: Sequence[Any], attrs: Dict[str, Any],
-                  name: Optional[str] = None, site: Any = FROM_STACK) -> Operation:
+                  name: Optional[str] = None, site: Any = FROM_STACK,
+                  output_specs: Optional[Sequence[Tuple[np.dtype, Shape]]] = None) -> Operation:
         """Add an op; eager inputs become constants, outer symbolic inputs are captured.
 
         ``site`` is where the user's code created it: found on the stack by default; passes that copy
-        an op pass the original's (None when unknown, e.g. loaded from a file).
+        an op pass the original's (None when unknown, e.g. loaded from a file). ``output_specs``: the
+        (dtype, shape) of each output when the caller knows them already (a pass copying an op onto
+        inputs of the very same dtypes and shapes); otherwise the op's inference computes them.
         """
         if site is FROM_STACK:
             site = creation_site()
         op_name = self.unique_name(context.scoped_name(name or op_def.name))
         graph_inputs = [self._as_graph_tensor(t, op_name, op_def.input_name(i)) for i, t in enumerate(inputs)]
-        specs = infer_output_specs(op_def, [(t.dtype, t.shape) for t in graph_inputs], attrs, op_name)
-        control = []
-        if op_def.stateful or any(isinstance(v, FuncGraph) and v.has_stateful_ops() for v in attrs.values()):
-            if self._last_stateful is not None:
-                control.append(self._last_stateful)
-            stateful = True
+        if output_specs is not None:
+            specs = output_specs
         else:
-            stateful = False
-        op = Operation(self, op_name, op_def, graph_inputs, attrs, control, site)
+            specs = infer_output_specs(op_def, [(t.dtype, t.shape) for t in graph_inputs], attrs, op_name)
+        op = Operation(self, op_name, op_def, graph_inputs, attrs, [], site)
         op.outputs = [SymbolicTensor(op, i, d, s) for i, (d, s) in enumerate(specs)]
         self.operations.append(op)
-        if stateful:
+        if op._stateful:
+            if self._last_stateful is not None:
+                op.control_inputs.append(self._last_stateful)
             self._last_stateful = op
         return op
 
@@ -139,7 +142,7 @@ class Graph:
         raise InaccessibleTensorError(_inaccessible_message(tensor, self))
 
     def has_stateful_ops(self) -> bool:
-        return any(op.is_stateful for op in self.operations)
+        return self._last_stateful is not None  # every stateful op becomes the last one when it is made
 
     # as_graph_def() and to_dot() are views installed by runtime.backends (they live above the core).
 

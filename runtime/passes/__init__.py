@@ -21,7 +21,7 @@ from runtime.core.graph import FuncGraph
 from runtime.passes.arithmetic import simplify_arithmetic, simplify_op
 from runtime.passes.constant_folding import fold_constants, fold_op
 from runtime.passes.cse import cse_rule, eliminate_common_subexpressions
-from runtime.passes.prune import prune
+from runtime.passes.prune import prune, prune_in_place
 from runtime.passes.rewrite import rebuild
 from runtime.ops.control_flow_ops import IF
 
@@ -42,7 +42,7 @@ def optimize_graph(func_graph: FuncGraph) -> FuncGraph:
     graph = func_graph
     for _ in range(_MAX_ROUNDS):
         inlined: List[bool] = []
-        graph = prune(rebuild(graph, lambda source: _combined_rule(inlined)))
+        graph = prune_in_place(rebuild(graph, lambda source: _combined_rule(inlined)))  # a new graph: ours
         if not inlined:
             break
     return graph

@@ -39,3 +39,16 @@ def prune(graph: FuncGraph) -> FuncGraph:
         return visit
 
     return rebuild(graph, make_visitor)
+
+
+def prune_in_place(graph: FuncGraph) -> FuncGraph:
+    """``prune`` for a graph a pass has just built and nobody else holds: drops the unneeded ops from
+    its (and its kept subgraphs') operation lists instead of copying every kept op into a new graph.
+    Returns ``graph``."""
+    keep = needed_ops(graph)
+    inputs = {id(t.op) for t in graph.inputs}
+    graph.operations = [op for op in graph.operations if id(op) in keep or id(op) in inputs]
+    for op in graph.operations:
+        for subgraph in op.subgraphs():
+            prune_in_place(subgraph)
+    return graph

@@ -48,8 +48,12 @@ class GraphBuilder:
     def copy_op(self, op: Operation, inputs: Sequence[SymbolicTensor],
                 attrs: Optional[Dict[str, Any]] = None) -> List[SymbolicTensor]:
         """Add a copy of ``op`` (same type and name) reading ``inputs``; returns its outputs."""
+        specs = None
+        if not op.subgraphs() and all(new is not None and new.dtype == old.dtype and new.shape == old.shape
+                                      for new, old in zip(inputs, op.inputs)):
+            specs = [(t.dtype, t.shape) for t in op.outputs]  # same input types: inference would agree
         new_op = self.target.create_op(op.op_def, list(inputs), dict(op.attrs if attrs is None else attrs),
-                                       name=op.name, site=op.creation_site)
+                                       name=op.name, site=op.creation_site, output_specs=specs)
         return new_op.outputs
 
     def rebuild_subgraph(self, subgraph: FuncGraph) -> FuncGraph:
