@@ -32,11 +32,13 @@ from __future__ import annotations
 import itertools
 import linecache
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from runtime.backends.buffer_plan import CAST_INTO, MATMUL_INTO, SELECT_INTO, UFUNC, MemoryPlan, plan_memory
+from runtime.backends.in_place import plan_in_place
+from runtime.backends.python_forms import OPERATOR_FORMS, expression, in_place_statement
 from runtime.core.numpy_errors import QUIET_ERROR_STATE, RESET_ERROR_STATE, SET_ERROR_STATE
 from runtime.backends.row_blocks import block_rows, run_in_row_blocks
 from runtime.core.dtypes import variant
@@ -48,13 +50,6 @@ from runtime.ops.combine_ops import SELECT
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.core import CONST, PLACEHOLDER
 
-# A numpy function and the Python operator that calls exactly it on ndarrays and numpy scalars.
-# (A fact about numpy, not a list of our ops: an op whose kernel *is* np.add is emitted as ``a + b``.)
-_OPERATOR_FORMS = {np.add: "{} + {}", np.subtract: "{} - {}", np.multiply: "{} * {}", np.matmul: "{} @ {}",
-                   np.less: "{} < {}", np.less_equal: "{} <= {}", np.greater: "{} > {}",
-                   np.greater_equal: "{} >= {}", np.equal: "{} == {}", np.not_equal: "{} != {}",
-                   np.negative: "-{}", np.true_divide: "{} / {}", np.floor_divide: "{} // {}",
-                   np.remainder: "{} % {}"}
 # What ``run_kernel`` turns into InvalidArgumentError; the executor does the same.
 _KERNEL_ERRORS = (ValueError, IndexError, FloatingPointError, ZeroDivisionError)
 _compiled_ids = itertools.count()
@@ -91,6 +86,7 @@ class _CodeGenerator:
                                           "_KERNEL_ERRORS": _KERNEL_ERRORS}
         self.global_names: Dict[int, str] = {}  # id(value) -> its name in the namespace
         self.counter = itertools.count()
+        self.in_place_memo: Dict[Any, Any] = {}  # loops' in-place analyses (runtime.backends.in_place)
 
     # --- naming ----------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -164,8 +160,10 @@ class _CodeGenerator:
         return f"({name} if {name}.__class__ is _ndarray else _asarray({name}))"  # scalars -> 0-d arrays
 
     # --- graphs, If, While -----------------------------------------------------------------------
-    def emit_graph(self, graph: FuncGraph, input_names: Sequence[str], indent: int) -> List[str]:
-        """Emit the needed ops of ``graph`` with its inputs bound to ``input_names``; returns output names."""
+    def emit_graph(self, graph: FuncGraph, input_names: Sequence[str], indent: int,
+                   owned_inputs: FrozenSet[int] = frozenset()) -> List[str]:
+        """Emit the needed ops of ``graph`` with its inputs bound to ``input_names``; returns output names.
+        ``owned_inputs``: positions of inputs whose arrays this call owns (loop variables updated in place)."""
         env: Dict[int, str] = {id(t): n for t, n in zip(graph.inputs, input_names)}
         needed = needed_ops(graph)
         for op in graph.operations:  # constants are globals, bound up front (regions may read later ones)
@@ -174,6 +172,7 @@ class _CodeGenerator:
         ops = [op for op in graph.operations
                if id(op) in needed and id(op.outputs[0] if op.outputs else op) not in env]
         plan = plan_memory(graph, ops)
+        in_place = plan_in_place(graph, ops, owned_inputs, self.in_place_memo)
         first_slot = len(self.slots)
         self.slots.extend(plan.slots)
         slot_names = {tensor: f"tmp{first_slot + slot}" for tensor, slot in plan.slot_of.items()}
@@ -187,7 +186,10 @@ class _CodeGenerator:
                 if op.op_def is IF:
                     outs = self.emit_if(op, args, indent)
                 elif op.op_def is WHILE:
-                    outs = self.emit_while(op, args, indent)
+                    outs = self.emit_while(op, args, indent, in_place.loop_vars.get(id(op), ()),
+                                           in_place.entry_copies.get(id(op), ()))
+                elif id(op) in in_place.updates:
+                    outs = self.emit_kernel_call(op, args, indent, in_place=True)
                 elif op.outputs and id(op.outputs[0]) in slot_names:
                     outs = [self.emit_into(op, args, plan.write_kind[id(op)], slot_names[id(op.outputs[0])],
                                            indent)]
@@ -217,13 +219,18 @@ class _CodeGenerator:
         if len(self.lines) == start:
             self.emit(indent, "pass")
 
-    def emit_while(self, op: Operation, args: List[str], indent: int) -> List[str]:
+    def emit_while(self, op: Operation, args: List[str], indent: int, updated_in_place: Sequence[int] = (),
+                   copied_at_entry: Sequence[int] = ()) -> List[str]:
+        """``updated_in_place``: loop variables the body overwrites (the loop owns their arrays); of those,
+        ``copied_at_entry`` enter as a copy (the incoming array is not the call's own or is read later)."""
         count = op.attrs["num_loop_vars"]
         loop_vars = [self.fresh("loop") for _ in range(count)]
         # 0-d values enter the loop as numpy scalars (fast scalar arithmetic every iteration). A handle (a tensor
         # list's static shape is its elements') is passed as it is.
         scalar = [t.shape == () and t.op.op_def is not CONST and t.dtype != variant for t in op.inputs]
         entering = [f"{a}[()]" if s else a for a, s in zip(args, scalar)]
+        for i in copied_at_entry:  # one copy per loop entry, instead of one per update in the loop
+            entering[i] = f"_copy({args[i]})"
         captured = [self.fresh("captured") if s else a for a, s in zip(args[count:], scalar[count:])]
         for name, value, s in zip(captured, entering[count:], scalar[count:]):
             if s:
@@ -243,7 +250,7 @@ class _CodeGenerator:
         self.scope.pop()
         self.emit(indent + 1, f"if not {keep_going}: break", op)
         self.scope.append(op.name)
-        next_values = self.emit_graph(op.attrs["body"], loop_vars + captured, indent + 1)
+        next_values = self.emit_graph(op.attrs["body"], loop_vars + captured, indent + 1, frozenset(updated_in_place))
         self.scope.pop()
         if loop_vars:
             self.emit(indent + 1, f"{', '.join(loop_vars)} = {', '.join(next_values)}")
@@ -306,20 +313,33 @@ class _CodeGenerator:
         env.update(inside)
 
     # --- kernels ---------------------------------------------------------------------------------
-    def emit_kernel_call(self, op: Operation, args: List[str], indent: int) -> List[str]:
+    def emit_kernel_call(self, op: Operation, args: List[str], indent: int, in_place: bool = False) -> List[str]:
+        if in_place:  # input 0's array is this call's own and dies here (runtime.backends.in_place)
+            outs = [self.fresh("v")]
+            statement = in_place_statement(op, args)
+            if statement is not None:
+                self.emit(indent, f"{statement}  # in place: {args[0]} is not read again", op)
+                self.emit(indent, f"{outs[0]} = {args[0]}")
+                return outs
+            call_args = list(args) + [f"{k}={self.bind(v, k)}" for k, v in op.attrs.items()]
+            kernel = self.bind(op.op_def.in_place_kernel, f"k_{op.type}_in_place")
+            self.emit(indent, f"{outs[0]} = {kernel}({', '.join(call_args)})  # writes into {args[0]}", op)
+            return outs
         kernel = op.op_def.kernel
         if kernel is None:
             raise ValueError(f"{op.name}: op {op.type} has no kernel and cannot be executed "
                              f"(a Placeholder must be one of the graph's inputs)")
         outs = [self.fresh("v") for _ in op.outputs]
         ufunc = _direct_ufunc(op)
-        form = _OPERATOR_FORMS.get(ufunc if ufunc is not None else kernel) if not op.attrs else None
+        form = OPERATOR_FORMS.get(ufunc if ufunc is not None else kernel) if not op.attrs else None
         if form is not None and form.count("{}") == len(args):
             call = form.format(*args)
         elif ufunc is not None:
             call = f"{self.ufunc_name(ufunc)}({', '.join(args)})"
         elif op.op_def is SELECT and all(t.shape == () for t in op.inputs):
             call = f"({args[1]} if {args[0]} else {args[2]})"  # np.where on three scalars, without the call
+        elif expression(op, args, self.bind) is not None:
+            call = expression(op, args, self.bind)
         else:
             call_args = list(args) + [f"{k}={self.bind(v, k)}" for k, v in op.attrs.items()]
             call = f"{self.bind(kernel, 'k_' + op.type)}({', '.join(call_args)})"

@@ -61,6 +61,11 @@ class OpDef:
     directly, with ``out=`` buffers); ``zero_divisor_error``: for integer inputs the kernel also raises
     ``InvalidArgumentError`` on a zero in input 1, so the ufunc alone is only right for a divisor known to
     be nonzero. A kernel that *is* a ufunc needs neither (see ``elementwise_ufunc``).
+    ``in_place_kernel``: for ops whose result is input 0 with a part replaced (``x[i, j] = v``, scatter),
+    the same computation writing into input 0's array and returning it, with the same checks and errors.
+    The kernel copies input 0 (tensors are immutable); the compiled executor calls this one instead only
+    where its memory plan proves input 0's array is the call's own and dies at this op
+    (``runtime.backends.in_place``).
     """
 
     name: str
@@ -73,6 +78,7 @@ class OpDef:
     ufunc: Optional[np.ufunc] = None
     zero_divisor_error: bool = False
     algebra: Algebra = NO_ALGEBRA
+    in_place_kernel: Optional[Callable[..., Any]] = None
 
     # The VJP rule, set once by ``register_gradient``/``not_differentiable`` right below the op's
     # declaration: ``rule(op, output_grads, ops) -> input grads`` (see ``register_gradient``).
@@ -98,12 +104,12 @@ _REGISTRY: Dict[str, OpDef] = {}
 def register_op(name: str, inputs: Sequence[str], infer: InferFn, kernel: Optional[Callable[..., Any]],
                 stateful: bool = False, doc: str = "", shape_only: bool = False,
                 ufunc: Optional[np.ufunc] = None, zero_divisor_error: bool = False,
-                algebra: Algebra = NO_ALGEBRA) -> OpDef:
+                algebra: Algebra = NO_ALGEBRA, in_place_kernel: Optional[Callable[..., Any]] = None) -> OpDef:
     """Declare an op. Registering the same name twice is a programming error."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
     op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc, shape_only=shape_only, ufunc=ufunc,
-                   zero_divisor_error=zero_divisor_error, algebra=algebra)
+                   zero_divisor_error=zero_divisor_error, algebra=algebra, in_place_kernel=in_place_kernel)
     _REGISTRY[name] = op_def
     return op_def
 

@@ -217,17 +217,21 @@ def _slice_update_infer(specs, attrs):
 
 
 def _slice_update_kernel(x, value, *dynamic, key):
-    result = x.copy()  # tensors are immutable: the update is a new tensor
+    return _slice_update_in_place(x.copy(), value, *dynamic, key=key)  # tensors are immutable: a new one
+
+
+def _slice_update_in_place(x, value, *dynamic, key):
     index = _index_tuple(key, dynamic)
     if any(item is None for item in index):
         raise ValueError("a new axis (None) cannot be assigned to")
-    result[index] = value
-    return result
+    x[index] = value  # numpy copies value first if it overlaps x (e.g. d[1] = d[0])
+    return x
 
 
 STRIDED_SLICE_UPDATE = register_op(
     "TensorStridedSliceUpdate", ("input", "value", "*index"), _slice_update_infer, _slice_update_kernel,
-    doc="A copy of input with input[key] = value (numpy broadcasting); attr 'key' as in StridedSlice.")
+    doc="A copy of input with input[key] = value (numpy broadcasting); attr 'key' as in StridedSlice.",
+    in_place_kernel=_slice_update_in_place)
 
 
 def update_by_key(tensor: Any, key: Any, value: Any) -> Tensor:

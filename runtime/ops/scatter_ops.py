@@ -121,33 +121,43 @@ def _check_updates(tensor, indices, updates):
 
 
 def _scatter_update_kernel(tensor, indices, updates):
+    _check_updates(tensor, indices, updates)  # checked before copying: the same errors as in place
+    return _scatter_update_in_place(tensor.copy(), indices, updates)
+
+
+def _scatter_update_in_place(tensor, indices, updates):
     _check_updates(tensor, indices, updates)
-    result = tensor.copy()
     if indices.shape[-1] == 0:  # every row names the whole tensor
         rows = updates.reshape((-1,) + tensor.shape)
         if len(rows):
-            result[...] = rows[-1]
-        return result
-    result[_check_in_range(indices, tensor.shape)] = updates  # repeated indices: the last update wins
-    return result
+            tensor[...] = rows[-1]
+        return tensor
+    tensor[_check_in_range(indices, tensor.shape)] = updates  # repeated indices: the last update wins
+    return tensor
 
 
 def _scatter_add_kernel(tensor, indices, updates):
     _check_updates(tensor, indices, updates)
-    result = tensor.copy()
+    return _scatter_add_in_place(tensor.copy(), indices, updates)
+
+
+def _scatter_add_in_place(tensor, indices, updates):
+    _check_updates(tensor, indices, updates)
     if indices.shape[-1] == 0:
-        result += updates.reshape((-1,) + tensor.shape).sum(axis=0, dtype=tensor.dtype)
-        return result
-    np.add.at(result, _check_in_range(indices, tensor.shape), updates)  # repeated indices add up
-    return result
+        tensor += updates.reshape((-1,) + tensor.shape).sum(axis=0, dtype=tensor.dtype)
+        return tensor
+    np.add.at(tensor, _check_in_range(indices, tensor.shape), updates)  # repeated indices add up
+    return tensor
 
 
 TENSOR_SCATTER_UPDATE = register_op(
     "TensorScatterUpdate", ("tensor", "indices", "updates"), _scatter_infer, _scatter_update_kernel,
-    doc="A copy of tensor with the elements/slices named by the rows of indices replaced by updates.")
+    doc="A copy of tensor with the elements/slices named by the rows of indices replaced by updates.",
+    in_place_kernel=_scatter_update_in_place)
 TENSOR_SCATTER_ADD = register_op(
     "TensorScatterAdd", ("tensor", "indices", "updates"), _scatter_infer, _scatter_add_kernel,
-    doc="A copy of tensor with updates added at the elements/slices named by the rows of indices.")
+    doc="A copy of tensor with updates added at the elements/slices named by the rows of indices.",
+    in_place_kernel=_scatter_add_in_place)
 
 
 def _scatter_args(tensor: Any, indices: Any, updates: Any) -> Tuple[Tensor, Tensor, Tensor]:

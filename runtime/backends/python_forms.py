@@ -1,0 +1,110 @@
+"""Ops the compiled executor writes as plain Python instead of a kernel call, with the kernel's exact values.
+
+A kernel call costs a Python call, keyword attrs and the kernel's own generality (``StridedSlice``
+decodes its key on every call: ~2.5 µs); in a loop body that runs thousands of times the plain
+expression is what a person would write and what numpy runs fastest:
+
+- a numpy function behind a Python operator: ``a + b`` for ``np.add`` (``OPERATOR_FORMS``);
+- ``StridedSlice`` with a key of ints and slices: ``x[i, j]`` (all ints over every axis: a numpy
+  scalar, as the compiled code keeps 0-d values) or ``_copy(x[1:n])`` (a copy, exactly the kernel's);
+- a ``Cast``: ``x.astype(dtype, copy=False)`` (the kernel's call; warnings are already off);
+- ``GatherV2`` of one index: ``(x[i] if 0 <= i < n else k_GatherV2(x, i, axis=0))``: an index out of
+  range still goes to the kernel, which raises its ``InvalidArgumentError``; rows are copied (``np.take``
+  copies too);
+- ``ExpandDims``: ``x[:, None]`` (a view, like ``np.expand_dims``); ``ConcatV2``: ``np.concatenate``;
+- an update written in place (``runtime.backends.in_place``): ``d[i, j] = v``.
+
+Dynamic indices must be scalar tensors of static shape ``()``; anything else keeps the kernel (which
+checks it at run time). Out-of-range indices raise numpy's own ``IndexError`` with the kernel's message.
+
+>>> index_text((("index", 1), ("slice", None, ("input", 0), None)), ["n"])
+'1, :n'
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional, Sequence
+
+import numpy as np
+
+from runtime.core.graph import Operation
+from runtime.ops.array_ops import EXPAND_DIMS
+from runtime.ops.cast_op import CAST
+from runtime.ops.combine_ops import CONCAT
+from runtime.ops.indexing import GATHER, STRIDED_SLICE, STRIDED_SLICE_UPDATE
+
+# A numpy function and the Python operator that calls exactly it on ndarrays and numpy scalars.
+# (A fact about numpy, not a list of our ops: an op whose kernel *is* np.add is emitted as ``a + b``.)
+OPERATOR_FORMS = {np.add: "{} + {}", np.subtract: "{} - {}", np.multiply: "{} * {}", np.matmul: "{} @ {}",
+                  np.less: "{} < {}", np.less_equal: "{} <= {}", np.greater: "{} > {}",
+                  np.greater_equal: "{} >= {}", np.equal: "{} == {}", np.not_equal: "{} != {}",
+                  np.negative: "-{}", np.true_divide: "{} / {}", np.floor_divide: "{} // {}",
+                  np.remainder: "{} % {}"}
+
+
+def index_text(key: tuple, dynamic: Sequence[str]) -> Optional[str]:
+    """The subscript text of an encoded ``StridedSlice`` key (``dynamic``: names of its index inputs), or
+    None if it has a new axis or an ellipsis (the kernel handles those)."""
+    parts: List[str] = []
+    for item in key:
+        if item[0] == "index":
+            parts.append(_number(item[1], dynamic))
+        elif item[0] == "slice":
+            start, stop, step = (_number(v, dynamic) for v in item[1:])
+            parts.append(f"{start}:{stop}" + (f":{step}" if step else ""))
+        else:
+            return None
+    return ", ".join(parts) if parts else None
+
+
+def _number(value, dynamic: Sequence[str]) -> str:
+    if value is None:
+        return ""
+    if type(value) is tuple:  # ("input", k): the k-th dynamic index
+        return dynamic[value[1]]
+    return repr(int(value))
+
+
+def _static_scalar_indices(tensors) -> bool:
+    return all(t.shape == () for t in tensors)
+
+
+def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str], str]) -> Optional[str]:
+    """A Python expression computing ``op`` of ``args`` exactly like its kernel, or None for a kernel call.
+    ``bind(value, hint)`` names a constant in the generated module."""
+    op_def = op.op_def
+    if op_def is STRIDED_SLICE and _static_scalar_indices(op.inputs[1:]):
+        key = op.attrs["key"]
+        subscript = index_text(key, args[1:])
+        if subscript is None:
+            return None
+        rank = op.inputs[0].shape
+        if rank is not None and len(key) == len(rank) and all(item[0] == "index" for item in key):
+            return f"{args[0]}[{subscript}]"  # one element: a new numpy scalar
+        return f"_copy({args[0]}[{subscript}])"  # a copy, not a view: tensors never share memory
+    if op_def is CAST and op.outputs[0].dtype != op.inputs[0].dtype:
+        return f"{args[0]}.astype({bind(op.attrs['dtype'], 'dtype')}, copy=False)"
+    if op_def is GATHER and op.inputs[1].shape == () and op.inputs[0].shape is not None:
+        params, index = args
+        shape = op.inputs[0].shape
+        axis = op.attrs["axis"] % len(shape)
+        size = shape[axis] if shape[axis] is not None else f"{params}.shape[{axis}]"
+        picked = f"{params}[{', '.join([':'] * axis + [index])}]"
+        if len(shape) > 1:
+            picked = f"_copy({picked})"  # a copy of the row, as np.take makes
+        kernel = bind(op_def.kernel, f"k_{op_def.name}")
+        return f"({picked} if 0 <= {index} < {size} else {kernel}({params}, {index}, axis={axis}))"
+    if op_def is EXPAND_DIMS and op.inputs[0].shape is not None:
+        rank = len(op.inputs[0].shape)
+        axis = op.attrs["axis"] % (rank + 1)
+        return f"{args[0]}[{', '.join([':'] * axis + ['None'])}]"
+    if op_def is CONCAT:
+        return f"np.concatenate(({', '.join(args)}{',' if len(args) == 1 else ''}), {int(op.attrs['axis'])})"
+    return None
+
+
+def in_place_statement(op: Operation, args: Sequence[str]) -> Optional[str]:
+    """``x[key] = value`` for an update the memory plan runs in place, or None for its in-place kernel."""
+    if op.op_def is not STRIDED_SLICE_UPDATE or not _static_scalar_indices(op.inputs[2:]):
+        return None
+    subscript = index_text(op.attrs["key"], args[2:])
+    return None if subscript is None else f"{args[0]}[{subscript}] = {args[1]}"
