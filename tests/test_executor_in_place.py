@@ -190,3 +190,27 @@ def test_an_index_out_of_range_still_raises_the_kernels_errors():
     with pytest.raises(InvalidArgumentError, match="StridedSlice.*index 5 is out of bounds for axis 0 with size 3"):
         make_callable(graph)(x, np.array(5, np.int32))
     assert float(make_callable(graph)(np.arange(3, dtype=np.float32), np.array(-1, np.int32))[0]) == 2.0
+
+
+def test_reductions_transposes_selects_and_unbroadcasts_are_numpy_methods_with_the_kernels_values():
+    from runtime.ops.gradient_ops import unbroadcast
+    v = rt.Variable(np.array([[1.5, -2.0, 3.0]], np.float32))
+
+    def f(x, small, half):
+        return (rt.reduce_sum(x, axis=1, keepdims=True), rt.reduce_max(x), rt.reduce_min(x, axis=0),
+                rt.reduce_mean(x, axis=[0, 1]), rt.reduce_sum(small), rt.reduce_mean(half, axis=0),
+                rt.transpose(x), rt.where(x > 0.0, x, v.read_value()), unbroadcast(x, v.read_value()),
+                rt.reduce_mean(small))
+    graph = trace(f, (rt.float32, (4, 3)), (rt.int8, (5,)), (rt.float16, (6, 2)))
+    source = generated_source(make_callable(graph))
+    for form in [".sum(axis=(1,)", ".max(axis=None", ".min(axis=(0,)", ".mean(axis=(0, 1)", ".transpose(",
+                 "np.where(", "._array", ".reshape((1, 3))"]:
+        assert form in source, form
+    assert "k_Mean" in source  # the integer mean keeps its kernel (truncation toward zero)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    small = np.array([100, 100, 100, -7, 1], np.int8)  # the int8 sum wraps, as the kernel's does
+    half = rng.standard_normal((6, 2)).astype(np.float16)
+    results = same_as_interpreter(graph, x, small, half)
+    assert int(results[4]) == int(np.int8(100 * 3 - 6 - 256))
+    np.testing.assert_array_equal(results[8], x.sum(axis=0, keepdims=True))

@@ -155,6 +155,19 @@ def test_concurrent_calls_take_their_own_buffers():
     assert 1 <= concrete._run.pooled_bytes() // (2 * PARALLEL_MIN_ELEMENTS * 4) <= 7
 
 
+def test_a_variable_update_reads_a_pooled_delta_and_stores_its_own_array():
+    v = rt.Variable(np.zeros(MIN_BUFFER_ELEMENTS, np.float32))
+    step = rt.function(lambda x: v.assign_sub(x * 0.5))
+    assert "out=tmp0" in generated_source(step.get_concrete_function(rt.constant(np.ones(MIN_BUFFER_ELEMENTS, np.float32)))._run)
+    x = np.arange(MIN_BUFFER_ELEMENTS, dtype=np.float32)
+    first = step(rt.constant(x)).numpy()
+    kept = v.numpy()
+    step(rt.constant(x * 3))  # reuses the pooled buffer of x * 0.5
+    np.testing.assert_array_equal(first, -x * 0.5)
+    np.testing.assert_array_equal(kept, -x * 0.5)  # the first update's array was never written again
+    np.testing.assert_array_equal(v.numpy(), -x * 0.5 - x * 3 * np.float32(0.5))
+
+
 # --- numpy's warnings, once per call --------------------------------------------------------------------
 
 def test_division_by_zero_and_integer_overflow_pass_silently_and_the_error_state_is_restored():

@@ -286,3 +286,19 @@ def test_optimizing_never_changes_the_traced_graph_or_its_subgraphs():
     assert len(snapshot(optimized)) < len(before)
     for n in (-2, 0, 5):
         run_both(graph, np.array(n, np.int32))
+
+
+def test_an_elementwise_op_reads_the_source_of_a_broadcast_its_other_operand_already_has_the_shape_of():
+    def f(a, b, row):
+        return (rt.multiply(rt.broadcast_to(a, [3, 4]), b),       # b is (3, 4): the broadcast goes
+                rt.subtract(b, rt.broadcast_to(row, [3, 4])),     # the same on the right
+                rt.add(rt.broadcast_to(a, [3, 4]), row))          # row is (1, 4): the broadcast stays
+    graph = trace(f, (rt.float32, (3, 1)), (rt.float32, (3, 4)), (rt.float32, (1, 4)))
+    optimized = optimize_graph(graph)
+    assert types(optimized).count("BroadcastTo") == 1
+    rng = np.random.default_rng(5)
+    a, b, row = (rng.standard_normal(s).astype(np.float32) for s in [(3, 1), (3, 4), (1, 4)])
+    product, difference, total = run_both(graph, a, b, row)
+    np.testing.assert_array_equal(product, a * b)
+    np.testing.assert_array_equal(difference, b - row)
+    np.testing.assert_array_equal(total, a + row)

@@ -41,10 +41,15 @@ from runtime.ops.cast_op import CAST
 from runtime.ops.combine_ops import SELECT
 from runtime.ops.core import CONST, PLACEHOLDER
 from runtime.ops.math_ops import MATMUL
+from runtime.ops.variables import ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE
 from runtime.core.graph import CONST
 
 MIN_BUFFER_ELEMENTS = 4096  # below this an allocation is cheaper than managing a buffer
 PARALLEL_MIN_ELEMENTS = 1 << 18  # smaller regions run on the calling thread only (measured: see PERFORMANCE.md)
+
+# Readers that return a new array and keep no reference to their inputs (a variable write stores a new
+# array computed from the value: the value's buffer may be reused after it).
+_KEEP_NO_INPUT = (MATMUL, SELECT, ASSIGN_VARIABLE, ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE)
 
 # How an op writes its result into a given buffer ``out`` (the executor emits these forms).
 UFUNC, CAST_INTO, SELECT_INTO, MATMUL_INTO = "ufunc", "cast", "select", "matmul"
@@ -114,9 +119,10 @@ def plan_memory(graph: FuncGraph, ops: Sequence[Operation]) -> MemoryPlan:
     last_use: Dict[int, int] = {}
     fresh_readers: Dict[int, bool] = {}  # id(tensor) -> every reader returns a new array
     for position, op in enumerate(ops):
-        returns_new = (op.op_def.elementwise_ufunc is not None or op.op_def in (MATMUL, SELECT)
+        returns_new = (op.op_def.elementwise_ufunc is not None or op.op_def in _KEEP_NO_INPUT
                        or (op.op_def is CAST and op.inputs[0].dtype != op.outputs[0].dtype))
-        # (those kernels always return a new array; a Cast to the same dtype returns its input)
+        # (those kernels always return a new array and keep no reference to their inputs; a Cast to the
+        # same dtype returns its input)
         for t in op.inputs:
             last_use[id(t)] = position
             fresh_readers[id(t)] = fresh_readers.get(id(t), True) and returns_new

@@ -12,6 +12,10 @@ expression is what a person would write and what numpy runs fastest:
   range still goes to the kernel, which raises its ``InvalidArgumentError``; rows are copied (``np.take``
   copies too);
 - ``ExpandDims``: ``x[:, None]`` (a view, like ``np.expand_dims``); ``ConcatV2``: ``np.concatenate``;
+- the numpy method the kernel's numpy function dispatches to: ``x.sum(axis=..., dtype=..., keepdims=...)``,
+  ``x.max(...)``, ``x.mean(...)`` (floats), ``x.transpose(perm)``, and ``SumToShape`` (a gradient's
+  un-broadcast) with its axes worked out once from static shapes: ``x.sum(axis=(0,), ...).reshape(...)``;
+- ``ReadVariableOp``: ``variable._array`` (its kernel's body); ``SelectV2``: ``np.where(c, t, e)``.
 - an update written in place (``runtime.backends.in_place``): ``d[i, j] = v``.
 
 Dynamic indices must be scalar tensors of static shape ``()``; anything else keeps the kernel (which
@@ -27,10 +31,14 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 
 from runtime.core.graph import Operation
-from runtime.ops.array_ops import EXPAND_DIMS
+from runtime.ops.array_ops import EXPAND_DIMS, TRANSPOSE
 from runtime.ops.cast_op import CAST
-from runtime.ops.combine_ops import CONCAT
+from runtime.ops.combine_ops import CONCAT, SELECT
+from runtime.ops.core import CONST
+from runtime.ops.gradient_ops import SUM_TO_SHAPE
 from runtime.ops.indexing import GATHER, STRIDED_SLICE, STRIDED_SLICE_UPDATE
+from runtime.ops.reduction_ops import MAX, MEAN, MIN, SUM
+from runtime.ops.variables import READ_VARIABLE
 
 # A numpy function and the Python operator that calls exactly it on ndarrays and numpy scalars.
 # (A fact about numpy, not a list of our ops: an op whose kernel *is* np.add is emitted as ``a + b``.)
@@ -97,6 +105,20 @@ def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str],
         rank = len(op.inputs[0].shape)
         axis = op.attrs["axis"] % (rank + 1)
         return f"{args[0]}[{', '.join([':'] * axis + ['None'])}]"
+    if op_def in (SUM, MAX, MIN) or (op_def is MEAN and op.inputs[0].dtype.kind == "f"):
+        axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+        dtype = f", dtype={bind(op.inputs[0].dtype, 'dtype')}" if op_def is SUM else ""
+        method = {SUM: "sum", MAX: "max", MIN: "min", MEAN: "mean"}[op_def]
+        return f"{args[0]}.{method}(axis={axis!r}{dtype}, keepdims={keepdims!r})"
+    if op_def is SUM_TO_SHAPE:
+        return _sum_to_shape(op, args, bind)
+    if op_def is TRANSPOSE:
+        perm = op.attrs["perm"]
+        return f"{args[0]}.transpose({'' if perm is None else repr(tuple(perm))})"
+    if op_def is READ_VARIABLE:
+        return f"{bind(op.attrs['variable'], 'variable')}._array"
+    if op_def is SELECT:
+        return f"np.where({', '.join(args)})"
     if op_def is CONCAT:
         return f"np.concatenate(({', '.join(args)}{',' if len(args) == 1 else ''}), {int(op.attrs['axis'])})"
     return None
@@ -108,3 +130,19 @@ def in_place_statement(op: Operation, args: Sequence[str]) -> Optional[str]:
         return None
     subscript = index_text(op.attrs["key"], args[2:])
     return None if subscript is None else f"{args[0]}[{subscript}] = {args[1]}"
+
+
+def _sum_to_shape(op: Operation, args: Sequence[str], bind: Callable[[object, str], str]) -> Optional[str]:
+    """The kernel's sum over broadcast axes and reshape, with the axes decided now (static shapes)."""
+    source, target = op.inputs
+    if source.shape is None or None in source.shape or target.op.op_def is not CONST:
+        return None
+    shape = tuple(int(d) for d in target.op.attrs["value"].tolist())
+    extra = len(source.shape) - len(shape)
+    if extra < 0:
+        return None
+    axes = tuple(range(extra)) + tuple(extra + i for i, d in enumerate(shape)
+                                       if d == 1 and source.shape[extra + i] != 1)
+    summed = (f"{args[0]}.sum(axis={axes!r}, keepdims=True, dtype={bind(source.dtype, 'dtype')})"
+              if axes else args[0])
+    return f"{summed}.reshape({shape!r})"

@@ -94,6 +94,7 @@ def _declare_reduction(name: str, kernel: Callable, kinds: str, doc: str):
 
     reduce.__doc__ = (f"The {doc} of ``input_tensor`` over ``axis`` (all axes by default); the ``{name}`` op.\n\n"
                       f"``keepdims=True`` keeps reduced axes with size 1.")
+    reduce.op_def = op_def
     return reduce
 
 
@@ -111,6 +112,7 @@ reduce_any = _declare_reduction(
     "Any", lambda x, *, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims), _BOOL, "logical or")
 reduce_all = _declare_reduction(
     "All", lambda x, *, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims), _BOOL, "logical and")
+SUM, MEAN, MAX, MIN = (f.op_def for f in (reduce_sum, reduce_mean, reduce_max, reduce_min))
 
 
 def _arg_infer(specs, attrs):

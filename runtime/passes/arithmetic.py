@@ -2,7 +2,9 @@
 
 ``x*1``, ``1*x``, ``x/1``, ``x-0``, ``x+0``, ``-(-x)``,
 ``Identity(x)`` and a ``Cast`` to the dtype ``x`` already has all become ``x`` — only when the result
-has exactly ``x``'s dtype and the constant cannot broadcast ``x`` to a bigger shape. Every rule is exact
+has exactly ``x``'s dtype and the constant cannot broadcast ``x`` to a bigger shape. An elementwise op
+reading ``BroadcastTo(a, S)`` whose other operand already has shape ``S`` reads ``a`` instead (the op
+broadcasts it itself; gradients of broadcasting ops make this pattern). Every rule is exact
 bit for bit, NaNs and signed zeros included: for floats ``x - 0.0`` is ``x`` but ``x - (-0.0)`` is not
 (``-0.0 - -0.0`` is ``+0.0``), and ``x + (-0.0)`` is ``x`` but ``x + 0.0`` is not.
 
@@ -23,7 +25,9 @@ from typing import List, Optional
 
 import numpy as np
 
+from runtime.core import shapes
 from runtime.core.graph import FuncGraph, Operation
+from runtime.ops.gradient_ops import BROADCAST_TO
 from runtime.passes.rewrite import GraphBuilder, rebuild
 from runtime.core.tensor import SymbolicTensor
 
@@ -37,7 +41,37 @@ def simplify_arithmetic(graph: FuncGraph) -> FuncGraph:
 def simplify_op(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilder):
     """The rule for one op: ``[operand]`` if ``op`` returns that input unchanged, else None."""
     operand = _unchanged_operand(op, inputs, builder)
-    return None if operand is None else [operand]
+    if operand is not None:
+        return [operand]
+    return _without_redundant_broadcast(op, inputs, builder)
+
+
+def _without_redundant_broadcast(op: Operation, inputs: List[SymbolicTensor],
+                                 builder: GraphBuilder) -> Optional[List[SymbolicTensor]]:
+    """``f(BroadcastTo(a, S), b)`` as ``f(a, b)`` when ``b`` has the static shape ``S`` of the result: every
+    element is ``f`` of the same two values either way."""
+    ufunc = op.op_def.elementwise_ufunc
+    if ufunc is None or ufunc.nin != 2 or len(inputs) != 2 or op.attrs or any(t is None for t in inputs):
+        return None
+    shape = op.outputs[0].shape
+    if shape is None or None in shape:
+        return None
+    for position in (0, 1):
+        broadcast, other = inputs[position], inputs[1 - position]
+        if broadcast.op.op_def is not BROADCAST_TO or other.shape != shape:
+            continue
+        source = broadcast.op.inputs[0]
+        if source.dtype != broadcast.dtype or source.shape is None or None in source.shape:
+            continue
+        try:
+            if shapes.broadcast(source.shape, shape) != shape:
+                continue
+        except ValueError:
+            continue
+        new_inputs = list(inputs)
+        new_inputs[position] = source
+        return builder.copy_op(op, new_inputs)
+    return None
 
 
 def _unchanged_operand(op: Operation, inputs: List[SymbolicTensor],
