@@ -4,9 +4,9 @@ The rows are cut into blocks of about ``BLOCK_ELEMENTS`` elements, more blocks t
 handed out by a shared counter: the calling thread takes blocks like every worker does, so a worker
 the OS does not schedule (the other core is busy) costs nothing — the caller simply takes all the
 blocks — and the call never waits for a worker that has not started. Regions are only planned from
-``PARALLEL_MIN_ELEMENTS`` on (see ``buffer_plan``). When the machine has no spare core (its load
-average is at least its core count) the caller computes the region in one piece: on one thread,
-blocks only add calls (measured under load: 1.10x numpy in 32K blocks, 0.98x in one piece). numpy
+``PARALLEL_MIN_ELEMENTS`` on (see ``buffer_plan``). When the machine has no spare core right now (as
+many runnable threads as cores, see ``_spare_cores``) the caller computes the region in one piece: on
+one thread, blocks only add calls (measured under load: 1.10x numpy in 32K blocks, 0.98x in one piece). numpy
 releases the GIL inside ufunc loops, so blocks on different threads run at the same time. Workers
 silence numpy's floating-point warnings as the calling thread does (the error state is per thread).
 
@@ -23,6 +23,7 @@ import concurrent.futures
 import itertools
 import os
 import threading
+import time
 from typing import Callable, List
 
 import numpy as np
@@ -31,6 +32,8 @@ from runtime.core.numpy_errors import ignore_numpy_errors, restore_numpy_errors
 
 BLOCK_ELEMENTS = 1 << 17  # 131072 elements: 8 blocks for 1e6 (measured: 32K blocks cost more GIL handoffs)
 
+RECHECK_SECONDS = 0.005  # how long a reading of the machine's runnable threads is trusted
+_last_check = [float("-inf"), False]  # [when, spare core?]
 _workers = None  # threads that take blocks alongside the caller, created on first use
 _workers_lock = threading.Lock()
 
@@ -92,16 +95,30 @@ def run_in_row_blocks(rows_of_region: Callable, rows: int, step: int, *arrays: n
 
 
 def _spare_cores() -> bool:
-    """True if another core is likely free. On a machine with more runnable threads than cores, the
-    blocks handed to workers wait for the OS scheduler and every GIL handoff with them can cost a time
-    slice; measured on 2 cores under load 10: 1.38x the single-thread time with workers, 0.98x without."""
-    cores = os.cpu_count() or 1
-    if cores < 2:
-        return False
+    """True if another core is free now: fewer runnable threads on the machine (ourselves included) than
+    cores. A worker on a busy core gets a time slice only every few milliseconds, and the caller waits
+    for the block it holds: measured with a CPU-bound process on the other core, 1.5x the one-thread
+    time with a worker. The count is the kernel's current number of runnable threads (the load
+    average, a one-minute mean, did not see a spinner started a second before); it is read at most
+    every ``RECHECK_SECONDS``."""
+    now = time.monotonic()
+    if now - _last_check[0] >= RECHECK_SECONDS:
+        cores = os.cpu_count() or 1
+        _last_check[:] = [now, cores >= 2 and _runnable_threads() < cores]
+    return _last_check[1]
+
+
+def _runnable_threads() -> float:
+    """Threads running or ready to run right now (Linux ``/proc/loadavg``), else the load average."""
     try:
-        return os.getloadavg()[0] < cores
+        with open("/proc/loadavg") as loadavg:
+            return int(loadavg.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.getloadavg()[0] + 1  # the caller is running too
     except OSError:  # no load average on this platform
-        return True
+        return 1
 
 
 def _worker_pool() -> concurrent.futures.ThreadPoolExecutor:
