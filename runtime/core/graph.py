@@ -57,9 +57,11 @@ class Operation:
 
     @property
     def is_stateful(self) -> bool:
-        """Stateful ops, and control-flow ops whose subgraphs hold one, always run (decided at creation:
-        a subgraph is complete before the op holding it is made)."""
-        return self._stateful
+        """Stateful ops, and control-flow ops whose subgraphs hold one, always run (computed each time:
+        a pass may rewrite an op or a subgraph in place)."""
+        if self.op_def.stateful:
+            return True
+        return any(g.has_stateful_ops() for g in self.subgraphs())
 
     def subgraphs(self) -> List["FuncGraph"]:
         return [v for v in self.attrs.values() if isinstance(v, FuncGraph)]
@@ -142,7 +144,7 @@ class Graph:
         raise InaccessibleTensorError(_inaccessible_message(tensor, self))
 
     def has_stateful_ops(self) -> bool:
-        return self._last_stateful is not None  # every stateful op becomes the last one when it is made
+        return any(op.is_stateful for op in self.operations)
 
     # as_graph_def() and to_dot() are views installed by runtime.backends (they live above the core).
 
