@@ -24,6 +24,7 @@ from runtime.ops.math_ops import (add, divide, equal, floordiv, greater, greater
                                   maximum, minimum, mod, multiply, not_equal, pow, subtract)  # noqa: A004
 from runtime.ops.list_ops import TensorList
 from runtime.ops.tensor_array_ops import TensorArray
+from runtime.ops import list_gradients  # noqa: F401  (the list ops' gradient rules)
 from runtime.ops.scatter_ops import gather_nd, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update
 from runtime.ops.reduction_ops import (argmax, argmin, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
                                        reduce_mean, reduce_min, reduce_prod, reduce_sum)

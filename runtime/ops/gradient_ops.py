@@ -128,3 +128,13 @@ def stop_gradient(input: Any) -> Tensor:  # noqa: A002 - TensorFlow's argument n
 def is_differentiable_dtype(dtype: np.dtype) -> bool:
     """Only floating-point tensors carry gradients (integer and bool ones get None, as in TF)."""
     return dtypes.as_dtype(dtype).kind == "f"
+
+
+def carries_gradient(dtype: np.dtype) -> bool:
+    """Whether the gradient pass sends a gradient to a tensor of ``dtype``: floats, and tensor-list handles
+    (whose gradient is a list of their elements' gradients; see list_gradients.py).
+
+    >>> carries_gradient(dtypes.float32), carries_gradient(dtypes.variant), carries_gradient(dtypes.int32)
+    (True, True, False)
+    """
+    return is_differentiable_dtype(dtype) or dtypes.as_dtype(dtype) == dtypes.variant

@@ -26,7 +26,7 @@ import numpy as np
 from runtime.core import dtypes, shapes
 from runtime.core.dtypes import int32  # noqa: F401  (the docstring example)
 from runtime.core.errors import InvalidArgumentError
-from runtime.core.registry import apply_op, gradient_not_implemented, register_op
+from runtime.core.registry import apply_op, register_op
 from runtime.core.tensor import EagerTensor, Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.list_values import (ListValue, all_elements, array_position, checked_shape, is_compatible, label,
@@ -250,11 +250,7 @@ TENSOR_LIST_CONCAT = register_op("TensorListConcat", ("handle",), _concat_infer,
                                  doc="The elements joined along the existing axis 'axis' (one copy).")
 
 
-for _op in (TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_PUSH_BACK, TENSOR_LIST_POP,
-            TENSOR_LIST_GET_ITEM, TENSOR_LIST_SET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_STACK, TENSOR_LIST_CONCAT):
-    gradient_not_implemented(_op, "tensor lists have no gradient rules yet; to differentiate through a loop "
-                                  "that collects values, grow a tensor with rt.concat in the loop instead of "
-                                  "appending to a list")
+# their gradients: list_gradients.py
 
 
 # --- the Python side ---------------------------------------------------------------------------------

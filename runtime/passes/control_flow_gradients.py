@@ -21,9 +21,9 @@ from runtime.core import context
 from runtime.core.graph import FuncGraph
 from runtime.core.registry import register_gradient
 from runtime.ops.control_flow_ops import IF
-from runtime.ops.gradient_ops import is_differentiable_dtype
+from runtime.ops.gradient_ops import carries_gradient
 from runtime.ops.variables import READ_VARIABLE
-from runtime.passes.gradients import backprop
+from runtime.passes.gradients import backprop, zeros_gradient
 
 
 def _check_pure(branch: FuncGraph) -> None:
@@ -58,7 +58,7 @@ def _gradient_branch(branch: FuncGraph, outer: Any, inputs: List[Any], grads: Li
         targets = [copies[id(t)] for t, g in zip(branch.outputs, grads) if g is not None]
         found = backprop(copied_ops, targets, seeds, [placeholders[i] for i in wanted])
         graph.outputs = [found.get(id(placeholders[i])) for i in wanted]
-        graph.outputs = [g if g is not None else ops.zeros_like(placeholders[i])
+        graph.outputs = [g if g is not None else zeros_gradient(placeholders[i])
                          for g, i in zip(graph.outputs, wanted)]
         graph.structured_outputs = list(graph.outputs)
     if graph.captures:
@@ -69,7 +69,7 @@ def _gradient_branch(branch: FuncGraph, outer: Any, inputs: List[Any], grads: Li
 @register_gradient(IF)
 def _if_gradient(op, grads, ops):
     cond, inputs = op.inputs[0], list(op.inputs[1:])
-    wanted = [i for i, t in enumerate(inputs) if is_differentiable_dtype(t.dtype)]
+    wanted = [i for i, t in enumerate(inputs) if carries_gradient(t.dtype)]
     if not wanted:
         return [None] * len(op.inputs)
     outer = context.current_graph()

@@ -20,7 +20,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from runtime.core import context, dtypes, nest
 from runtime import ops as _ops
-from runtime.ops.gradient_ops import is_differentiable_dtype
+from runtime.ops.gradient_ops import carries_gradient, is_differentiable_dtype
+from runtime.ops.list_gradients import add_lists, zeros_like_list
 from runtime.core.errors import GradientError
 from runtime.core.registry import GradientNotImplemented, NotDifferentiable
 from runtime.core.tensor import SymbolicTensor, Tensor
@@ -43,7 +44,8 @@ def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads:
             on_path.update(id(t) for t in op.outputs)
     pending: Dict[int, List[Tensor]] = {}
     for target, grad in zip(targets, target_grads):
-        if id(target) in on_path and is_differentiable_dtype(target.dtype):
+        if id(target) in on_path and (is_differentiable_dtype(target.dtype) or
+                                      (grad is not None and carries_gradient(target.dtype))):
             pending.setdefault(id(target), []).append(_ops.ones_like(target) if grad is None else grad)
     for op in reversed(path_ops):
         if not any(id(t) in pending for t in op.outputs):
@@ -60,14 +62,13 @@ def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads:
                 f"no gradient is registered for op type {op.op_def.name!r} (node {_name(op)}), which lies between "
                 "the sources and the target; wrap the value in rt.stop_gradient if no gradient should flow "
                 "through it, or declare one with register_gradient next to the op's register_op")
-        _check_no_list_on_path(op, on_path)
         output_grads = [_summed(pending.pop(id(t), None), t) for t in op.outputs]
         input_grads = rule(op, output_grads, _ops)
         if len(input_grads) != len(op.inputs):
             raise AssertionError(f"gradient rule of {op.op_def.name} returned {len(input_grads)} gradients for "
                                  f"{len(op.inputs)} inputs")
         for tensor, grad in zip(op.inputs, input_grads):
-            if grad is None or id(tensor) not in on_path or not is_differentiable_dtype(tensor.dtype):
+            if grad is None or id(tensor) not in on_path or not carries_gradient(tensor.dtype):
                 continue
             if grad.dtype != tensor.dtype:
                 raise AssertionError(f"gradient rule of {op.op_def.name} gave a {grad.dtype.name} gradient for a "
@@ -76,34 +77,30 @@ def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads:
     return {key: _summed(grads, None) for key, grads in pending.items() if grads}
 
 
-def _check_no_list_on_path(op: Any, on_path: set) -> None:
-    """A tensor list (variant) input that depends on the sources would carry gradient the rules cannot see.
-
-    Tensor lists have no gradient rules, so the dependency would be dropped silently. It happens when a
-    gradient of a tensor ``while`` (whose backward loop reads the forward loop's accumulator lists) is
-    differentiated again.
-    """
-    for tensor in op.inputs:
-        if tensor.dtype == dtypes.variant and id(tensor) in on_path:
-            raise GradientError(
-                f"the gradient of {op.op_def.name} (node {_name(op)}) would have to flow through the tensor list "
-                f"{tensor.name}, which depends on the sources; tensor lists have no gradient rules yet. This happens "
-                "when the gradient of a tensor while loop (which reads the loop's accumulated values from lists) is "
-                "differentiated again: second derivatives through a tensor while are not supported yet")
-
-
 def _summed(grads: Optional[List[Tensor]], like: Optional[Tensor]) -> Optional[Tensor]:
     """The sum of the gradients that reached one tensor; zeros (or None) when none did."""
     if not grads:
-        if like is None or not is_differentiable_dtype(like.dtype):
+        if like is None or not carries_gradient(like.dtype):
             return None
-        if like.shape is not None and None not in like.shape:  # reads nothing: a loop's gradient need not keep `like`
-            return _ops.zeros(list(like.shape), like.dtype)
-        return _ops.zeros_like(like)
+        return zeros_gradient(like)
     total = grads[0]
     for grad in grads[1:]:
-        total = total + grad
+        total = add_gradients(total, grad)
     return total
+
+
+def zeros_gradient(like: Tensor) -> Tensor:
+    """The zero gradient of ``like``: zeros shaped like it (a list of zeros for a tensor list)."""
+    if like.dtype == dtypes.variant:
+        return zeros_like_list(like)
+    if like.shape is not None and None not in like.shape:  # reads nothing: a loop's gradient need not keep `like`
+        return _ops.zeros(list(like.shape), like.dtype)
+    return _ops.zeros_like(like)
+
+
+def add_gradients(a: Tensor, b: Tensor) -> Tensor:
+    """Two gradients of one tensor summed (element by element for a tensor list's)."""
+    return add_lists(a, b) if a.dtype == dtypes.variant else a + b
 
 
 def _name(op: Any) -> str:

@@ -41,11 +41,11 @@ from runtime.core.tensor import SymbolicTensor
 from runtime.ops.control_flow_ops import WHILE
 from runtime.ops.core import IDENTITY
 from runtime.ops.creation_ops import FILL, ONES_LIKE, ZEROS_LIKE
-from runtime.ops.gradient_ops import is_differentiable_dtype
+from runtime.ops.gradient_ops import carries_gradient
 from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK
 from runtime.ops.shape_ops import SHAPE
 from runtime.ops.variables import READ_VARIABLE
-from runtime.passes.gradients import backprop
+from runtime.passes.gradients import add_gradients, backprop, zeros_gradient
 from runtime.passes.graph_surgery import assigned_variables, insert_before
 
 
@@ -222,10 +222,10 @@ def _while_gradient(op, grads, ops):
     count = op.attrs["num_loop_vars"]
     body = op.attrs["body"]
     captured_inputs = list(op.inputs[count:])  # before the forward op gains its accumulators
-    differentiable_vars = [k for k in range(count) if is_differentiable_dtype(op.inputs[k].dtype)
+    differentiable_vars = [k for k in range(count) if carries_gradient(op.inputs[k].dtype)
                            and grads[k] is not None]
     differentiable_captured = [j for j in range(len(op.inputs) - count)
-                               if is_differentiable_dtype(op.inputs[count + j].dtype)]
+                               if carries_gradient(op.inputs[count + j].dtype)]
     if not differentiable_vars:
         return [None] * len(op.inputs)
     outer = context.current_graph()
@@ -241,11 +241,11 @@ def _while_gradient(op, grads, ops):
                   [forward.captured[j] for j in differentiable_captured]
         found = backprop(forward.operations, [forward.outputs[k] for k in differentiable_vars], seeds, sources)
         previous = [_local(backward, found.get(id(forward.loop_vars[k]))) for k in differentiable_vars]
-        previous = [ops.zeros_like(seed) if g is None else g for g, seed in zip(previous, seeds)]
+        previous = [zeros_gradient(seed) if g is None else g for g, seed in zip(previous, seeds)]
         summed = []
         for j, total in zip(differentiable_captured, totals):
             grad = _local(backward, found.get(id(forward.captured[j])))
-            summed.append(total if grad is None else total + grad)
+            summed.append(total if grad is None else add_gradients(total, grad))
         one = backward.constant(np.array(1, np.int32), name="one")
         next_remaining = ops.subtract(remaining, one)
     fixed = [remaining] + seeds + totals
@@ -257,7 +257,7 @@ def _while_gradient(op, grads, ops):
     *accumulator_outputs, iterations = accumulated_outputs
     with context.graph_scope(outer):
         initial = [iterations] + [grads[k] for k in differentiable_vars] + \
-                  [ops.zeros_like(captured_inputs[j]) for j in differentiable_captured] + accumulator_outputs
+                  [zeros_gradient(captured_inputs[j]) for j in differentiable_captured] + accumulator_outputs
         cond = FuncGraph(f"{body.name}_grad_cond", outer_graph=outer)
         with context.graph_scope(cond):
             placeholders = [cond.add_placeholder(t.dtype, t.shape, name=t.op.name) for t in backward.inputs]

@@ -41,6 +41,10 @@ NOT_EXPORTED: Dict[str, str] = {
     "SumToShape": "a gradient op; exporting gradient graphs is not supported yet",
     "StridedSliceGrad": "a gradient op; exporting gradient graphs is not supported yet",
     "UnsortedSegmentSum": "a gradient op; exporting gradient graphs is not supported yet",
+    "TensorListZerosLike": "a gradient op (a tensor list's zero gradient); exporting gradient graphs is not "
+                           "supported yet",
+    "TensorListAddN": "a gradient op (summing two gradients of one tensor list); exporting gradient graphs is not "
+                      "supported yet",
     **{op: "a TensorArray op: ONNX sequences have no unwritten elements, so reading one could not be an error "
            "there; collect values in a Python list instead (it becomes a tensor list, which exports)"
        for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList")},
