@@ -281,6 +281,9 @@ def test_ensure_defined_rule(data, dynamic):
 CHECKED_ELSEWHERE = {
     "ReadVariableOp": "tests/test_gradient_tape.py (variables)",
     "If": "tests/test_gradient_control_flow.py", "While": "tests/test_gradient_while.py",
+    **{op: "tests/test_list_gradients.py (tensor lists)"
+       for op in ("TensorListFromTensors", "TensorListFromTensor", "TensorListPushBack", "TensorListPopItem",
+                  "TensorListGetItem", "TensorListSetItem", "TensorListStack", "TensorListZerosLike", "TensorListAddN")},
 }
 CHECKED_HERE = ({"Identity"} | set(BINARY) | set(UNARY) | set(REDUCTIONS) |
                 {"MatMul", "Cumsum", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Tile", "BroadcastTo",
