@@ -261,3 +261,20 @@ def test_x_to_the_fourth_in_a_loop_has_the_full_second_derivative():
         return rt.gradients(first, x)[0]
 
     assert second(rt.constant(1.5, rt.float64)).numpy() == 12 * 1.5 ** 2
+
+
+def test_a_tensor_array_has_no_gradient_yet_and_says_to_use_a_list():
+    @ag.function
+    def grad(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            squares = rt.TensorArray(rt.float64, size=3, element_shape=(), name="squares")
+            for i in rt.range(3):
+                squares = squares.write(i, x * rt.cast(i, rt.float64))
+            loss = rt.reduce_sum(squares.stack())
+        return tape.gradient(loss, x)
+
+    with pytest.raises(rt.errors.GradientError, match="the gradient of TensorListStack on the TensorArray 'squares' "
+                                                      ".* is not implemented: TensorArray has no gradient rules yet; "
+                                                      "collect the values in a Python list instead"):
+        grad(rt.constant(2.0, rt.float64))

@@ -68,6 +68,12 @@ def add_lists(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _element_attrs(op: Any) -> dict:
+    array = op.attrs.get("array")
+    if array is not None:  # a TensorArray's read/write/stack: its rules differ (unwritten elements, sizes)
+        raise GradientError(
+            f"the gradient of {op.op_def.name} on the TensorArray{f' {array!r}' if array else ''} (node {op.name}) "
+            "is not implemented: TensorArray has no gradient rules yet; collect the values in a Python list "
+            "instead (`values.append(x)` in the loop, then rt.stack(values)): tensor lists are differentiable")
     return {"element_dtype": op.attrs["element_dtype"]}
 
 
