@@ -17,7 +17,7 @@ import gast
 
 from autograph_lite import contract
 from autograph_lite.converters import (annotations, asserts, break_statements, call_trees, checks, comprehensions,
-                                       conditional_expressions, continue_statements, control_flow, deletions,
+                                       conditional_expressions, continue_statements, control_flow, deletions, hoisting,
                                        lists, logical_expressions, return_statements, slices, unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, rewritten_code, static_analysis
 from autograph_lite.pyct.errors import ConversionError
@@ -63,7 +63,7 @@ def _convert_tree(node, ctx: Context):
                         conditional_expressions.ConditionalExpressionTransformer,
                         logical_expressions.LogicalExpressionTransformer):
         node = transformer(ctx).visit(node)
-    return node
+    return hoisting.hoist_body_functions(node)
 
 
 def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]], name: str,

@@ -75,40 +75,38 @@ def first_square_over(n, limit):
     def loop_test():
         return ag__.and_(lambda: ag__.not_(break_), lambda: i < n)
 
+    def get_state_1():
+        return (break_,)
+
+    def set_state_1(vars_):
+        nonlocal break_
+        (break_,) = vars_
+
+    def if_body():
+        nonlocal break_
+        break_ = True
+
+    def else_body():
+        pass
+
+    def get_state_2():
+        return (i,)
+
+    def set_state_2(vars_):
+        nonlocal i
+        (i,) = vars_
+
+    def if_body_1():
+        nonlocal i
+        i += 1
+
+    def else_body_1():
+        pass
+
     def loop_body():
         nonlocal break_, i
-
-        def get_state_1():
-            return (break_,)
-
-        def set_state_1(vars_):
-            nonlocal break_
-            (break_,) = vars_
-
-        def if_body():
-            nonlocal break_
-            break_ = True
-
-        def else_body():
-            pass
-
         ag__.if_stmt(i * i > limit, if_body, else_body, get_state_1, set_state_1,
                      ('break_',), 1, roles={'break_': 'break_flag'})
-
-        def get_state_2():
-            return (i,)
-
-        def set_state_2(vars_):
-            nonlocal i
-            (i,) = vars_
-
-        def if_body_1():
-            nonlocal i
-            i += 1
-
-        def else_body_1():
-            pass
-
         ag__.if_stmt(ag__.not_(break_), if_body_1, else_body_1, get_state_2, set_state_2, ('i',), 1)
 
     ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('break_', 'i'),
@@ -142,6 +140,19 @@ def sum_positive(xs):
         nonlocal total
         (total,) = vars_
 
+    def else_body():
+        pass
+
+    def get_state_2():
+        return (total,)
+
+    def set_state_2(vars_):
+        nonlocal total
+        (total,) = vars_
+
+    def else_body_1():
+        pass
+
     def loop_body(x):
         nonlocal total
         continue_ = False
@@ -157,25 +168,12 @@ def sum_positive(xs):
             nonlocal continue_
             continue_ = True
 
-        def else_body():
-            pass
-
         ag__.if_stmt(x < 0, if_body, else_body, get_state_1, set_state_1,
                      ('continue_',), 1, roles={'continue_': 'continue_flag'})
-
-        def get_state_2():
-            return (total,)
-
-        def set_state_2(vars_):
-            nonlocal total
-            (total,) = vars_
 
         def if_body_1():
             nonlocal total
             total += x
-
-        def else_body_1():
-            pass
 
         ag__.if_stmt(ag__.not_(continue_), if_body_1, else_body_1, get_state_2,
                      set_state_2, ('total',), 1)

@@ -24,6 +24,7 @@ import gast
 
 from autograph_lite import contract
 from autograph_lite.pyct import anno, qual_names, templates
+from autograph_lite.pyct.scopes import bound_names
 from autograph_lite.pyct.transformer import Transformer
 
 
@@ -52,7 +53,7 @@ class ControlFlowTransformer(Transformer):
         """``name = ag__.Undefined('name')`` for each name a body function declares ``nonlocal`` that no
         enclosing function binds: possible when every assignment of it moved into body functions where
         it is a local (not live after them), and a ``nonlocal`` needs a binding to refer to."""
-        unbound = _unresolved_nonlocals(body, [_bound_names(body) | self.scope.params])
+        unbound = _unresolved_nonlocals(body, [bound_names(body) | self.scope.params])
         unbound -= self.scope.nonlocals | self.scope.globals
         self.maybe_undefined |= unbound
         return [statement for name in sorted(unbound) for statement in
@@ -116,7 +117,7 @@ class ControlFlowTransformer(Transformer):
         else:
             code = templates.replace('def get_state():\n    return ()\ndef set_state(vars_):\n    pass',
                                      get_state=get_state, set_state=set_state, vars_=vars_)
-        return code, templates.literal(tuple(names))
+        return _marked(code), templates.literal(tuple(names))
 
     def _roles(self, state, guard_flag=None):
         """The ``roles`` argument: ``{'do_return': 'return_flag', ...}`` for the converter's own state
@@ -148,7 +149,7 @@ class ControlFlowTransformer(Transformer):
     @staticmethod
     def _body_function(name: str, declarations, body, args=()) -> List[gast.stmt]:
         body = declarations + body if body else templates.replace('pass')
-        return templates.replace('def name(args):\n    body', name=name, args=list(args), body=body)
+        return _marked(templates.replace('def name(args):\n    body', name=name, args=list(args), body=body))
 
     def _convert_blocks(self, node, declared: List[str], inits, *blocks):
         """Convert nested constructs of the body blocks, seeing the names initialized here."""
@@ -274,6 +275,14 @@ class _ReturnedNamesChecker:
 _ROLES_ARGUMENT = {False: ')', True: ', roles=role_map)'}
 
 
+def _marked(statements: List[gast.stmt]) -> List[gast.stmt]:
+    """The generated helper functions, marked as such (converters/hoisting.py may move them up)."""
+    for statement in statements:
+        if isinstance(statement, gast.FunctionDef):
+            anno.setanno(statement, anno.BODY_FUNCTION, True)
+    return statements
+
+
 def _parents(qn):
     parent = qn.parent
     while parent is not None:
@@ -284,25 +293,6 @@ def _parents(qn):
 def _assigned_names(statements):
     return [n.id for s in statements for n in gast.walk(s) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)]
-
-
-def _bound_names(statements) -> Set[str]:
-    """Names a block binds in its own scope (not inside nested functions or classes)."""
-    bound: Set[str] = set()
-    stack = list(statements)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            bound.add(node.name)
-            continue
-        if isinstance(node, gast.Lambda):
-            continue
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            bound.add(node.id)
-        elif isinstance(node, gast.alias):
-            bound.add((node.asname or node.name).split('.')[0])
-        stack.extend(gast.iter_child_nodes(node))
-    return bound
 
 
 def _unresolved_nonlocals(statements, enclosing: List[Set[str]]) -> Set[str]:
@@ -318,7 +308,7 @@ def _unresolved_nonlocals(statements, enclosing: List[Set[str]]) -> Set[str]:
             declared = {n for s in node.body if isinstance(s, (gast.Nonlocal, gast.Global)) for n in s.names}
             params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
             params |= {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
-            own = (_bound_names(node.body) | params) - declared
+            own = (bound_names(node.body) | params) - declared
             nonlocals = {n for s in node.body if isinstance(s, gast.Nonlocal) for n in s.names}
             unresolved |= {n for n in nonlocals if not any(n in bound for bound in enclosing)}
             unresolved |= _unresolved_nonlocals(node.body, enclosing + [own])

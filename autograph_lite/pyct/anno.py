@@ -48,5 +48,6 @@ LOOP_HEAD_LIVE = 'loop_head_live'  # loops: names live where the test is evaluat
 GEN = 'gen'                  # names a statement may read before assigning them
 DEFINED_IN = 'defined_in'    # frozenset of names that may be defined before a statement
 SCOPE = 'scope'              # static_analysis.activity.FunctionScope of a function node
+BODY_FUNCTION = 'body_function'  # a helper function the control flow converter wrote (get_state, if_body, ...)
 GUARD_FLAG = 'guard_flag'    # an `if not <flag>:` that guards what follows a jump: the flag's name
 USER_TEXT = 'user_text'      # an expression's text as the user wrote it (before any converter ran)

@@ -37,3 +37,27 @@ def function_locals(node) -> Set[str]:
             continue
         stack.extend(gast.iter_child_nodes(child))
     return names - declared
+
+
+def bound_names(statements) -> Set[str]:
+    """Names a block binds in its own scope, not inside nested functions, lambdas or classes (a name bound
+    in a comprehension counts too: an over-approximation, which is what callers need).
+
+    >>> sorted(bound_names(gast.parse("a = 1\\ndef g(): b = 2\\nimport os.path").body))
+    ['a', 'g', 'os']
+    """
+    bound: Set[str] = set()
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            bound.add(node.name)
+            continue
+        if isinstance(node, gast.Lambda):
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, gast.alias):
+            bound.add((node.asname or node.name).split('.')[0])
+        stack.extend(gast.iter_child_nodes(node))
+    return bound
