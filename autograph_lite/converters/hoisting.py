@@ -26,10 +26,10 @@ a moved helper uses no name of the scope it left, and the helpers' names are the
 
 >>> import gast
 >>> from autograph_lite.pyct import anno, codegen, parser
->>> tree = parser.parse_str('def f():\\n    def body():\\n        def inner():\\n            return x\\n'
-...                         '        inner()\\n    body()')
->>> for helper in (tree.body[0], tree.body[0].body[0]): anno.setanno(helper, anno.BODY_FUNCTION, True)
->>> print(codegen.unparse(hoist_body_functions(tree))[0].strip())
+>>> f = parser.parse_str('def f():\\n    def body():\\n        def inner():\\n            return x\\n'
+...                      '        inner()\\n    body()').body[0]
+>>> for helper in (f.body[0], f.body[0].body[0]): anno.setanno(helper, anno.BODY_FUNCTION, True)
+>>> print(codegen.unparse(hoist_body_functions(f))[0].strip())
 def f():
 <BLANKLINE>
     def inner():
@@ -37,9 +37,10 @@ def f():
 <BLANKLINE>
     def body():
         inner()
+<BLANKLINE>
     body()
 """
-from typing import List, Set
+from typing import Dict, List, Set
 
 import gast
 
@@ -47,13 +48,12 @@ from autograph_lite.pyct import anno
 from autograph_lite.pyct.scopes import bound_names
 
 _BLOCK_FIELDS = ('body', 'orelse', 'finalbody')
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 def hoist_body_functions(node):
     """Move body functions out of the body functions that contain them wherever names allow."""
     if isinstance(node, gast.FunctionDef):
-        node.body = _hoisted_block(node.body)
+        node.body = _Hoister().block(node.body)
     return node
 
 
@@ -61,60 +61,73 @@ def _is_body_function(node) -> bool:
     return isinstance(node, gast.FunctionDef) and anno.hasanno(node, anno.BODY_FUNCTION)
 
 
-def _hoisted_block(statements: List[gast.stmt]) -> List[gast.stmt]:
-    """The block with every body function in it (at any depth of this scope) hoisted internally, and the
-    helpers each can give up placed right before it."""
-    out: List[gast.stmt] = []
-    for statement in statements:
-        if _is_body_function(statement):
-            statement.body = _hoisted_block(statement.body)
-            out.extend(_give_up_helpers(statement))
-        elif isinstance(statement, gast.FunctionDef):
-            statement.body = _hoisted_block(statement.body)   # a user's function: its own scope
-        elif not isinstance(statement, (gast.ClassDef, gast.AsyncFunctionDef)):
-            for field in _BLOCK_FIELDS:
-                block = getattr(statement, field, None)
-                if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                    setattr(statement, field, _hoisted_block(block))
-            for handler in getattr(statement, 'handlers', ()):
-                handler.body = _hoisted_block(handler.body)
-        out.append(statement)
-    return out
+class _Hoister:
+    """One bottom-up pass: a function's nested functions are final before it gives up its helpers, so
+    each node is read once (the names a finished function mentions are remembered)."""
 
+    def __init__(self):
+        self.mentioned: Dict[int, Set[str]] = {}   # id(finished function) -> every name in it
 
-def _give_up_helpers(function: gast.FunctionDef) -> List[gast.stmt]:
-    """Remove from ``function``'s body the body functions that use none of its locals; return them."""
-    declared = {name for s in function.body if isinstance(s, (gast.Nonlocal, gast.Global)) for name in s.names}
-    globals_ = {name for s in function.body if isinstance(s, gast.Global) for name in s.names}
-    own = (bound_names(function.body) | _parameters(function)) - declared
-    moved, kept = [], []
-    for statement in function.body:
-        if _is_body_function(statement):
-            used = _names_used(statement)
-            own_globals = {name for s in statement.body if isinstance(s, gast.Global) for name in s.names}
-            # A global declared here makes the helper's free uses of it global; elsewhere they might not be.
-            if not used & (own - {statement.name}) and not (used & globals_) - own_globals:
-                own.discard(statement.name)
-                moved.append(statement)
+    def block(self, statements: List[gast.stmt]) -> List[gast.stmt]:
+        """The block, each function in it (at any depth of this scope) finished, with the helpers a body
+        function gives up placed right before it."""
+        out: List[gast.stmt] = []
+        for statement in statements:
+            if isinstance(statement, gast.FunctionDef):
+                statement.body = self.block(statement.body)
+                if _is_body_function(statement):
+                    out.extend(self._give_up_helpers(statement))
+                self.mentioned[id(statement)] = self._names_in(statement)
+            elif not isinstance(statement, (gast.ClassDef, gast.AsyncFunctionDef)):
+                for field in _BLOCK_FIELDS:
+                    block = getattr(statement, field, None)
+                    if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                        setattr(statement, field, self.block(block))
+                for handler in getattr(statement, 'handlers', ()):
+                    handler.body = self.block(handler.body)
+            out.append(statement)
+        return out
+
+    def _give_up_helpers(self, function: gast.FunctionDef) -> List[gast.stmt]:
+        """Remove from ``function``'s body the body functions that use none of its locals; return them."""
+        declared = {name for s in function.body if isinstance(s, (gast.Nonlocal, gast.Global)) for name in s.names}
+        globals_ = {name for s in function.body if isinstance(s, gast.Global) for name in s.names}
+        own = (bound_names(function.body) | _parameters(function)) - declared
+        moved, kept = [], []
+        for statement in function.body:
+            if _is_body_function(statement):
+                used = self.mentioned[id(statement)] - {statement.name}
+                own_globals = {name for s in statement.body if isinstance(s, gast.Global) for name in s.names}
+                # A global declared here makes the helper's free uses of it global; elsewhere they might not be.
+                if not used & (own - {statement.name}) and not (used & globals_) - own_globals:
+                    own.discard(statement.name)
+                    moved.append(statement)
+                    continue
+            kept.append(statement)
+        function.body = kept or [gast.Pass()]
+        return moved
+
+    def _names_in(self, function: gast.FunctionDef) -> Set[str]:
+        """Every name mentioned in ``function`` (read, written, declared; nested scopes included)."""
+        names: Set[str] = set()
+        stack = list(gast.iter_child_nodes(function))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, gast.FunctionDef) and id(node) in self.mentioned:
+                names |= self.mentioned[id(node)]
+                names.add(node.name)
                 continue
-        kept.append(statement)
-    function.body = kept or [gast.Pass()]
-    return moved
+            if isinstance(node, gast.Name):
+                names.add(node.id)
+                continue
+            if isinstance(node, (gast.Nonlocal, gast.Global)):
+                names.update(node.names)
+                continue
+            stack.extend(gast.iter_child_nodes(node))
+        return names
 
 
 def _parameters(function: gast.FunctionDef) -> Set[str]:
     args = function.args
     names = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     return names | {a.id for a in (args.vararg, args.kwarg) if a is not None}
-
-
-def _names_used(node) -> Set[str]:
-    """Every name mentioned anywhere in ``node`` (read, written, declared; nested scopes included)."""
-    names: Set[str] = set()
-    for child in gast.walk(node):
-        if isinstance(child, gast.Name):
-            names.add(child.id)
-        elif isinstance(child, (gast.Nonlocal, gast.Global)):
-            names.update(child.names)
-    names.discard(node.name)
-    return names
