@@ -7,7 +7,7 @@ from converted code to such top-level functions do).
 import gast
 
 from autograph_lite.pyct.errors import ConversionError
-from autograph_lite.pyct import anno
+from autograph_lite.pyct import anno, nodes
 from autograph_lite.pyct.transformer import SKIP, contains
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -35,7 +35,7 @@ class UnsupportedChecker(gast.NodeVisitor):
             anno.setanno(node, SKIP, True)
             return
         if generator:
-            statement = next(n for n in gast.walk(node) if isinstance(n, (gast.Yield, gast.YieldFrom)))
+            statement = next(n for n in nodes.walk(node) if isinstance(n, (gast.Yield, gast.YieldFrom)))
             _fail(statement, f'generator function {node.name!r} cannot be converted: it uses '
                   f'{"yield from" if isinstance(statement, gast.YieldFrom) else "yield"}',
                   'Call the generator from a converted function (it then runs as plain Python), '
@@ -74,7 +74,7 @@ def _find(node, kind, stop_at):
             return current
         if isinstance(current, stop_at):
             continue
-        stack.extend(gast.iter_child_nodes(current))
+        stack.extend(nodes.children(current))
     return None
 
 

@@ -16,7 +16,7 @@ or a tuple of names.
 """
 import gast
 
-from autograph_lite.pyct import templates
+from autograph_lite.pyct import nodes, templates
 from autograph_lite.pyct.transformer import Transformer
 
 _OPERATORS = {gast.ListComp: 'list_comp', gast.SetComp: 'set_comp', gast.GeneratorExp: 'generator_exp',
@@ -75,11 +75,11 @@ def _convertible(node) -> bool:
         if len(set(names)) != len(names):
             return False
         targets |= set(names)
-    for part in gast.walk(node):
+    for part in nodes.walk(node):
         if isinstance(part, (gast.NamedExpr, gast.Await)):
             return False
         if part is not node and isinstance(part, _CLOSURES) and any(
-                isinstance(n, gast.Name) and n.id in targets for n in gast.walk(part)):
+                isinstance(n, gast.Name) and n.id in targets for n in nodes.walk(part)):
             return False
     return True
 

@@ -23,7 +23,7 @@ from typing import List, Set
 import gast
 
 from autograph_lite import contract
-from autograph_lite.pyct import anno, qual_names, templates
+from autograph_lite.pyct import anno, nodes, qual_names, templates
 from autograph_lite.pyct.scopes import bound_names
 from autograph_lite.pyct.transformer import Transformer
 
@@ -256,7 +256,7 @@ class _ReturnedNamesChecker:
             elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
                   and node.targets[0].id in self.return_values):
                 node.value = self._checked(node.value)   # retval_ = <what a `return` returns>
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(nodes.children(node))
 
     def _checked(self, expression):
         if isinstance(expression, gast.Name) and isinstance(expression.ctx, gast.Load) and expression.id in self.names:
@@ -291,7 +291,7 @@ def _parents(qn):
 
 
 def _assigned_names(statements):
-    return [n.id for s in statements for n in gast.walk(s) if isinstance(n, gast.Name)
+    return [n.id for s in statements for n in nodes.walk(s) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)]
 
 
@@ -314,11 +314,11 @@ def _unresolved_nonlocals(statements, enclosing: List[Set[str]]) -> Set[str]:
             unresolved |= _unresolved_nonlocals(node.body, enclosing + [own])
             continue
         if not isinstance(node, (gast.Lambda, gast.ClassDef, gast.AsyncFunctionDef)):
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(nodes.children(node))
     return unresolved
 def _deleted_names(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del)}
+    return {n.id for n in nodes.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del)}
 
 
 def _walrus_targets(expression):
-    return {n.target.id for n in gast.walk(expression) if isinstance(n, gast.NamedExpr)}
+    return {n.target.id for n in nodes.walk(expression) if isinstance(n, gast.NamedExpr)}

@@ -7,7 +7,7 @@ from typing import Callable, List, Optional
 
 import gast
 
-from autograph_lite.pyct import anno, templates
+from autograph_lite.pyct import anno, nodes, templates
 from autograph_lite.pyct.transformer import Transformer, contains
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -25,7 +25,7 @@ def jumps_out(nodes, kind) -> bool:
 
 def _own_jump_targets(node):
     """Where a jump may still belong to the loop being converted: not a nested loop's body."""
-    return node.orelse if isinstance(node, _LOOPS) else gast.iter_child_nodes(node)
+    return node.orelse if isinstance(node, _LOOPS) else nodes.children(node)
 
 
 def guard_rest(transformer, statements: List[gast.stmt], may_jump: Callable[[gast.stmt], bool],

@@ -44,7 +44,7 @@ from typing import Dict, List, Set
 
 import gast
 
-from autograph_lite.pyct import anno
+from autograph_lite.pyct import anno, nodes
 from autograph_lite.pyct.scopes import bound_names
 
 _BLOCK_FIELDS = ('body', 'orelse', 'finalbody')
@@ -110,7 +110,7 @@ class _Hoister:
     def _names_in(self, function: gast.FunctionDef) -> Set[str]:
         """Every name mentioned in ``function`` (read, written, declared; nested scopes included)."""
         names: Set[str] = set()
-        stack = list(gast.iter_child_nodes(function))
+        stack = list(nodes.children(function))
         while stack:
             node = stack.pop()
             if isinstance(node, gast.FunctionDef) and id(node) in self.mentioned:
@@ -123,7 +123,7 @@ class _Hoister:
             if isinstance(node, (gast.Nonlocal, gast.Global)):
                 names.update(node.names)
                 continue
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(nodes.children(node))
         return names
 
 

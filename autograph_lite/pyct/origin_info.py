@@ -12,7 +12,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import gast
 
-from autograph_lite.pyct import anno
+from autograph_lite.pyct import anno, nodes
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import bool, getattr, int, isinstance, len, str
@@ -42,7 +42,7 @@ def resolve(tree, source_lines: Sequence[str], filename: str, first_line: int) -
             function_name = node.name
         elif isinstance(node, gast.Lambda):
             function_name = '<lambda>'
-        for child in gast.iter_child_nodes(node):
+        for child in nodes.children(node):
             visit(child, function_name)
 
     visit(tree, getattr(tree, 'name', '<lambda>'))

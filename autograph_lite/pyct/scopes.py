@@ -12,6 +12,8 @@ from typing import Set
 
 import gast
 
+from autograph_lite.pyct import nodes
+
 _NEW_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.ListComp, gast.SetComp,
                gast.DictComp, gast.GeneratorExp)
 
@@ -35,7 +37,7 @@ def function_locals(node) -> Set[str]:
             continue
         if isinstance(child, _NEW_SCOPES):
             continue
-        stack.extend(gast.iter_child_nodes(child))
+        stack.extend(nodes.children(child))
     return names - declared
 
 
@@ -59,5 +61,5 @@ def bound_names(statements) -> Set[str]:
             bound.add(node.id)
         elif isinstance(node, gast.alias):
             bound.add((node.asname or node.name).split('.')[0])
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(nodes.children(node))
     return bound

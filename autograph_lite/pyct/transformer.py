@@ -8,7 +8,7 @@ from typing import Dict, List, Set, Tuple
 
 import gast
 
-from autograph_lite.pyct import anno
+from autograph_lite.pyct import anno, nodes
 
 SKIP = 'skip_conversion'
 # Nodes no converter rewrites and that have no children worth visiting.
@@ -36,8 +36,12 @@ class Context:
         self.always_live: Set[str] = set()  # generated names to treat as read at any time
         self.roles: Dict[str, str] = {}     # generated state variable -> its role (the converters' contract)
         self._next_suffix: Dict[str, int] = {}
-        self.used_names: Set[str] = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-        self.used_names |= {n.name for n in gast.walk(node) if isinstance(n, gast.FunctionDef)}
+        self.used_names: Set[str] = set()
+        for child in nodes.walk(node):
+            if isinstance(child, gast.Name):
+                self.used_names.add(child.id)
+            elif isinstance(child, gast.FunctionDef):
+                self.used_names.add(child.name)
 
     def new_name(self, base: str) -> str:
         """``base`` if unused, else ``base_1``, ``base_2``... (``break_1`` for ``break_``)."""
@@ -60,10 +64,10 @@ def propagate_origin(new, origin) -> None:
         if not isinstance(node, gast.AST) or anno.hasanno(node, anno.ORIGIN):
             continue
         anno.setanno(node, anno.ORIGIN, origin)
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(nodes.children(node))
 
 
-def contains(nodes, kinds, stop_at=(), children=gast.iter_child_nodes) -> bool:
+def contains(nodes, kinds, stop_at=(), children=nodes.children) -> bool:
     """True if a node of type ``kinds`` occurs in ``nodes``, not looking inside ``stop_at`` nodes;
     ``children(node)`` says where to look below a node (all its children by default)."""
     stack = list(nodes) if isinstance(nodes, list) else [nodes]

@@ -19,7 +19,7 @@ from typing import Dict, FrozenSet, List, NamedTuple, Set
 
 import gast
 
-from autograph_lite.pyct import anno, qual_names
+from autograph_lite.pyct import anno, nodes, qual_names
 from autograph_lite.pyct.qual_names import QN
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
@@ -80,7 +80,7 @@ class FunctionScope:
 
 
 def _target_names(target) -> Set[str]:
-    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+    return {n.id for n in nodes.walk(target) if isinstance(n, gast.Name)}
 
 
 def _called_name(call: gast.Call):

@@ -16,7 +16,7 @@ from typing import Dict, FrozenSet, Set, Tuple
 
 import gast
 
-from autograph_lite.pyct import anno
+from autograph_lite.pyct import anno, nodes
 
 Summary = Tuple[FrozenSet[str], FrozenSet[str]]  # (gen, kill)
 _EMPTY: FrozenSet[str] = frozenset()
@@ -109,13 +109,13 @@ class _Liveness:
 
 
 def _names(target) -> FrozenSet[str]:
-    return frozenset(n.id for n in gast.walk(target) if isinstance(n, gast.Name))
+    return frozenset(n.id for n in nodes.walk(target) if isinstance(n, gast.Name))
 
 
 def _reads(expression) -> FrozenSet[str]:
     if expression is None:
         return _EMPTY
-    return frozenset(n.id for n in gast.walk(expression)
+    return frozenset(n.id for n in nodes.walk(expression)
                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
 
 
