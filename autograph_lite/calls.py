@@ -17,7 +17,7 @@ import sysconfig
 import types
 import warnings
 import weakref
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from autograph_lite import conversion
 from autograph_lite import operators
@@ -28,6 +28,7 @@ from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 from builtins import bool, dict, getattr, isinstance, str, tuple, type
 
 logger = logging.getLogger('autograph_lite')
+_FunctionType, _BuiltinType = types.FunctionType, types.BuiltinFunctionType
 
 DO_NOT_CONVERT = '__ag_do_not_convert__'
 # Set by ag.to_graph on the wrapper it returns: the wrapper's own code, globals and defaults are
@@ -36,10 +37,12 @@ CONVERTED_FROM = '__ag_converted_from__'
 _LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'astunparse', '_pytest',
                   'pytest', 'hypothesis'}
 _STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
-# function -> (the code, defaults and keyword defaults it had, what to call in its place). All three
-# can be replaced after a first call (networkx's argmap compiles lazily and swaps in its own code):
-# a converted copy is only good while they are the ones it was made from.
-_targets: 'weakref.WeakKeyDictionary[Callable, tuple]' = weakref.WeakKeyDictionary()
+# id(function) -> (weak reference to it, the code, defaults and keyword defaults it had, what to call
+# in its place). All three can be replaced after a first call (networkx's argmap compiles lazily and
+# swaps in its own code): a converted copy is only good while they are the ones it was made from.
+# A plain dict read by id, not a WeakKeyDictionary: its get() builds a weak reference per lookup,
+# a third of a converted_call.
+_targets: Dict[int, tuple] = {}
 
 
 @functools.lru_cache(maxsize=None)
@@ -70,9 +73,10 @@ def _why_not_convert(function: types.FunctionType) -> Optional[str]:
 def _target_for(function: types.FunctionType) -> Callable:
     """The function to call in place of ``function`` (its converted copy, or itself)."""
     code, defaults, kwdefaults = function.__code__, function.__defaults__, function.__kwdefaults__
-    cached = _targets.get(function)
-    if cached is not None and cached[0] is code and cached[1] is defaults and cached[2] is kwdefaults:
-        return cached[3]
+    cached = _targets.get(id(function))
+    if (cached is not None and cached[0]() is function and cached[1] is code and cached[2] is defaults
+            and cached[3] is kwdefaults):
+        return cached[4]
     reason = _why_not_convert(function)
     target = function
     if reason is None:
@@ -85,17 +89,34 @@ def _target_for(function: types.FunctionType) -> Callable:
             warnings.warn(f'{function.__qualname__} is called unconverted: {exc}', stacklevel=3)
     if reason is not None:
         logger.debug('not converting %s: %s', getattr(function, '__qualname__', function), reason)
-    _targets[function] = (code, defaults, kwdefaults, target)
+    key = id(function)
+
+    def forget(reference, key=key, targets=_targets):   # when the function dies (its id may be reused)
+        if targets.get(key, (None,))[0] is reference:
+            del targets[key]
+
+    _targets[key] = (weakref.ref(function, forget), code, defaults, kwdefaults, target)
     return target
 
 
 def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
     """Call ``f(*args, **kwargs)``, converting ``f`` first when it is user code."""
+    # The common cases first, each with one dict lookup and no empty keyword dict to unpack.
+    kind = type(f)
+    if kind is _FunctionType:
+        cached = _targets.get(id(f))
+        if (cached is not None and cached[0]() is f and cached[1] is f.__code__ and cached[2] is f.__defaults__
+                and cached[3] is f.__kwdefaults__):
+            target = cached[4]
+        else:
+            target = _target_for(f)
+        return target(*args, **kwargs) if kwargs else target(*args)
+    if kind is _BuiltinType or kind is type:   # a builtin, or a class: its override, else itself
+        f = BUILTIN_OVERRIDES.get(f, f)
+        return f(*args, **kwargs) if kwargs else f(*args)
     if kwargs is None:
         kwargs = {}
-    if type(f) is types.FunctionType:
-        return _target_for(f)(*args, **kwargs)
-    if type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
+    if kind is types.MethodType and type(f.__func__) is _FunctionType:
         return _target_for(f.__func__)(f.__self__, *args, **kwargs)
     try:
         override = BUILTIN_OVERRIDES.get(f)
