@@ -41,14 +41,24 @@ class ConvertedCode(NamedTuple):
         return origin_info.lookup(self.filename, self.first_line + source_line - 1)
 
 
+# Converters that only rewrite constructs the user wrote (no converter generates them): skipped when
+# the user's code has none (each would walk the whole converted tree for nothing).
+_ONLY_FOR = {comprehensions.ComprehensionTransformer: (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp),
+             conditional_expressions.ConditionalExpressionTransformer: (gast.IfExp,)}
+
+
+def _needed(transformers, ctx: Context):
+    return [t for t in transformers if t not in _ONLY_FOR or not ctx.node_kinds.isdisjoint(_ONLY_FOR[t])]
+
+
 def _convert_tree(node, ctx: Context):
     checks.check(node)
     conditional_expressions.record_user_text(node)   # its text for errors, before converters rewrite it
     if isinstance(node, gast.Lambda):
         # Expressions only: statements cannot appear in a lambda.
-        for transformer in (call_trees.CallTreeTransformer, comprehensions.ComprehensionTransformer,
-                            conditional_expressions.ConditionalExpressionTransformer,
-                            logical_expressions.LogicalExpressionTransformer):
+        for transformer in _needed((call_trees.CallTreeTransformer, comprehensions.ComprehensionTransformer,
+                                    conditional_expressions.ConditionalExpressionTransformer,
+                                    logical_expressions.LogicalExpressionTransformer), ctx):
             node.body = transformer(ctx).visit(node.body)
         return node
     node = annotations.AnnotationTransformer(ctx).visit(node)
@@ -59,9 +69,9 @@ def _convert_tree(node, ctx: Context):
                         unpacking.UnpackingTransformer):
         node = transformer(ctx).visit(node)
     static_analysis.analyze(node, ctx.always_live)   # once, on the lowered code, for the control flow converter
-    for transformer in (control_flow.ControlFlowTransformer, comprehensions.ComprehensionTransformer,
-                        conditional_expressions.ConditionalExpressionTransformer,
-                        logical_expressions.LogicalExpressionTransformer):
+    for transformer in _needed((control_flow.ControlFlowTransformer, comprehensions.ComprehensionTransformer,
+                                conditional_expressions.ConditionalExpressionTransformer,
+                                logical_expressions.LogicalExpressionTransformer), ctx):
         node = transformer(ctx).visit(node)
     return hoisting.hoist_body_functions(node)
 

@@ -37,7 +37,11 @@ class Context:
         self.roles: Dict[str, str] = {}     # generated state variable -> its role (the converters' contract)
         self._next_suffix: Dict[str, int] = {}
         self.used_names: Set[str] = set()
+        # The node classes of the user's code: a converter of a construct that does not occur, and
+        # that no converter writes, has nothing to do (conversion.py skips its walk).
+        self.node_kinds: Set[type] = set()
         for child in nodes.walk(node):
+            self.node_kinds.add(child.__class__)
             if isinstance(child, gast.Name):
                 self.used_names.add(child.id)
             elif isinstance(child, gast.FunctionDef):
