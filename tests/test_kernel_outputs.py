@@ -18,6 +18,7 @@ import pytest
 import runtime as rt
 import runtime.ops
 from runtime.core import registry
+from runtime.ops import list_gradients
 from runtime.ops.cast_op import CAST
 from runtime.ops.combine_ops import SELECT
 from runtime.ops.math_ops import MATMUL
@@ -79,6 +80,8 @@ def _extra_calls():
     array = array.scatter([0, 2], rt.constant([[1, 2], [5, 6]]))   # TensorListScatterIntoExistingList
     array = array.write(1, rt.constant([3, 4]))
     array.gather([2, 0])                                            # TensorListGather
+    floats = rt.TensorList.from_tensor(rt.constant([[1.0, 2.0], [3.0, 4.0]]))
+    list_gradients.add_lists(floats.handle, list_gradients.zeros_like_list(floats.handle))  # gradient-only ops
 
 
 @pytest.fixture(scope="module")

@@ -57,3 +57,12 @@ def test_errors():
         rt.random.categorical([[-np.inf, -np.inf]], 2)
     with pytest.raises(rt.errors.InvalidArgumentError, match="Multinomial: num_samples must be >= 0, got -1"):
         rt.random.categorical([[0.0]], -1)
+
+
+def test_uniform_of_a_scalar_shape_is_a_scalar_in_range():
+    for dtype in (rt.float32, rt.float64):
+        value = rt.random.uniform([], minval=2.0, maxval=3.0, dtype=dtype, seed=7)
+        assert value.shape == () and value.dtype == dtype
+        assert 2.0 <= float(value) < 3.0
+    traced = rt.function(lambda: rt.random.uniform([], dtype=rt.float32, seed=3))()
+    assert traced.shape == () and 0.0 <= float(traced) < 1.0

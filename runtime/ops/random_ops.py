@@ -45,8 +45,8 @@ def _uniform_kernel(shape, minval, maxval, *, dtype, seed, static_shape=None):
         return generator.integers(low, high, size=size, dtype=dtype)
     values = (low + (high - low) * generator.random(size)).astype(dtype)
     if high > low:  # rounding to a narrow float could reach maxval; the interval is half-open
-        np.minimum(values, np.nextafter(dtype.type(high), dtype.type(low)), out=values)
-    return values
+        values = np.minimum(values, np.nextafter(dtype.type(high), dtype.type(low)))
+    return np.asarray(values, dtype=dtype)  # a 0-d shape gives a numpy scalar, not an array
 
 
 UNIFORM = register_op("RandomUniform", ("shape", "minval", "maxval"), _uniform_infer, _uniform_kernel,
