@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import runtime as rt
-from autograph_lite.operators.logical import truth_value
+from autograph_lite.operators.logical import as_condition, truth_value
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -22,6 +22,7 @@ def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], e
     >>> if_exp([], lambda: 1 / 0, lambda: 'lazy')
     'lazy'
     """
+    cond = as_condition(cond)  # a tensor list: len(cond) > 0
     if isinstance(cond, SymbolicTensor):
         name = f"the value of `{expr_repr}`" if expr_repr else "the conditional expression"
         return rt.cond(truth_value(cond), if_true, if_false, output_names=(name,))

@@ -2,7 +2,9 @@
 
 Each operator decides at run time (SEMANTICS.md, "the one rule"): a symbolic tensor condition or
 iterable is staged (staged_if.py / staged_loops.py); anything else — Python values, eager tensors —
-runs as the plain Python statement, with nothing more than one ``isinstance`` check per test on top.
+runs as the plain Python statement, with nothing more than two ``isinstance`` checks per test on top.
+A tensor list (or TensorArray) as a condition means ``len(xs) > 0``, as for a Python list
+(logical.as_condition): after a tensor loop that appended to ``xs``, ``if xs:`` is staged.
 
 >>> state = {'n': 0}
 >>> def body(): state['n'] += 1
@@ -16,15 +18,19 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from autograph_lite.contract import Roles
 from autograph_lite.operators.iteration import as_staged_iterable
+from autograph_lite.operators.logical import as_condition
 from autograph_lite.operators.staged_if import staged_if
 from autograph_lite.operators.staged_loops import in_staged_loop_body, python_loop, staged_for, staged_while
 from runtime import in_graph_mode
 from runtime.core.errors import OperatorNotAllowedInGraphError
 from runtime.core.tensor import SymbolicTensor
+import runtime as rt
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import int, isinstance, iter, len, str, tuple
 
+_TENSOR_LISTS = (rt.TensorList, rt.TensorArray)
+_STAGED = (SymbolicTensor, *_TENSOR_LISTS)  # values whose truth exists only when the graph runs
 GetState = Callable[[], tuple]
 SetState = Callable[[tuple], None]
 
@@ -41,6 +47,7 @@ def if_stmt(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get
     >>> taken
     ['else']
     """
+    cond = as_condition(cond)
     if isinstance(cond, SymbolicTensor):
         staged_if(cond, body, orelse, get_state, set_state, symbol_names, nouts, Roles(roles, symbol_names))
     elif cond:
@@ -60,6 +67,9 @@ def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_
     value, which only exists when the graph runs, so that raises, naming the variable.
     """
     test = loop_test()
+    if isinstance(test, _TENSOR_LISTS):  # `while xs:` on a tensor list: every test is len(xs) > 0
+        loop_test = _length_test(loop_test)
+        test = as_condition(test)
     if isinstance(test, SymbolicTensor):
         staged_while(loop_test, loop_body, get_state, set_state, symbol_names, Roles(roles, symbol_names))
         return
@@ -75,31 +85,44 @@ def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_
     _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbol_names, roles)
 
 
+def _length_test(loop_test: Callable[[], Any]) -> Callable[[], Any]:
+    """The loop test of ``while xs:`` over a tensor list: ``len(xs) > 0``, a bool tensor."""
+    return lambda: as_condition(loop_test())
+
+
 def _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbol_names, roles) -> None:
     """A Python while loop while tracing: its test may become a tensor through a staged break/return."""
     while test:
         before = tuple(get_state())
         loop_body()
-        test = loop_test()
+        test = as_condition(loop_test())  # a Python list the body made a tensor list: len(xs) > 0
         if isinstance(test, SymbolicTensor):
             roles_ = Roles(roles, symbol_names)
-            became = [name for name, was, now in zip(symbol_names, before, tuple(get_state()))
-                      if isinstance(now, SymbolicTensor) and not isinstance(was, SymbolicTensor)]
+            after = tuple(get_state())
+            became = [name for name, was, now in zip(symbol_names, before, after)
+                      if isinstance(now, _STAGED) and not isinstance(was, _STAGED)]
             if not any(roles_.is_flag(name) for name in became):
-                raise _test_became_a_tensor(became)
+                lists = [name for name, now in zip(symbol_names, after)
+                         if name in became and isinstance(now, _TENSOR_LISTS)]
+                raise _test_became_a_tensor(became, lists)
             staged_while(loop_test, loop_body, get_state, set_state, symbol_names, roles_)
             return
 
 
-def _test_became_a_tensor(names: Sequence[str]) -> Exception:
+def _test_became_a_tensor(names: Sequence[str], lists: Sequence[str] = ()) -> Exception:
     what = " and ".join(f"'{name}'" for name in names) or "a value the condition reads"
     example = names[0] if names else "the condition's variable"
+    if lists:  # a Python list that a tensor loop in the body appended to: its length is a tensor now
+        kind = "a tensor list (a tensor-dependent loop in the body changed it)"
+        fix = (f"Make {lists[0]} a tensor list before the loop (e.g. {lists[0]} = rt.TensorList.from_tensors("
+               "[...], dtype)) or test a Python value")
+    else:
+        kind, fix = "a symbolic tensor", f"Make {example} a tensor before the loop (e.g. {example} = rt.constant(...))"
     return OperatorNotAllowedInGraphError(
-        f"the condition of this while loop was a Python value when the loop started, but {what} became a "
-        "symbolic tensor in the loop body, so the condition is now a tensor; a Python loop cannot test it "
+        f"the condition of this while loop was a Python value when the loop started, but {what} became "
+        f"{kind} in the loop body, so the condition is now a tensor; a Python loop cannot test it "
         "(its value exists only when the graph runs) and the loop cannot become a graph loop halfway. "
-        f"Make {example} a tensor before the loop (e.g. {example} = rt.constant(...)), so that the whole "
-        "loop is a graph loop")
+        f"{fix}, so that the whole loop is a graph loop")
 
 
 def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: Callable[[Any], None],

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 import runtime as rt
+from autograph_lite.operators.logical import as_condition
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -29,6 +30,7 @@ def assert_stmt(test: Any, message: Callable[[], Optional[Any]]) -> Any:
     """
     if not __debug__:
         return None
+    test = as_condition(test)  # a tensor list: len(test) > 0
     if isinstance(test, SymbolicTensor):
         text = message()
         if text is None:

@@ -9,6 +9,10 @@ of an ``rt.cond``, so any ops it creates run only when the left side does not de
 0
 >>> or_(lambda: [], lambda: 'x')
 'x'
+
+Every condition of converted code (``if``, ``while``, ``a if c else b``, ``and``/``or``/``not``, ``assert``)
+first goes through ``as_condition``: a tensor list or TensorArray (a Python list that a tensor loop
+changed) is true when it is not empty, as a Python list is, so it stands for the tensor ``len(xs) > 0``.
 """
 from __future__ import annotations
 
@@ -21,6 +25,23 @@ from runtime.core.tensor import SymbolicTensor
 from builtins import any, bool, isinstance, tuple
 
 Operand = Callable[[], Any]
+_TENSOR_LISTS = (rt.TensorList, rt.TensorArray)
+
+
+def as_condition(value: Any) -> Any:
+    """What a condition tests: ``len(value) > 0`` (a bool tensor) for a tensor list or TensorArray, as
+    Python's truthiness of a list; any other value unchanged.
+
+    >>> as_condition([])
+    []
+    >>> as_condition(rt.TensorList.from_tensors([1, 2]))
+    Tensor(True, shape=(), dtype=bool)
+    """
+    if isinstance(value, rt.TensorList):
+        return rt.greater(value.length(), 0)
+    if isinstance(value, rt.TensorArray):
+        return rt.greater(value.size(), 0)
+    return value
 
 
 def and_(left: Operand, right: Operand, *more: Operand) -> Any:
@@ -29,11 +50,12 @@ def and_(left: Operand, right: Operand, *more: Operand) -> Any:
     >>> and_(lambda: 1, lambda: 'b')
     'b'
     """
-    value = left()
+    operand = left()
+    value = as_condition(operand)
     if isinstance(value, SymbolicTensor):
         return rt.cond(truth_value(value), lambda: _as_bool(_chain(and_, right, more)), lambda: False)
     if not value:
-        return value
+        return operand
     return right() if not more else and_(right, *more)
 
 
@@ -43,11 +65,12 @@ def or_(left: Operand, right: Operand, *more: Operand) -> Any:
     >>> or_(lambda: 0, lambda: '', lambda: None) is None
     True
     """
-    value = left()
+    operand = left()
+    value = as_condition(operand)
     if isinstance(value, SymbolicTensor):
         return rt.cond(truth_value(value), lambda: True, lambda: _as_bool(_chain(or_, right, more)))
     if value:
-        return value
+        return operand
     return right() if not more else or_(right, *more)
 
 
@@ -61,6 +84,7 @@ def not_(value: Any) -> Any:
     >>> not_([])
     True
     """
+    value = as_condition(value)
     if isinstance(value, SymbolicTensor):
         return rt.logical_not(truth_value(value))
     return not value
@@ -85,6 +109,7 @@ def truth_value(tensor: Any) -> Any:
 
 def _as_bool(value: Any) -> Any:
     """A branch result of a staged and/or: a bool tensor, or a Python value made a bool."""
+    value = as_condition(value)
     if isinstance(value, rt.Tensor):
         return truth_value(value)
     return bool(value)

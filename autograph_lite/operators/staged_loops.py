@@ -29,7 +29,7 @@ import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import Roles
 from autograph_lite.operators.data_structures import NeedsTensorList, tensor_list_from, watching
-from autograph_lite.operators.logical import truth_value
+from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.staged_state import (FlagUnchanged, NeedsPlaceholder, Retrace, check_no_rebound_globals,
                                                    describe, display_name, dtype_of, is_stageable,
                                                    placeholder_like, retrace_until_settled)
@@ -362,6 +362,7 @@ class _Loop:
 
 
 def _as_condition(value: Any) -> Any:
+    value = as_condition(value)  # a tensor list: len(value) > 0
     if isinstance(value, rt.Tensor):
         return truth_value(value)
     return rt.constant(bool(value))
