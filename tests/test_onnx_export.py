@@ -146,6 +146,8 @@ def test_side_effects_and_unmapped_ops_are_named_in_one_error():
         to_onnx(trace(noisy, S([2])))
     message = str(error.value)
     assert "no ONNX mapping for Assert (node 'Assert'); PrintV2 (node 'PrintV2'); RandomUniform" in message
+    # the reason recorded with each op in NOT_EXPORTED is part of the message
+    assert "Why: Assert: a side effect: ONNX cannot raise; PrintV2: a side effect: ONNX has no printing" in message
     assert "Ops that export: " in message and "MatMul" in message
 
 

@@ -171,7 +171,10 @@ def to_onnx(concrete_function: Any, path: Optional[str] = None):
     if found:
         listed = "; ".join(f"{op_type} (node {', '.join(repr(n) for n in nodes[:3])}"
                            f"{', ...' if len(nodes) > 3 else ''})" for op_type, nodes in sorted(found.items()))
-        raise ExportError(f"cannot export '{graph.name}' to ONNX: no ONNX mapping for {listed}. Ops that "
+        reasons = "; ".join(f"{op_type}: {onnx_ops.NOT_EXPORTED[op_type]}" for op_type in sorted(found)
+                            if op_type in onnx_ops.NOT_EXPORTED)
+        why = f". Why: {reasons}" if reasons else ""
+        raise ExportError(f"cannot export '{graph.name}' to ONNX: no ONNX mapping for {listed}{why}. Ops that "
                           f"export: {', '.join(exportable_op_types())}")
     builder = ModelBuilder(onnx)
     builder.element_dtypes = onnx_list_ops.element_dtypes(graph, {})
