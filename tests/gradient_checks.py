@@ -9,6 +9,7 @@ from typing import Callable, List, Optional, Sequence
 
 import numpy as np
 
+import autograph_lite as ag
 import runtime as rt
 
 EPSILON = 1e-6
@@ -65,3 +66,23 @@ def assert_close(ours: Sequence[Optional[np.ndarray]], expected: Sequence[np.nda
         got = np.zeros_like(want) if got is None else got
         assert got.shape == want.shape, f"input {index}: gradient shape {got.shape} != {want.shape}"
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=f"gradient of input {index}")
+
+
+def converted_tape_gradients(fn: Callable, arrays: Sequence[np.ndarray]):
+    """Gradients of the converted ``fn`` by a GradientTape inside one ``ag.function``; returns them and that function."""
+    @ag.function
+    def grads(*xs):
+        with rt.GradientTape() as tape:
+            tape.watch(list(xs))
+            y = fn(*xs)
+        return tape.gradient(y, list(xs))
+    return [np.asarray(g) for g in grads(*[rt.constant(a) for a in arrays])], grads
+
+
+def converted_eager_tape_gradients(fn: Callable, arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """Gradients of the converted ``fn`` run eagerly: its tensor ifs and loops run as Python, the tape records the ops."""
+    xs = [rt.constant(a) for a in arrays]
+    with rt.GradientTape() as tape:
+        tape.watch(xs)
+        y = ag.to_graph(fn)(*xs)
+    return [np.asarray(g) for g in tape.gradient(y, xs)]

@@ -4,7 +4,8 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
-from gradient_checks import assert_close, numeric_gradients
+from gradient_checks import (assert_close, converted_eager_tape_gradients, converted_tape_gradients,
+                             numeric_gradients)
 
 
 def piecewise(x, w):
@@ -23,33 +24,15 @@ def relu_with_early_return(x):
     return rt.reduce_sum(x) * 3.0
 
 
-def traced_gradients(fn, arrays):
-    @ag.function
-    def grads(*xs):
-        with rt.GradientTape() as tape:
-            tape.watch(list(xs))
-            y = fn(*xs)
-        return tape.gradient(y, list(xs))
-    return [np.asarray(g) for g in grads(*[rt.constant(a) for a in arrays])], grads
-
-
-def eager_gradients(fn, arrays):
-    xs = [rt.constant(a) for a in arrays]
-    with rt.GradientTape() as tape:
-        tape.watch(xs)
-        y = ag.to_graph(fn)(*xs)
-    return [np.asarray(g) for g in tape.gradient(y, xs)]
-
-
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 @pytest.mark.parametrize("scale", [0.5, 2.0])
 def test_nested_tensor_ifs_match_finite_differences_and_eager(sign, scale):
     rng = np.random.default_rng(int(scale * 10))
     x = sign * np.abs(rng.standard_normal(3)) * scale
     w = rng.standard_normal(3)
-    traced, grads = traced_gradients(piecewise, [x, w])
+    traced, grads = converted_tape_gradients(piecewise, [x, w])
     assert_close(traced, numeric_gradients(ag.to_graph(piecewise), [x, w], np.array(1.0)))
-    assert_close(traced, eager_gradients(piecewise, [x, w]), rtol=1e-12, atol=0)
+    assert_close(traced, converted_eager_tape_gradients(piecewise, [x, w]), rtol=1e-12, atol=0)
     ops = grads.get_concrete_function(rt.constant(x), rt.constant(w)).unoptimized_graph.operations
     assert [op.name for op in ops if op.type == "If"].count("cond_grad") == 1  # the gradient of an If is an If
 
@@ -57,7 +40,7 @@ def test_nested_tensor_ifs_match_finite_differences_and_eager(sign, scale):
 @pytest.mark.parametrize("x", [[1.0, 2.0], [-1.0, -2.0]])
 def test_early_return_inside_an_if(x):
     x = np.array(x)
-    traced, _ = traced_gradients(relu_with_early_return, [x])
+    traced, _ = converted_tape_gradients(relu_with_early_return, [x])
     assert_close(traced, numeric_gradients(ag.to_graph(relu_with_early_return), [x], np.array(1.0)))
 
 

@@ -6,7 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 import autograph_lite as ag
 import runtime as rt
-from gradient_checks import assert_close, numeric_gradients
+from gradient_checks import (assert_close, converted_eager_tape_gradients, converted_tape_gradients,
+                             numeric_gradients)
 from runtime.ops.control_flow_ops import WHILE
 from runtime.ops.list_ops import TENSOR_LIST_PUSH_BACK
 
@@ -82,24 +83,6 @@ PROGRAMS = {
 }
 
 
-def traced_tape_gradients(fn, arrays):
-    @ag.function
-    def grads(*xs):
-        with rt.GradientTape() as tape:
-            tape.watch(list(xs))
-            y = fn(*xs)
-        return tape.gradient(y, list(xs))
-    return [np.asarray(g) for g in grads(*[rt.constant(a) for a in arrays])], grads
-
-
-def eager_tape_gradients(fn, arrays):
-    xs = [rt.constant(a) for a in arrays]
-    with rt.GradientTape() as tape:
-        tape.watch(xs)
-        y = ag.to_graph(fn)(*xs)  # eagerly the loop is a Python loop: the tape records its ops
-    return [np.asarray(g) for g in tape.gradient(y, xs)]
-
-
 def graph_gradients(fn, arrays):
     @ag.function
     def grads(*xs):
@@ -110,10 +93,10 @@ def graph_gradients(fn, arrays):
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_loop_gradients_match_finite_differences_and_agree_everywhere(name):
     fn, arrays = PROGRAMS[name]
-    traced, grads = traced_tape_gradients(fn, arrays)
+    traced, grads = converted_tape_gradients(fn, arrays)
     assert_close(traced, numeric_gradients(ag.to_graph(fn), arrays, np.array(1.0)), rtol=1e-6)
     assert_close(graph_gradients(fn, arrays), traced, rtol=1e-12, atol=0)
-    assert_close(eager_tape_gradients(fn, arrays), traced, rtol=1e-10, atol=1e-12)
+    assert_close(converted_eager_tape_gradients(fn, arrays), traced, rtol=1e-10, atol=1e-12)
     graph = grads.get_concrete_function(*[rt.constant(a) for a in arrays]).unoptimized_graph
     assert any(op.op_def is WHILE and op.name.startswith("while_grad") for op in graph.operations)
 
@@ -168,7 +151,7 @@ def test_maximum_iterations_from_loop_options_in_converted_code():
             y = y * x
         return rt.reduce_sum(y)
     arrays = [np.array([1.1, 1.3])]
-    traced, _ = traced_tape_gradients(capped, arrays)
+    traced, _ = converted_tape_gradients(capped, arrays)
     # loop options apply to the staged loop only (eagerly the Python loop runs to the end, as in TensorFlow)
     assert_close(traced, numeric_gradients(ag.function(capped), arrays, np.array(1.0)), rtol=1e-6)
     np.testing.assert_allclose(traced[0], 6 * arrays[0] ** 5, rtol=1e-12)
@@ -181,7 +164,7 @@ def _pushed(while_op):
 
 def test_only_the_values_the_backward_pass_reads_are_accumulated():
     h, weights = PROGRAMS["rnn"][1]
-    _, grads = traced_tape_gradients(rnn, [h, weights])
+    _, grads = converted_tape_gradients(rnn, [h, weights])
     graph = grads.get_concrete_function(rt.constant(h), rt.constant(weights)).unoptimized_graph
     (forward,) = [op for op in graph.operations if op.op_def is WHILE and op.name == "while"]
     # matmul's gradient reads h, tanh's reads its output; the weight is read from outside the loop, once
@@ -227,7 +210,7 @@ def test_power_loop_matches_the_closed_form(x, w, n):
 
 def test_a_function_with_a_gradient_loop_saves_and_loads(tmp_path):
     arrays = PROGRAMS["nested"][1]
-    expected, _ = traced_tape_gradients(nested, arrays)
+    expected, _ = converted_tape_gradients(nested, arrays)
 
     @ag.function
     def grads(x, w):
@@ -301,9 +284,9 @@ def growing(x):
     (growing, [np.array([0.5, 2.0, -1.5])]),
 ])
 def test_loops_in_ifs_and_growing_loop_values(fn, arrays):
-    traced, _ = traced_tape_gradients(fn, arrays)
+    traced, _ = converted_tape_gradients(fn, arrays)
     assert_close(traced, numeric_gradients(ag.to_graph(fn), arrays, np.array(1.0)), rtol=1e-6)
-    assert_close(eager_tape_gradients(fn, arrays), traced, rtol=1e-10, atol=1e-12)
+    assert_close(converted_eager_tape_gradients(fn, arrays), traced, rtol=1e-10, atol=1e-12)
 
 
 def test_a_variable_read_inside_a_tensor_if_gets_its_gradient():
