@@ -5,7 +5,9 @@ otherwise run ops whose errors our executor never raises). ``If`` becomes ONNX `
 becomes ONNX ``Loop`` with the condition graph inlined before the loop and at the end of the body.
 Variables are exported with their current values, as constants. Side effects (print, assert,
 variable assignment) have no ONNX equivalent and are reported, with every other unmapped op, in one
-``ExportError``.
+``ExportError``. A tensor list of tensor lists (what the gradient of a loop inside a loop keeps) is refused
+too: ONNX's sequence ops hold only tensors. The finished model must pass ``onnx.checker`` with shape
+inference (``full_check``); a model that fails it is an exporter bug, raised as ``ExportError``, never written.
 
 >>> import runtime as rt
 >>> "MatMul" in exportable_op_types()
@@ -59,6 +61,27 @@ def _unmapped(graph, outputs: Sequence[Any], found: Dict[str, List[str]]) -> Non
         if op in needed or op.is_stateful:
             for sub in op.subgraphs():
                 _unmapped(sub, sub.outputs, found)
+
+
+def _nested_lists(graph, found: Dict[str, List[str]]) -> None:
+    """Collect the needed list ops (at any depth) whose elements are tensor lists themselves."""
+    for op in _ops_for(graph, graph.outputs):
+        if op.attrs.get("element_dtype") == variant:
+            found.setdefault(op.type, []).append(op.name)
+        for sub in op.subgraphs():
+            _nested_lists(sub, found)
+
+
+def _refuse_nested_lists(graph) -> None:
+    found: Dict[str, List[str]] = {}
+    _nested_lists(graph, found)
+    if found:
+        listed = "; ".join(f"{op_type} (node {', '.join(repr(n) for n in nodes[:3])}"
+                           f"{', ...' if len(nodes) > 3 else ''})" for op_type, nodes in sorted(found.items()))
+        raise ExportError(f"cannot export '{graph.name}' to ONNX: a tensor list holds tensor lists at {listed}. "
+                          "The gradient of a loop inside another loop keeps the inner loop's accumulators (tensor "
+                          "lists) in a list per outer iteration, and ONNX's sequence ops hold only tensors. Export "
+                          "the forward function instead, and run the gradient with this runtime (rt.save keeps it)")
 
 
 class ModelBuilder:
@@ -176,6 +199,7 @@ def to_onnx(concrete_function: Any, path: Optional[str] = None):
         why = f". Why: {reasons}" if reasons else ""
         raise ExportError(f"cannot export '{graph.name}' to ONNX: no ONNX mapping for {listed}{why}. Ops that "
                           f"export: {', '.join(exportable_op_types())}")
+    _refuse_nested_lists(graph)
     builder = ModelBuilder(onnx)
     builder.element_dtypes = onnx_list_ops.element_dtypes(graph, {})
     bindings, inputs = {}, []
@@ -192,7 +216,11 @@ def to_onnx(concrete_function: Any, path: Optional[str] = None):
         onnx.helper.make_graph(builder.nodes, graph.name, inputs, outputs),
         opset_imports=[onnx.helper.make_opsetid("", OPSET)], producer_name="autograph_lite")
     model.ir_version = min(model.ir_version, 9)  # readable by onnxruntime releases from 2023 on
-    onnx.checker.check_model(model)
+    try:
+        onnx.checker.check_model(model, full_check=True)  # full_check: types too, as onnxruntime checks them
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as error:
+        raise ExportError(f"exporting '{graph.name}' made an invalid ONNX model (a bug in the exporter: please "
+                          f"report it with the function); nothing was written. The checker said: {error}") from None
     if path is not None:
         onnx.save(model, str(path))
     return model

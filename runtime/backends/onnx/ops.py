@@ -38,13 +38,12 @@ NOT_EXPORTED: Dict[str, str] = {
     "Repeat": "ONNX has no repeat-each op",
     "RandomNormal": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
     "Multinomial": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
-    "SumToShape": "a gradient op; exporting gradient graphs is not supported yet",
-    "StridedSliceGrad": "a gradient op; exporting gradient graphs is not supported yet",
-    "UnsortedSegmentSum": "a gradient op; exporting gradient graphs is not supported yet",
-    "TensorListZerosLike": "a gradient op (a tensor list's zero gradient); exporting gradient graphs is not "
-                           "supported yet",
-    "TensorListAddN": "a gradient op (summing two gradients of one tensor list); exporting gradient graphs is not "
-                      "supported yet",
+    "StridedSliceGrad": "a gradient op (of x[key]) with no ONNX mapping yet; gradient graphs without it export",
+    "UnsortedSegmentSum": "a gradient op (of a gather) with no ONNX mapping yet; gradient graphs without it export",
+    "TensorListZerosLike": "a gradient op (a tensor list's zero gradient) with no ONNX mapping yet; gradient "
+                           "graphs without it export",
+    "TensorListAddN": "a gradient op (summing two gradients of one tensor list) with no ONNX mapping yet; "
+                      "gradient graphs without it export",
     **{op: "a TensorArray op: ONNX sequences have no unwritten elements, so reading one could not be an error "
            "there; collect values in a Python list instead (it becomes a tensor list, which exports)"
        for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList")},
@@ -229,6 +228,33 @@ def _mean(b, op, inputs):
                   op.name + "/count")
     mean = b.one("Div", [total, count], op.name + "/mean")
     return [b.one("Cast", [mean], op.name, to=_onnx_type(b, op.outputs[0].dtype))]
+
+
+@_converts("SumToShape")
+def _sum_to_shape(b, op, inputs):
+    """A gradient summed back to the shape its input was broadcast from: ReduceSum (keepdims) over the
+    leading extra axes and the axes where the target is 1, then Reshape to the target. The axes are
+    constants when both ranks and the target are known, else computed from the shapes at run time."""
+    grad, target = inputs
+    name, grad_shape, static = op.name, op.inputs[0].shape, op.attrs["static_shape"]
+    target = _int64(b, target, name + "/target")
+    if grad_shape is not None and None not in static:
+        extra = len(grad_shape) - len(static)
+        axes = [*range(extra), *(extra + i for i, d in enumerate(static) if d == 1)]
+        axes_name = b.constant(np.array(axes, np.int64), name + "/axes")
+    else:
+        zero, one = b.constant(np.array(0, np.int64), name + "/zero"), b.constant(np.array(1, np.int64), name + "/one")
+        target_rank = b.one("Size", [target], name + "/target_rank")
+        extra = b.one("Sub", [b.one("Size", [b.one("Shape", [grad], name + "/grad_shape")], name + "/grad_rank"),
+                              target_rank], name + "/extra")
+        leading = b.one("Range", [zero, extra, one], name + "/leading")
+        ones = b.one("Equal", [target, one], name + "/is_one")
+        kept = b.one("Compress", [b.one("Range", [zero, target_rank, one], name + "/positions"), ones],
+                     name + "/one_positions", axis=0)
+        axes_name = b.one("Concat", [leading, b.one("Add", [kept, extra], name + "/one_axes")], name + "/axes",
+                          axis=0)
+    summed = b.one("ReduceSum", [grad, axes_name], name + "/sum", keepdims=1, noop_with_empty_axes=1)
+    return [b.one("Reshape", [summed, target], name)]
 
 
 def _boolean_reduction(onnx_type: str) -> Converter:
