@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime.core import context, dtypes
 from runtime.core.errors import InvalidArgumentError
-from runtime.core.numpy_errors import ignore_numpy_errors, restore_numpy_errors
+from runtime.core.numpy_errors import QUIET_ERROR_STATE, RESET_ERROR_STATE, SET_ERROR_STATE
 from runtime.core.tensor import EagerTensor, Shape, Tensor
 
 OutputSpec = Tuple[np.dtype, Shape]
@@ -195,17 +195,24 @@ def run_kernel(op_def: OpDef, arrays: Sequence[np.ndarray], attrs: Dict[str, Any
     """Run ``op_def``'s kernel (or ``kernel``, for ops a backend runs itself, such as If/While), turning
     numpy's complaints into InvalidArgumentError naming the node. numpy's floating-point warnings are
     off while it runs: integer wraparound, inf and nan pass silently, exactly as in a compiled graph."""
-    numpy_errors = ignore_numpy_errors()
+    numpy_errors = SET_ERROR_STATE(QUIET_ERROR_STATE)
     try:
         return (kernel or op_def.kernel)(*arrays, **attrs)
-    except InvalidArgumentError as error:
-        if str(error).startswith(node_name + ":"):
-            raise
-        raise InvalidArgumentError(f"{node_name}: {error}") from None
-    except (ValueError, IndexError, FloatingPointError, ZeroDivisionError) as error:
-        raise InvalidArgumentError(f"{node_name}: {error}") from None
+    except _KERNEL_ERRORS as error:
+        raise _named_kernel_error(error, node_name) from None
     finally:
-        restore_numpy_errors(numpy_errors)
+        RESET_ERROR_STATE(numpy_errors)
+
+
+# What a kernel may raise for bad values; it reaches the user as InvalidArgumentError naming the node.
+_KERNEL_ERRORS = (InvalidArgumentError, ValueError, IndexError, FloatingPointError, ZeroDivisionError)
+_NO_ATTRS: Dict[str, Any] = {}  # never mutated: the attrs of an eager op called without any
+
+
+def _named_kernel_error(error: Exception, node_name: str) -> InvalidArgumentError:
+    if isinstance(error, InvalidArgumentError) and str(error).startswith(node_name + ":"):
+        return error  # a nested run already named it
+    return InvalidArgumentError(f"{node_name}: {error}")
 
 
 def apply_op(op_def: OpDef, inputs: Sequence[Tensor], attrs: Optional[Dict[str, Any]] = None,
@@ -215,23 +222,34 @@ def apply_op(op_def: OpDef, inputs: Sequence[Tensor], attrs: Optional[Dict[str, 
     ``inputs`` are tensors (convert Python values first, see ``runtime.ops.convert``).
     Returns a single tensor for one-output ops, else a tuple.
     """
-    attrs = attrs or {}
     graph = context.current_graph()
-    if graph is None:
-        try:
-            arrays = [t._value for t in inputs]
-        except AttributeError:
-            raise _leaked_symbolic_error(op_def, inputs) from None
-        result = run_kernel(op_def, arrays, attrs, op_def.name)
-        if isinstance(result, tuple):
-            outputs = tuple(EagerTensor(_as_array(r)) for r in result)
-        else:
-            outputs = EagerTensor(_as_array(result))
+    if graph is not None:
+        op = graph.create_op(op_def, inputs, attrs or {}, name=name)  # the op owns its attrs dict
+        return op.outputs[0] if len(op.outputs) == 1 else tuple(op.outputs)
+    # Eager: the hot path of every eager op, so run_kernel's steps are written out here.
+    try:
+        arrays = [t._value for t in inputs]
+    except AttributeError:
+        raise _leaked_symbolic_error(op_def, inputs) from None
+    if attrs is None:
+        attrs = _NO_ATTRS
+    numpy_errors = SET_ERROR_STATE(QUIET_ERROR_STATE)
+    try:
+        result = op_def.kernel(*arrays, **attrs)
+    except _KERNEL_ERRORS as error:
+        raise _named_kernel_error(error, op_def.name) from None
+    finally:
+        RESET_ERROR_STATE(numpy_errors)
+    if type(result) is np.ndarray:
+        outputs = EagerTensor(result)
+    elif isinstance(result, tuple):
+        outputs = tuple(EagerTensor(_as_array(r)) for r in result)
+    else:
+        outputs = EagerTensor(np.asarray(result))  # numpy scalars (e.g. of reductions) become 0-d arrays
+    if eager_op_hooks:
         for hook in eager_op_hooks:
             hook(op_def, inputs, attrs, outputs)
-        return outputs
-    op = graph.create_op(op_def, inputs, attrs, name=name)
-    return op.outputs[0] if len(op.outputs) == 1 else tuple(op.outputs)
+    return outputs
 
 
 def _leaked_symbolic_error(op_def: OpDef, inputs: Sequence[Tensor]) -> Exception:

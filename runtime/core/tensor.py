@@ -62,6 +62,10 @@ class EagerTensor(Tensor):
     def shape(self) -> Tuple[int, ...]:
         return self._value.shape
 
+    @property
+    def ndim(self) -> int:  # the array's own (Tensor.ndim goes through .shape: hot in eager ops)
+        return self._value.ndim
+
     def numpy(self) -> np.ndarray:
         """The value as a numpy array (a scalar tensor gives a 0-d array's scalar, like TF)."""
         value = self._value

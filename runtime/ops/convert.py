@@ -16,6 +16,11 @@ from runtime.ops.pack_op import STACK
 
 
 def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
+    value_type = type(value)
+    if value_type in _SCALAR_KINDS and dtype is not None and dtype.kind in _SCALAR_KINDS[value_type]:
+        # The hot case of eager ops, ``x * 2.0`` or ``i + 1``: a Python scalar of the other operand's kind.
+        if value_type is not int or _INTEGER_LIMITS[dtype][0] <= value <= _INTEGER_LIMITS[dtype][1]:
+            return np.array(value, dtype)
     target = dtypes.infer_dtype(value) if dtype is None else dtype
     if isinstance(value, np.ndarray) and value.dtype == target:
         return value
@@ -41,6 +46,10 @@ def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
 
 _INTEGER_LIMITS = {dtype: (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
                    for dtype in dtypes.ALL if dtype.kind in "iu"}
+
+
+# Python scalar types, and the dtype kinds they convert to exactly with one np.array(value, dtype) call.
+_SCALAR_KINDS = {float: "f", int: "iu", bool: "b"}
 
 
 def _check_integer_range(value: Any, array: np.ndarray, target: np.dtype) -> None:
@@ -132,9 +141,17 @@ def convert_operands(x: Any, y: Any) -> Tuple[Tensor, Tensor]:
     Two Python values take the wider of their default dtypes (``1`` and ``2.5`` → float32).
     """
     if isinstance(x, Tensor):
-        return x, (y if isinstance(y, Tensor) else convert_to_tensor(y, x.dtype))
+        if isinstance(y, Tensor):
+            return x, y
+        dtype = x.dtype
+        if type(y) is float and dtype.kind == "f":  # ``x * 2.0``: the hot case of eager arithmetic
+            return x, EagerTensor(np.array(y, dtype))
+        return x, convert_to_tensor(y, dtype)
     if isinstance(y, Tensor):
-        return convert_to_tensor(x, y.dtype), y
+        dtype = y.dtype
+        if type(x) is float and dtype.kind == "f":
+            return EagerTensor(np.array(x, dtype)), y
+        return convert_to_tensor(x, dtype), y
     if hasattr(type(x), "__rt_tensor__"):  # a tensor-like object: its tensor's dtype decides
         return convert_operands(convert_to_tensor(x), y)
     if hasattr(type(y), "__rt_tensor__"):

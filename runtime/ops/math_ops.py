@@ -42,24 +42,20 @@ def _comparison(specs, attrs):
     return [(dtypes.bool, shape)]
 
 
-def _binary(op_def: OpDef, x: Any, y: Any, numeric: bool) -> Tensor:
-    x, y = convert_operands(x, y)
-    dtype = x.dtype
-    if dtype != y.dtype:
-        raise TypeError(f"{op_def.name}: x and y must have the same dtype, got {dtype.name} and "
-                        f"{y.dtype.name}; convert one with rt.cast(value, rt.{dtype.name})")
-    if numeric and dtype == dtypes.bool:
-        raise TypeError(f"{op_def.name}: bool tensors are not supported; use rt.logical_and / rt.logical_or, "
-                        "or rt.cast(x, rt.int32) first")
-    return apply_op(op_def, (x, y))
-
-
 def _declare_binary(name: str, kernel: Callable, infer=_numeric_broadcast, doc: str = "", **elementwise):
     op_def = register_op(name, ("x", "y"), infer, kernel, doc=doc, **elementwise)
     numeric = infer is _numeric_broadcast
 
-    def op(x: Any, y: Any) -> Tensor:
-        return _binary(op_def, x, y, numeric)
+    def op(x: Any, y: Any) -> Tensor:  # the body of every eager ``x + y``: kept flat, no helper calls
+        x, y = convert_operands(x, y)
+        dtype = x.dtype
+        if dtype is not y.dtype and dtype != y.dtype:  # ``is`` first: the cheap test, true almost always
+            raise TypeError(f"{name}: x and y must have the same dtype, got {dtype.name} and "
+                            f"{y.dtype.name}; convert one with rt.cast(value, rt.{dtype.name})")
+        if numeric and dtype.kind == "b":
+            raise TypeError(f"{name}: bool tensors are not supported; use rt.logical_and / rt.logical_or, "
+                            "or rt.cast(x, rt.int32) first")
+        return apply_op(op_def, (x, y))
 
     op.__doc__ = f"Elementwise {doc or name} with numpy broadcasting (the ``{name}`` op)."
     return op
