@@ -130,11 +130,12 @@ def test_big_intermediates_of_unknown_size_are_deleted_at_their_last_use():
     same_as_interpreter(graph, np.arange(12, dtype=np.float32).reshape(3, 4))
 
 
-def test_concurrent_calls_take_their_own_buffers():
+@pytest.mark.parametrize("size", [PARALLEL_MIN_ELEMENTS // 4, PARALLEL_MIN_ELEMENTS])  # pooled / block buffers
+def test_concurrent_calls_take_their_own_buffers(size):
     f = rt.function(lambda x, y: rt.divide(rt.subtract(rt.multiply(x, y), 1.0), rt.add(y, 2.0)))
     rng = np.random.default_rng(1)
-    inputs = [(rng.standard_normal(PARALLEL_MIN_ELEMENTS).astype(np.float32),
-               rng.standard_normal(PARALLEL_MIN_ELEMENTS).astype(np.float32)) for _ in range(6)]
+    inputs = [(rng.standard_normal(size).astype(np.float32),
+               rng.standard_normal(size).astype(np.float32)) for _ in range(6)]
     expected = [((x * y) - 1) / (y + 2) for x, y in inputs]
     f(rt.constant(inputs[0][0]), rt.constant(inputs[0][1]))
     failures = []
@@ -152,7 +153,11 @@ def test_concurrent_calls_take_their_own_buffers():
         thread.join()
     assert failures == []
     concrete = f.get_concrete_function(rt.constant(inputs[0][0]), rt.constant(inputs[0][1]))
-    assert 1 <= concrete._run.pooled_bytes() // (2 * PARALLEL_MIN_ELEMENTS * 4) <= 7
+    if size < PARALLEL_MIN_ELEMENTS:  # two pooled temporaries per concurrent call
+        assert 1 <= concrete._run.pooled_bytes() // (2 * size * 4) <= 7
+    else:  # a row-block region: its temporaries are each thread's block buffers, nothing is pooled
+        assert concrete._run.pooled_bytes() == 0
+        assert "block1_rows = block1[:hi - lo]" in generated_source(concrete._run)
 
 
 def test_a_variable_update_reads_a_pooled_delta_and_stores_its_own_array():
@@ -247,6 +252,61 @@ def test_big_elementwise_chains_with_casts_and_selects_run_in_row_blocks_with_id
     np.testing.assert_array_equal(got[0], expected)
 
 
+def chain7(v):
+    return ((v * 2.0 + 1.0) * v - 3.0) / (v + 1.0) * 0.5
+
+
+def test_values_living_inside_a_region_are_computed_in_block_buffers():
+    graph = trace(chain7, (rt.float32, (PARALLEL_MIN_ELEMENTS,)))
+    source = generated_source(make_callable(graph))
+    step = row_blocks.block_rows((PARALLEL_MIN_ELEMENTS,))
+    # two block buffers (the numerator in place, then v + 1) and one whole array: the result
+    assert "def rows_of_region2(lo, hi, block0, block1, in0, v1):" in source
+    assert "np.divide(block0_rows, block1_rows, out=block0_rows)" in source
+    assert "out=v1_rows)" in source and source.count("out=v1_rows") == 1
+    assert source.count("_empty(") == 1 and "tmp" not in source and "buffers = _take_buffers()" not in source
+    assert f"_run_in_row_blocks(rows_of_region2, {PARALLEL_MIN_ELEMENTS}, {step}, block_buffers_" in source
+
+
+@pytest.mark.parametrize("spare", [True, False])
+def test_block_buffers_give_the_interpreters_bits_on_one_thread_and_on_two(monkeypatch, spare):
+    monkeypatch.setattr(row_blocks, "_spare_cores", lambda: spare)
+    rows = PARALLEL_MIN_ELEMENTS // 3 + 5  # uneven blocks, rows of 3
+
+    def f(x, y):
+        t = chain7(x) - y * 2.0  # read in the next region: a whole array, its parts in block buffers
+        u = rt.maximum(t, y)  # read after the region (by reduce_sum): a whole array
+        return rt.reduce_sum(u, axis=1), rt.cast(u * t, rt.float16) + 1.0  # u * t, its cast: block buffers
+    graph = trace(f, (rt.float32, (rows, 3)), (rt.float32, (rows, 3)))
+    source = generated_source(make_callable(graph))
+    assert source.count("_run_in_row_blocks(") == 2 and source.count("block1_rows = block1[:hi - lo]") == 2
+    assert source.count("_empty(") == 3  # t, u and the float16 result
+    rng = np.random.default_rng(7)
+    x, y = (rng.standard_normal((rows, 3)).astype(np.float32) for _ in range(2))
+    x[1, 1] = -1.0  # a division by zero: inf, silently
+    compiled = make_callable(graph)
+    for _ in range(2):  # the second call reuses this thread's block buffers
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = compiled(x, y)
+        expected = same_as_interpreter(graph, x, y)
+        for g, e in zip(got, expected):
+            assert g.dtype == e.dtype and g.tobytes() == e.tobytes()
+
+
+def test_each_thread_keeps_its_own_block_buffers():
+    spec = [((16,), np.dtype(np.float32))] * 2
+    mine = row_blocks.thread_block_buffers(spec)
+    theirs = []
+    thread = threading.Thread(target=lambda: theirs.extend(row_blocks.thread_block_buffers(spec)))
+    thread.start()
+    thread.join()
+    assert mine[0] is not mine[1] and all(a.shape == (16,) and a.dtype == np.float32 for a in mine + theirs)
+    assert not any(m is t for m in mine for t in theirs)
+    again = row_blocks.thread_block_buffers(spec)
+    assert again[0] is mine[0] and again[1] is mine[1]  # reused by every later block and call
+
+
 def test_no_row_blocks_for_broadcasting_inputs():
     rows = PARALLEL_MIN_ELEMENTS // 4
     graph = trace(lambda x, y: rt.add(rt.multiply(x, 2.0), y), (rt.float32, (rows, 4)), (rt.float32, (4,)))
@@ -308,7 +368,7 @@ def test_an_error_in_a_block_reaches_the_caller(monkeypatch, spare):
         values[lo:hi] = 1
     values = np.zeros(4 * row_blocks.BLOCK_ELEMENTS)
     with pytest.raises(ValueError, match="block at"):
-        row_blocks.run_in_row_blocks(failing, values.size, row_blocks.BLOCK_ELEMENTS, values)
+        row_blocks.run_in_row_blocks(failing, values.size, row_blocks.BLOCK_ELEMENTS, (), values)
 
 
 def test_block_rows_keep_blocks_near_the_block_size():

@@ -15,6 +15,10 @@ top-level ops in program order (liveness: the last op reading each value) and de
   so peak memory is the live set, not the sum of all intermediates.
 - **Row-block regions.** Runs of elementwise ops on one big shape, computed in independent row blocks
   (numpy releases the GIL inside ufunc loops; blocks also stay in cache), see ``row_blocks``.
+- **Block buffers.** A value born and dead inside one region never exists whole: each row block computes
+  it into a *block buffer* (one block's rows, per thread, reused by every block and call), planned like
+  the slots but per region. The chain ``((x * 2 + 1) * x - 3) / (x + 1) * 0.5`` on 1e6 floats then
+  touches x, its result and two 512 KB block buffers, where numpy touches three 4 MB arrays.
 
 >>> import runtime as rt
 >>> from runtime.core.graph import FuncGraph
@@ -59,13 +63,17 @@ UFUNC, CAST_INTO, SELECT_INTO, MATMUL_INTO = "ufunc", "cast", "select", "matmul"
 class MemoryPlan:
     """``slots``: (shape, dtype) of each pooled buffer; ``slot_of``: id(tensor) -> its slot;
     ``write_kind``: id(op) -> how it writes into its result's slot (or fresh buffer in a region);
-    ``drop_after``: position in ``ops`` -> tensors to delete after that op; ``regions``: row-block runs."""
+    ``drop_after``: position in ``ops`` -> tensors to delete after that op; ``regions``: row-block runs;
+    ``block_buffers``: per region, the (shape, dtype) of each of its block buffers (the value's whole shape:
+    a block is some of its rows); ``block_buffer_of``: id(tensor) -> its block buffer in its region."""
 
     slots: List[Tuple[Tuple[int, ...], np.dtype]] = field(default_factory=list)
     slot_of: Dict[int, int] = field(default_factory=dict)
     write_kind: Dict[int, str] = field(default_factory=dict)
     drop_after: Dict[int, List] = field(default_factory=dict)
     regions: List[List[Operation]] = field(default_factory=list)
+    block_buffers: List[List[Tuple[Tuple[int, ...], np.dtype]]] = field(default_factory=list)
+    block_buffer_of: Dict[int, int] = field(default_factory=dict)
 
 
 def write_kind(op: Operation) -> Optional[str]:
@@ -127,14 +135,18 @@ def plan_memory(graph: FuncGraph, ops: Sequence[Operation]) -> MemoryPlan:
             last_use[id(t)] = position
             fresh_readers[id(t)] = fresh_readers.get(id(t), True) and returns_new
     plan.regions = _row_block_regions(ops, kinds)
+    in_region = _plan_block_buffers(plan, ops, kinds, outputs, last_use)
     free: Dict[Tuple, List[int]] = {}  # (shape, dtype) -> free slot numbers
     for position, op in enumerate(ops):
         kind = kinds[id(op)]
         if kind is not None:
             plan.write_kind[id(op)] = kind
             result = op.outputs[0]
-            if id(result) not in outputs and fresh_readers.get(id(result), False):
-                plan.slot_of[id(result)] = _take_slot(plan, free, op, kind, last_use, position)
+            if id(op) in in_region:
+                pass  # a region's values live in block buffers (above) or in fresh arrays (escaping)
+            elif id(result) not in outputs and fresh_readers.get(id(result), False):
+                plan.slot_of[id(result)] = _take_buffer(plan.slots, plan.slot_of, free, op, kind, last_use,
+                                                        position)
         dying = [t for t in op.inputs if last_use.get(id(t)) == position]
         dying += [t for t in op.outputs if id(t) not in last_use and id(t) not in outputs]
         for t in dict.fromkeys(dying):  # each tensor once, in order
@@ -142,25 +154,57 @@ def plan_memory(graph: FuncGraph, ops: Sequence[Operation]) -> MemoryPlan:
             if slot is not None:
                 if slot != plan.slot_of.get(id(op.outputs[0]) if op.outputs else None):
                     free.setdefault(plan.slots[slot], []).append(slot)
-            elif t.op.op_def not in (CONST, PLACEHOLDER) and _big(t) and id(t) not in outputs:
+            elif (t.op.op_def not in (CONST, PLACEHOLDER) and _big(t) and id(t) not in outputs
+                  and id(t) not in plan.block_buffer_of):
                 plan.drop_after.setdefault(position, []).append(t)
     return plan
 
 
-def _take_slot(plan: MemoryPlan, free: Dict[Tuple, List[int]], op: Operation, kind: str,
-               last_use: Dict[int, int], position: int) -> int:
+def _take_buffer(specs: List[Tuple], buffer_of: Dict[int, int], free: Dict[Tuple, List[int]], op: Operation,
+                 kind: str, last_use: Dict[int, int], position: int) -> int:
+    """A buffer for ``op``'s result: an input's dying at this op (an elementwise ufunc may write over its
+    input: exact overlap is safe), else a free one of its shape and dtype, else a new one."""
     result = op.outputs[0]
     spec = (tuple(result.shape), result.dtype)
     if kind == UFUNC:  # in place over an input that dies here
         for t in op.inputs:
-            slot = plan.slot_of.get(id(t))
-            if slot is not None and last_use[id(t)] == position and plan.slots[slot] == spec:
-                return slot
+            buffer = buffer_of.get(id(t))
+            if buffer is not None and last_use[id(t)] == position and specs[buffer] == spec:
+                return buffer
     available = free.get(spec)
     if available:
         return available.pop()
-    plan.slots.append(spec)
-    return len(plan.slots) - 1
+    specs.append(spec)
+    return len(specs) - 1
+
+
+def _plan_block_buffers(plan: MemoryPlan, ops: Sequence[Operation], kinds: Dict[int, Optional[str]], outputs,
+                        last_use: Dict[int, int]) -> set:
+    """Give each value born and dead inside one region a block buffer of that region; returns the ids of
+    all region ops. A value read after its region, or returned, is written into a whole array instead."""
+    position_of = {id(op): position for position, op in enumerate(ops)}
+    in_region = set()
+    for region in plan.regions:
+        specs: List[Tuple] = []
+        free: Dict[Tuple, List[int]] = {}
+        end = position_of[id(region[-1])]
+        for op in region:
+            in_region.add(id(op))
+            position = position_of[id(op)]
+            result = op.outputs[0]
+            if id(result) not in outputs and last_use.get(id(result), position) <= end:
+                plan.block_buffer_of[id(result)] = _take_buffer(specs, plan.block_buffer_of, free, op,
+                                                                kinds[id(op)], last_use, position)
+            for t in dict.fromkeys(op.inputs):
+                buffer = plan.block_buffer_of.get(id(t))
+                if (buffer is not None and last_use[id(t)] == position
+                        and buffer != plan.block_buffer_of.get(id(result))):
+                    free.setdefault(specs[buffer], []).append(buffer)
+            buffer = plan.block_buffer_of.get(id(result))
+            if buffer is not None and id(result) not in last_use:  # never read: free at once
+                free.setdefault(specs[buffer], []).append(buffer)
+        plan.block_buffers.append(specs)
+    return in_region
 
 
 # --- splitting elementwise chains into row blocks ------------------------------------------------------

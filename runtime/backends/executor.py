@@ -277,17 +277,25 @@ class _CodeGenerator:
     # --- elementwise regions in row blocks --------------------------------------------------------------
     def emit_region(self, region: List[Operation], env: Dict[int, str], plan: MemoryPlan,
                     slot_names: Dict[int, str], indent: int) -> None:
-        """Emit a helper computing ``region`` on rows [lo:hi) and a call running it in row blocks."""
+        """Emit a helper computing ``region`` on rows [lo:hi) and a call running it in row blocks. Values
+        that live only inside the region are computed into block buffers (``blockN``: one block's rows,
+        handed to the helper by ``run_in_row_blocks``); values read after it go into whole arrays."""
         shape = region[0].outputs[0].shape
-        inside: Dict[int, str] = {}      # id(tensor) -> name of its full buffer in ``run``
+        block_specs = plan.block_buffers[plan.regions.index(region)]
+        blocks = [f"block{i}" for i in range(len(block_specs))]
+        inside: Dict[int, str] = {}      # id(tensor) -> name of its whole array in ``run``, or its block buffer
         params: List[str] = []           # names ``run`` passes to the helper (externals, then buffers)
         part: List[str] = []             # helper body
-        local: Dict[str, str] = {}       # full array name -> its row-block name inside the helper
+        local: Dict[str, str] = {}       # array name -> its row-block name inside the helper
 
         def rows_of(name: str, whole: bool) -> str:
             if whole and name in self.namespace:  # a constant: a global of the helper's module too
                 return name
             if name not in local:
+                if name in blocks:  # a block buffer holds one block: its first hi - lo rows
+                    local[name] = f"{name}_rows"
+                    part.append(f"    {name}_rows = {name}[:hi - lo]")
+                    return local[name]
                 if name not in params:
                     params.append(name)
                 local[name] = name if whole else f"{name}_rows"
@@ -298,19 +306,23 @@ class _CodeGenerator:
         for op in region:
             args = [rows_of(inside.get(id(t)) or env[id(t)], t.shape != shape) for t in op.inputs]
             result = op.outputs[0]
-            buffer = slot_names.get(id(result))
-            if buffer is None:  # escapes the region (an output, or read by an op keeping it): a new array
+            block = plan.block_buffer_of.get(id(result))
+            buffer = blocks[block] if block is not None else slot_names.get(id(result))
+            if buffer is None:  # read after the region, or returned: a new array
                 buffer = self.fresh("v")
                 self.emit(indent, f"{buffer} = _empty({shape!r}, {self.bind(result.dtype, 'dtype')})", op)
             inside[id(result)] = buffer
             part.extend("    " + line for line in self.into_lines(op, args, plan.write_kind[id(op)],
                                                                   rows_of(buffer, False)))
         helper = self.fresh("rows_of_region")
-        self.helpers.extend(["", "", f"def {helper}(lo, hi, {', '.join(params)}):"])
+        self.helpers.extend(["", "", f"def {helper}(lo, hi, {', '.join(blocks + params)}):"])
         self.helpers.extend(part)
-        self.emit(indent, f"_run_in_row_blocks({helper}, {shape[0]}, {block_rows(shape)}, {', '.join(params)})",
+        step = block_rows(shape)
+        block_shapes = tuple(((step,) + tuple(block_shape[1:]), dtype) for block_shape, dtype in block_specs)
+        self.emit(indent, f"_run_in_row_blocks({helper}, {shape[0]}, {step}, "
+                          f"{self.bind(block_shapes, 'block_buffers') if block_shapes else '()'}, {', '.join(params)})",
                   region[0])
-        env.update(inside)
+        env.update((key, name) for key, name in inside.items() if name not in blocks)
 
     # --- kernels ---------------------------------------------------------------------------------
     def emit_kernel_call(self, op: Operation, args: List[str], indent: int, in_place: bool = False) -> List[str]:
