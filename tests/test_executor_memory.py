@@ -294,17 +294,31 @@ def test_block_buffers_give_the_interpreters_bits_on_one_thread_and_on_two(monke
             assert g.dtype == e.dtype and g.tobytes() == e.tobytes()
 
 
-def test_each_thread_keeps_its_own_block_buffers():
-    spec = [((16,), np.dtype(np.float32))] * 2
-    mine = row_blocks.thread_block_buffers(spec)
-    theirs = []
-    thread = threading.Thread(target=lambda: theirs.extend(row_blocks.thread_block_buffers(spec)))
+def _in_a_new_thread(fn):
+    results = []
+    thread = threading.Thread(target=lambda: results.append(fn()))
     thread.start()
     thread.join()
-    assert mine[0] is not mine[1] and all(a.shape == (16,) and a.dtype == np.float32 for a in mine + theirs)
-    assert not any(m is t for m in mine for t in theirs)
-    again = row_blocks.thread_block_buffers(spec)
-    assert again[0] is mine[0] and again[1] is mine[1]  # reused by every later block and call
+    return results[0]
+
+
+def test_each_thread_keeps_its_own_block_buffers():
+    spec = [((16,), np.dtype(np.float32))] * 2
+
+    def first_use():  # a new thread: nothing kept yet
+        mine = row_blocks.thread_block_buffers(spec)
+        again = row_blocks.thread_block_buffers(spec)  # reused by every later block and call
+        other_shape = row_blocks.thread_block_buffers([((4, 4), np.dtype(np.float32))])[0]
+        bigger = row_blocks.thread_block_buffers([((32,), np.dtype(np.float32))])[0]  # grows the kept buffer
+        return mine, again, other_shape, bigger
+    mine, again, other_shape, bigger = _in_a_new_thread(first_use)
+    theirs = _in_a_new_thread(lambda: row_blocks.thread_block_buffers(spec))
+    assert all(a.shape == (16,) and a.dtype == np.float32 for a in mine + theirs)
+    assert not np.shares_memory(mine[0], mine[1])
+    assert not any(np.shares_memory(m, t) for m in mine for t in theirs)
+    assert np.shares_memory(again[0], mine[0]) and np.shares_memory(again[1], mine[1])
+    assert other_shape.shape == (4, 4) and np.shares_memory(other_shape, mine[0])
+    assert bigger.shape == (32,) and not np.shares_memory(bigger, mine[0])
 
 
 def test_no_row_blocks_for_broadcasting_inputs():

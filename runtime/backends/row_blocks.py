@@ -107,33 +107,39 @@ def run_in_row_blocks(rows_of_region: Callable, rows: int, step: int, block_buff
 
 
 class _BlockBuffers(threading.local):
-    by_spec: Dict[Tuple, List[np.ndarray]]
+    by_dtype: Dict[np.dtype, List[np.ndarray]]
 
     def __init__(self):
-        self.by_spec = {}  # (shape, dtype) -> this thread's buffers of that spec
+        self.by_dtype = {}  # dtype -> this thread's flat buffers of that dtype (views of them are handed out)
 
 
 _block_buffers = _BlockBuffers()
 
 
 def thread_block_buffers(specs: Sequence[Tuple[Tuple[int, ...], np.dtype]]) -> List[np.ndarray]:
-    """This thread's buffers for the (shape, dtype) ``specs``: distinct arrays for repeated specs, created
-    on first use and kept for the thread's later regions (a region function is never re-entered on one
-    thread: it only calls numpy).
+    """This thread's buffers for the (shape, dtype) ``specs``: distinct arrays for distinct specs, views of
+    flat buffers kept per thread and dtype (grown when a bigger block comes), so every later region on
+    this thread reuses them and a thread keeps at most one region's worth per dtype. A region function
+    is never re-entered on one thread: it only calls numpy.
 
-    >>> a, b = thread_block_buffers([((4,), np.dtype(np.float32))] * 2)
-    >>> a is not b and a is thread_block_buffers([((4,), np.dtype(np.float32))])[0]
-    True
+    >>> a, b = thread_block_buffers([((4, 2), np.dtype(np.float32))] * 2)
+    >>> a.shape, np.shares_memory(a, b), np.shares_memory(a, thread_block_buffers([((8,), np.dtype(np.float32))])[0])
+    ((4, 2), False, True)
     """
-    kept = _block_buffers.by_spec
-    taken: Dict[Tuple, int] = {}
+    kept = _block_buffers.by_dtype
+    taken: Dict[np.dtype, int] = {}
     buffers = []
-    for spec in specs:
-        same = kept.setdefault(spec, [])
-        index = taken[spec] = taken.get(spec, -1) + 1
-        if index == len(same):
-            same.append(np.empty(*spec))
-        buffers.append(same[index])
+    for shape, dtype in specs:
+        flat = kept.setdefault(dtype, [])
+        index = taken[dtype] = taken.get(dtype, -1) + 1
+        size = 1
+        for dim in shape:
+            size *= dim
+        if index == len(flat):
+            flat.append(np.empty(size, dtype))
+        elif flat[index].size < size:
+            flat[index] = np.empty(size, dtype)
+        buffers.append(flat[index][:size].reshape(shape))
     return buffers
 
 
