@@ -18,7 +18,8 @@ import gast
 from autograph_lite import contract
 from autograph_lite.converters import (annotations, asserts, break_statements, call_trees, checks, comprehensions,
                                        conditional_expressions, continue_statements, control_flow, deletions, hoisting,
-                                       lists, logical_expressions, return_statements, slices, unpacking)
+                                       lists, logical_expressions, return_statements, slices, unbound_reads,
+                                       unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, rewritten_code, static_analysis
 from autograph_lite.pyct.errors import ConversionError
 from autograph_lite.pyct.origin_info import Origin
@@ -62,11 +63,11 @@ def _convert_tree(node, ctx: Context):
             node.body = transformer(ctx).visit(node.body)
         return node
     node = annotations.AnnotationTransformer(ctx).visit(node)
-    node = deletions.transform(node, ctx)   # then reads and dels of deleted locals, in the user's own scopes
+    node = unbound_reads.mark(deletions.transform(node, ctx))   # dels; then reads that may find no value
     for transformer in (break_statements.BreakTransformer, continue_statements.ContinueTransformer,
                         return_statements.ReturnTransformer, asserts.AssertTransformer,
                         lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer,
-                        unpacking.UnpackingTransformer):
+                        unpacking.UnpackingTransformer, unbound_reads.CheckWriter):
         node = transformer(ctx).visit(node)
     static_analysis.analyze(node, ctx.always_live)   # once, on the lowered code, for the control flow converter
     for transformer in _needed((control_flow.ControlFlowTransformer, comprehensions.ComprehensionTransformer,

@@ -37,16 +37,13 @@ class ControlFlowTransformer(Transformer):
         self.scope = None            # activity.FunctionScope of the user function being converted
         self.initialized: Set[str] = set()  # names bound by an enclosing Undefined(...) and visible here
         self.vars_ = None            # parameter name of every set_state
-        self.maybe_undefined: Set[str] = set()  # names this user function initializes with ag__.Undefined
-        self.state_readers: Set[str] = set()    # the get_state functions generated (they read Undefined freely)
 
     def visit_FunctionDef(self, node):
-        saved = self.scope, self.initialized, self.maybe_undefined
-        self.scope, self.initialized, self.maybe_undefined = anno.getanno(node, anno.SCOPE), set(), set()
+        saved = self.scope, self.initialized
+        self.scope, self.initialized = anno.getanno(node, anno.SCOPE), set()
         node = self.generic_visit(node)
         node.body = self._bind_nonlocals(node.body) + node.body
-        _ReturnedNamesChecker(self.maybe_undefined, self.ctx.roles, self.state_readers).visit_block(node.body)
-        self.scope, self.initialized, self.maybe_undefined = saved
+        self.scope, self.initialized = saved
         return node
 
     def _bind_nonlocals(self, body) -> List[gast.stmt]:
@@ -55,7 +52,6 @@ class ControlFlowTransformer(Transformer):
         it is a local (not live after them), and a ``nonlocal`` needs a binding to refer to."""
         unbound = _unresolved_nonlocals(body, [bound_names(body) | self.scope.params])
         unbound -= self.scope.nonlocals | self.scope.globals
-        self.maybe_undefined |= unbound
         return [statement for name in sorted(unbound) for statement in
                 templates.replace('name = ag__.Undefined(symbol)', name=name, symbol=templates.literal(name))]
 
@@ -91,7 +87,6 @@ class ControlFlowTransformer(Transformer):
         missing = [n for n in names if n not in defined and n not in self.initialized
                    and n not in self.scope.globals and n not in self.scope.nonlocals]
         self.initialized |= set(missing)
-        self.maybe_undefined |= set(missing)
         out = []
         for name in missing:
             out += templates.replace('name = ag__.Undefined(symbol)', name=name, symbol=templates.literal(name))
@@ -102,7 +97,6 @@ class ControlFlowTransformer(Transformer):
         return [self.ctx.new_name(base) for base in bases]
 
     def _state_functions(self, node, state, declarations, get_state, set_state):
-        self.state_readers.add(get_state)
         if self.vars_ is None:
             self.vars_ = self.ctx.new_name(contract.STATE_PARAMETER_NAME)
         vars_ = self.vars_
@@ -136,7 +130,6 @@ class ControlFlowTransformer(Transformer):
         (``box.value`` after ``box = Box()``) may not exist yet, so it reads as Undefined then."""
         if qn.is_simple and qn.text in _deleted_names(node):
             # `del x` inside: x may be unbound when the state is read (an Undefined, like any missing value).
-            self.maybe_undefined.add(qn.text)
             return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
                                                    value=templates.expression(qn.text),
                                                    name=templates.literal(qn.text))
@@ -229,46 +222,6 @@ class ControlFlowTransformer(Transformer):
             iterable=node.iter, extra_test=extra, loop_body=loop_body, get_state=get_state,
             set_state=set_state, symbols=symbols, role_map=roles)
         return inits + state_code + body_code + call + orelse
-
-
-class _ReturnedNamesChecker:
-    """In what a function returns, a name that may still be ``ag__.Undefined`` is read through
-    ``ag__.defined(name)``: Python raises UnboundLocalError at the ``return`` when a name it evaluates
-    there has no value, wherever it sits in the returned expression (``return i, [j]``)."""
-
-    def __init__(self, names: Set[str], roles, skipped_functions: Set[str]):
-        self.names, self.skipped_functions = names, skipped_functions
-        self.return_values = {name for name, role in roles.items() if role == contract.RETURN_VALUE}
-
-    def visit_block(self, statements) -> None:
-        if not self.names:
-            return
-        stack = list(statements)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, gast.FunctionDef) and (anno.hasanno(node, anno.SCOPE)
-                                                       or node.name in self.skipped_functions):
-                continue   # a function of the user's (checked when it is converted), or a get_state
-            if isinstance(node, gast.Lambda):
-                continue
-            if isinstance(node, gast.Return) and node.value is not None:
-                node.value = self._checked(node.value)
-            elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
-                  and node.targets[0].id in self.return_values):
-                node.value = self._checked(node.value)   # retval_ = <what a `return` returns>
-            stack.extend(nodes.children(node))
-
-    def _checked(self, expression):
-        if isinstance(expression, gast.Name) and isinstance(expression.ctx, gast.Load) and expression.id in self.names:
-            return templates.replace_as_expression('ag__.defined(name)', name=expression)
-        if isinstance(expression, gast.Lambda):
-            return expression   # evaluated later, if ever
-        for field, value in gast.iter_fields(expression):
-            if isinstance(value, list):
-                value[:] = [self._checked(item) if isinstance(item, gast.expr) else item for item in value]
-            elif isinstance(value, gast.expr):
-                setattr(expression, field, self._checked(value))
-        return expression
 
 
 # How a generated call ends: without, or with, the roles of the state variables.

@@ -51,3 +51,5 @@ SCOPE = 'scope'              # static_analysis.activity.FunctionScope of a funct
 BODY_FUNCTION = 'body_function'  # a helper function the control flow converter wrote (get_state, if_body, ...)
 GUARD_FLAG = 'guard_flag'    # an `if not <flag>:` that guards what follows a jump: the flag's name
 USER_TEXT = 'user_text'      # an expression's text as the user wrote it (before any converter ran)
+UNBOUND_CHECK = 'unbound_check'  # a read that may find its local unassigned: 'defined' or 'defined_free'
+UNBOUND_INITS = 'unbound_inits'  # a function's names with such a read (each starts as ag__.Undefined)

@@ -8,7 +8,8 @@ function would make it local everywhere in the function (an UnboundLocalError be
 >>> sorted(function_locals(tree.body[0]))
 ['a', 'b']
 """
-from typing import Set
+import sys
+from typing import Dict, List, Optional, Set, Tuple
 
 import gast
 
@@ -63,3 +64,104 @@ def bound_names(statements) -> Set[str]:
             bound.add((node.asname or node.name).split('.')[0])
         stack.extend(nodes.children(node))
     return bound
+
+
+# --- every name of a function resolved to the scope it belongs to ------------------------------
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+_ALL_SCOPES = _FUNCTIONS + _COMPREHENSIONS + (gast.ClassDef,)
+# Since Python 3.12 list/set/dict comprehensions run inline in their function (PEP 709): a name they read
+# is read as the function's local. Generator expressions stay functions.
+_INLINED = (gast.ListComp, gast.SetComp, gast.DictComp) if sys.version_info >= (3, 12) else ()
+
+
+class Scope:
+    """A function, lambda, comprehension or class body: the names it binds and declares."""
+
+    def __init__(self, node, parent: Optional['Scope']):
+        self.node, self.parent = node, parent
+        self.bound: Set[str] = set()
+        self.globals: Set[str] = set()
+        self.nonlocals: Set[str] = set()
+
+
+def _arguments(node) -> List[str]:
+    arguments = node.args
+    return [a.id for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs
+            + [a for a in (arguments.vararg, arguments.kwarg) if a is not None]]
+
+
+def _enter(node, parent: Optional[Scope], stack: list) -> Scope:
+    """The scope ``node`` opens; pushes its parts, each with the scope it is evaluated in."""
+    scope = Scope(node, parent)
+    outer = parent if parent is not None else scope
+    if isinstance(node, _FUNCTIONS):
+        scope.bound.update(_arguments(node))
+        stack.extend((default, outer) for default in node.args.defaults + node.args.kw_defaults
+                     if default is not None)
+        stack.extend((child, outer) for child in getattr(node, 'decorator_list', ()))
+        stack.extend((child, scope) for child in (node.body if isinstance(node.body, list) else [node.body]))
+    elif isinstance(node, gast.ClassDef):
+        stack.extend((child, outer) for child in node.decorator_list + node.bases + node.keywords)
+        stack.extend((child, scope) for child in node.body)
+    else:   # a comprehension: its first iterable is evaluated outside it
+        for position, generator in enumerate(node.generators):
+            stack.append((generator.iter, scope if position else outer))
+            stack.append((generator.target, scope))
+            stack.extend((condition, scope) for condition in generator.ifs)
+        stack.extend((getattr(node, field), scope) for field in ('elt', 'key', 'value')
+                     if getattr(node, field, None) is not None)
+    return scope
+
+
+def scopes_of(root) -> Dict[int, Scope]:
+    """id(node) -> the scope that node's names belong to, for every node of ``root`` (a function)."""
+    scope_of: Dict[int, Scope] = {}
+    stack: List[Tuple[object, Scope]] = []
+    _enter(root, None, stack)
+    while stack:
+        node, scope = stack.pop()
+        scope_of[id(node)] = scope
+        if isinstance(node, _ALL_SCOPES):
+            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                scope.bound.add(node.name)
+            _enter(node, scope, stack)
+            continue
+        if isinstance(node, gast.Global):
+            scope.globals.update(node.names)
+        elif isinstance(node, gast.Nonlocal):
+            scope.nonlocals.update(node.names)
+        elif isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            scope.bound.add(node.id)
+        elif isinstance(node, gast.alias):
+            scope.bound.add((node.asname or node.name).split('.')[0])
+        stack.extend((child, scope) for child in gast.iter_child_nodes(node))
+    return scope_of
+
+
+def owner_of(name: str, scope: Scope) -> Optional[Scope]:
+    """The function (or comprehension) scope whose local ``name`` is, read from ``scope``; None: a global."""
+    if name in scope.globals:
+        return None
+    if name in scope.bound and name not in scope.nonlocals:
+        return scope
+    parent = scope.parent
+    while parent is not None:
+        if not isinstance(parent.node, gast.ClassDef):   # a class body's names are not seen from inside it
+            if name in parent.globals:
+                return None
+            if name in parent.bound and name not in parent.nonlocals:
+                return parent
+        parent = parent.parent
+    return None
+
+
+def reads_as_local(scope: Scope, owner: Scope) -> bool:
+    """True if Python reads the owner's variable from ``scope`` as a local (UnboundLocalError), not as a
+    free variable of a nested function (NameError)."""
+    while scope is not owner:
+        if not isinstance(scope.node, _INLINED):
+            return False
+        scope = scope.parent
+    return True
