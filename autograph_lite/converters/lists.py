@@ -5,12 +5,22 @@
     outs.pop(0)          ->  outs, popped = ag__.list_pop(outs, 0)
 
 On a Python list ``list_append`` appends in place and returns the same list (every alias sees it, as in
-Python); on a tensor list it returns the new list. ``pop`` inside a larger expression, and calls on
-anything but a local variable (``self.outs.append(h)``, a global or closure list), are left as written.
+Python); on a tensor list it returns the new list. Calls on anything but a local variable
+(``self.outs.append(h)``, a global or closure list) are left as written.
+
+A ``pop`` inside a larger expression moves to a statement of its own just before, when that changes
+nothing Python would see (nothing the statement evaluates before it calls anything or reads the list):
+
+    total += xs.pop()    ->  xs, popped = ag__.list_pop(xs)
+                             total += popped
+
+Elsewhere (after another call, in a branch of ``and``/``or``/``if else``, in a lambda or comprehension) it
+becomes ``ag__.list_pop_in_expression(xs, 'xs')``, followed by ``xs = xs`` so that a tensor loop carries
+``xs``: Python's pop on Python values, a clear error when a tensor-dependent loop would change the list.
 """
 import gast
 
-from autograph_lite.pyct import templates
+from autograph_lite.pyct import nodes, templates
 from autograph_lite.pyct.scopes import function_locals
 from autograph_lite.pyct.transformer import Transformer
 
@@ -47,14 +57,48 @@ class ListTransformer(Transformer):
         pop = _method_call(node.value, 'pop', 1)
         if pop is not None and pop[0] in self.local_names:
             return self._pop(pop, self.ctx.new_name('popped'))
-        return node
+        return self._pops_inside(node, [node.value])
 
     def visit_Assign(self, node):
         pop = _method_call(node.value, 'pop', 1)
         if (pop is None or pop[0] not in self.local_names or len(node.targets) != 1
                 or not isinstance(node.targets[0], gast.Name)):
-            return node
+            return self._pops_inside(node, [node.value] + node.targets)
         return self._pop(pop, node.targets[0].id)
+
+    def visit_AugAssign(self, node):
+        return self._pops_inside(node, [node.target, node.value])   # `x += v` reads x (target) first
+
+    def _pops_inside(self, statement, parts):
+        """``name.pop(...)`` calls inside the expressions ``parts`` of ``statement`` (in evaluation order)."""
+        shadowed = _bound_in_nested_scopes(parts)
+        pops = [n for part in parts for n in nodes.walk(part) if _method_call(n, 'pop', 1) is not None
+                and n.func.value.id in self.local_names and n.func.value.id not in shadowed]
+        if not pops:
+            return statement
+        before, after = [], []
+        order = _evaluation_order(parts)
+        earlier_effects = set()   # ids of the calls evaluated before the current point
+        hoisted = {}
+        for position, (node, conditional) in enumerate(order):
+            if node in pops:
+                name, args = _method_call(node, 'pop', 1)
+                reads_list_before = any(isinstance(n, gast.Name) and n.id == name for n, _ in order[:position]
+                                        if n is not node.func.value)
+                if not conditional and not earlier_effects and not reads_list_before:
+                    popped = self.ctx.new_name('popped')
+                    before += self._pop((name, args), popped)
+                    hoisted[id(node)] = gast.Name(popped, gast.Load(), None, None)
+                    continue
+                hoisted[id(node)] = templates.replace_as_expression(
+                    'ag__.list_pop_in_expression(name, text, index)' if args else
+                    'ag__.list_pop_in_expression(name, text)', name=name, text=templates.literal(name),
+                    index=args[0] if args else None)
+                after += templates.replace('name = name', name=name)
+            if isinstance(node, gast.Call) and id(node) not in hoisted:
+                earlier_effects.add(id(node))
+        _replace_nodes(statement, hoisted)
+        return before + [statement] + after
 
     def _pop(self, call, target: str):
         name, args = call
@@ -62,3 +106,50 @@ class ListTransformer(Transformer):
             return templates.replace('name, target = ag__.list_pop(name, index)', name=name, target=target,
                                      index=args[0])
         return templates.replace('name, target = ag__.list_pop(name)', name=name, target=target)
+
+
+
+def _evaluation_order(parts):
+    """``(node, conditional)`` for each node of the expressions ``parts``, in the order Python finishes
+    evaluating them (operands before operations, left to right); ``conditional``: it may not run (an
+    operand of ``and``/``or`` after the first, a branch of ``a if c else b``, a lambda or comprehension)."""
+    order = []
+
+    def visit(node, conditional):
+        if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            conditional = True
+        for child in nodes.children(node):
+            child_conditional = conditional
+            if isinstance(node, gast.BoolOp) and child is not node.values[0]:
+                child_conditional = True
+            elif isinstance(node, gast.IfExp) and child is not node.test:
+                child_conditional = True
+            visit(child, child_conditional)
+        order.append((node, conditional))
+
+    for part in parts:
+        visit(part, False)
+    return order
+
+
+def _replace_nodes(tree, replacements) -> None:
+    """Replace the nodes whose id is a key of ``replacements``, anywhere under ``tree``."""
+    for node in list(nodes.walk(tree)):
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, list):
+                value[:] = [replacements.get(id(item), item) for item in value]
+            elif id(value) in replacements:
+                setattr(node, field, replacements[id(value)])
+
+
+def _bound_in_nested_scopes(parts):
+    """Names a lambda or comprehension inside ``parts`` binds (its ``xs.pop()`` is not the function's ``xs``)."""
+    bound = set()
+    for part in parts:
+        for node in nodes.walk(part):
+            if isinstance(node, gast.Lambda):
+                bound |= {a.id for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs}
+                bound |= {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
+            elif isinstance(node, gast.comprehension):
+                bound |= {n.id for n in nodes.walk(node.target) if isinstance(n, gast.Name)}
+    return bound

@@ -156,6 +156,23 @@ def list_pop(target: Any, index: Any = None) -> Tuple[Any, Any]:
     return target, element
 
 
+def list_pop_in_expression(target: Any, name: str, index: Any = None) -> Any:
+    """``target.pop(index)`` written inside a larger expression, where the converter could not give the pop
+    a statement of its own (converters/lists.py): Python's pop, unless a tensor-dependent loop changes
+    ``target`` (then it would need the list rebound, which an expression cannot do).
+
+    >>> values = [1, 2, 3]
+    >>> list_pop_in_expression(values, 'values'), values
+    (3, [1, 2])
+    """
+    if isinstance(target, rt.TensorList) or _watched_entry(target) is not None:
+        raise rt.errors.StateError(
+            f"'{name}.pop()' inside a larger expression cannot change the list '{name}' in a tensor-dependent "
+            f"loop (its list is a tensor list there, which a pop must rebind). Pop it in a statement of its "
+            f"own first: `value = {name}.pop()`, then use value")
+    return target.pop() if index is None else target.pop(index)
+
+
 def tensor_list_from(name: str, values: list, element: Any) -> rt.TensorList:
     """The tensor list a staged loop carries for the Python list ``name`` (``values`` before the loop);
     ``element`` is what the loop body puts in it. Every element must have one dtype."""

@@ -1,0 +1,94 @@
+"""``xs.pop()`` inside a larger expression (``total += xs.pop()``): Python's result on Python lists, the
+same result from a tensor loop (the pop gets a statement of its own, so the loop carries the list), and a
+clear error where the pop cannot be moved and a tensor loop would change the list
+(converters/lists.py)."""
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+from tests.user_errors import raises
+
+
+def sum_of_pops(n):
+    xs = [1.0, 2.0, 3.0]
+    total = 0.0
+    for i in range(n):
+        total += xs.pop()
+    return total
+
+
+def scaled_pops(n):
+    xs = [1.0, 2.0, 4.0]
+    total = 0.0
+    for i in range(n):
+        total = total + 10.0 * xs.pop(0)
+    return total
+
+
+def pops_a_tensor_list(n):
+    xs = []
+    for i in range(n):
+        xs.append(rt.cast(i, rt.float32))
+    total = 0.0
+    for j in range(n):
+        total += xs.pop() * 2.0
+    return total
+
+
+def pop_while_not_empty(xs):
+    total = 0
+    while xs:
+        total += xs.pop()
+    return total
+
+
+def pop_after_another_call(n):
+    xs = [1.0, 2.0, 3.0]
+    total = 0.0
+    for i in range(n):
+        total = total + abs(-1.0) + xs.pop()
+    return total
+
+
+def pop_in_a_branch(n, flag):
+    xs = [1.0, 2.0, 3.0]
+    total = 0.0
+    for i in range(n):
+        total += xs.pop() if flag else 0.0
+    return total
+
+
+def reads_the_list_first(xs):
+    return xs[-1] + xs.pop() + len(xs)
+
+
+@pytest.mark.parametrize('function, n, expected', [(sum_of_pops, 2, 5.0), (scaled_pops, 2, 30.0),
+                                                   (pops_a_tensor_list, 3, 6.0)])
+def test_tensor_loop_pops_once_per_iteration(function, n, expected):
+    assert function(n) == expected
+    assert ag.to_graph(function)(n) == expected
+    assert float(ag.to_graph(function)(rt.constant(n))) == expected        # eager tensor
+    assert float(ag.function(function)(rt.constant(n))) == expected        # staged loop
+
+
+def test_the_pop_gets_a_statement_of_its_own():
+    code = ag.to_code(sum_of_pops)
+    assert '(xs, popped) = ag__.list_pop(xs)\n        total += popped' in code
+
+
+def test_python_lists_keep_python_semantics():
+    assert ag.to_graph(pop_while_not_empty)([1, 2, 3]) == pop_while_not_empty([1, 2, 3]) == 6
+    assert ag.to_graph(pop_after_another_call)(2) == pop_after_another_call(2) == 7.0
+    assert ag.to_graph(pop_in_a_branch)(2, True) == pop_in_a_branch(2, True) == 5.0
+    assert ag.to_graph(reads_the_list_first)([1, 2]) == reads_the_list_first([1, 2]) == 5
+    values = [4, 5]
+    ag.to_graph(reads_the_list_first)(values)
+    assert values == [4]
+
+
+@pytest.mark.parametrize('function, args', [(pop_after_another_call, ()), (pop_in_a_branch, (True,))])
+def test_a_pop_that_cannot_move_in_a_tensor_loop_is_a_clear_error(function, args):
+    assert 'ag__.list_pop_in_expression(xs' in ag.to_code(function)
+    raises(rt.errors.StateError, ag.function(function), (rt.constant(2), *args),
+           "'xs.pop()' inside a larger expression cannot change the list 'xs' in a tensor-dependent loop",
+           '`value = xs.pop()`', at='xs.pop()')
