@@ -1,12 +1,14 @@
 """Python's operators on tensors: each one is a registered op, installed on ``Tensor`` here.
 
 ``Tensor`` lives in ``runtime.core`` and knows no ops; importing this module (the ops package does)
-gives it ``+ - * / // % ** @``, unary ``- abs ~``, ``& |``, the elementwise comparisons and ``[]``,
+gives it ``+ - * / // % ** @``, ``divmod``, unary ``- abs ~``, ``& |``, the elementwise comparisons and ``[]``,
 the way TensorFlow's ``_override_operator`` does.
 
 >>> import runtime as rt
 >>> rt.constant([1, 2]) * 3 + 1
 Tensor([4 7], shape=(2,), dtype=int32)
+>>> divmod(rt.constant([7, -7]), 3)
+(Tensor([ 2 -3], shape=(2,), dtype=int32), Tensor([1 2], shape=(2,), dtype=int32))
 """
 from __future__ import annotations
 
@@ -33,6 +35,9 @@ def install_operators() -> None:
     for name, op in {"lt": less, "le": less_equal, "gt": greater, "ge": greater_equal, "eq": equal,
                      "ne": not_equal}.items():
         setattr(Tensor, f"__{name}__", op)
+    # divmod(a, b) is (a // b, a % b): floor division and the remainder with b's sign, as numpy and Python.
+    Tensor.__divmod__ = lambda self, other: (floordiv(self, other), mod(self, other))
+    Tensor.__rdivmod__ = lambda self, other: (floordiv(other, self), mod(other, self))
     Tensor.__neg__ = lambda self: negative(self)
     Tensor.__pos__ = lambda self: self
     Tensor.__abs__ = lambda self: abs(self)
