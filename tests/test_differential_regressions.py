@@ -338,10 +338,10 @@ def test_a_walrus_in_a_deferred_operand_binds_the_functions_own_name():
     for function, argument in cases:
         assert ag.to_graph(function)(argument) == function(argument), (function.__name__, argument)
     assert ag.to_graph(validate_pre)(('A', 1)) == ('a', 1)
-    assert 'None) and ag__.in_((normalized := ' in ag.to_code(validate_pre)   # Python's own `and`
-    # On a symbolic tensor Python's `and` needs bool(): a clear error, not a wrong value.
+    assert "('normalized',)) and ag__.walrus_guard(ag__.in_((normalized := " in ag.to_code(validate_pre)   # Python's own `and`
+    # On a symbolic tensor Python's `and` needs bool(): a clear error naming the walrus, not a wrong value.
     import runtime as rt
-    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match='as a Python bool is not allowed'):
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="this `and` assigns 'y' with :="):
         ag.function(walrus_under_a_tensor_and)(rt.constant(3))
     assert ag.to_graph(walrus_under_a_tensor_and)(3) == walrus_under_a_tensor_and(3) == 6
 

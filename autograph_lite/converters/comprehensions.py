@@ -17,7 +17,7 @@ or a tuple of names.
 import gast
 
 from autograph_lite.pyct import nodes, templates
-from autograph_lite.pyct.transformer import Transformer
+from autograph_lite.pyct.transformer import Transformer, binds_by_walrus, walrus_guard
 
 _OPERATORS = {gast.ListComp: 'list_comp', gast.SetComp: 'set_comp', gast.GeneratorExp: 'generator_exp',
               gast.DictComp: 'dict_comp'}
@@ -33,7 +33,10 @@ class ComprehensionTransformer(Transformer):
 
     def _convert(self, node):
         if not _convertible(node):
-            return self.generic_visit(node)
+            node = self.generic_visit(node)
+            if binds_by_walrus([node]):   # stays Python's: a symbolic tensor to iterate is an error naming the walrus
+                node.generators[0].iter = walrus_guard(node.generators[0].iter, 'comprehension', [node])
+            return node
         node = self.generic_visit(node)   # inner comprehensions first
         if isinstance(node, gast.DictComp):
             element = gast.Tuple(elts=[node.key, node.value], ctx=gast.Load())

@@ -8,8 +8,11 @@ are names or constants becomes the ``and`` Python defines it as, so a tensor lin
     0 < x < n  ->  ag__.and_(lambda: 0 < x, lambda: x < n)
 
 An expression whose deferred operand binds a name with ``:=`` stays Python's own (a lambda would
-bind the name in its own scope): exact on Python values; on a symbolic tensor Python's ``and``
-needs bool(), which raises OperatorNotAllowedInGraphError.
+bind the name in its own scope): exact on Python values; each operand Python takes the truth of goes
+through ``ag__.walrus_guard``, so a symbolic tensor there raises OperatorNotAllowedInGraphError naming
+the walrus and the fix (assign it before, in a statement):
+
+    a and (n := f())  ->  ag__.walrus_guard(a, 'and', ('n',)) and (n := f())
 
 Membership is ``ag__.in_`` / ``ag__.not_in`` (a bool tensor for a symbolic container; Python's ``in``
 would need to iterate it):
@@ -21,7 +24,7 @@ import copy
 import gast
 
 from autograph_lite.pyct import templates
-from autograph_lite.pyct.transformer import Transformer, binds_by_walrus
+from autograph_lite.pyct.transformer import Transformer, binds_by_walrus, walrus_guard
 
 
 _COMPARISON_SYMBOLS = {gast.Lt: '<', gast.LtE: '<=', gast.Gt: '>', gast.GtE: '>=', gast.Eq: '==',
@@ -50,7 +53,11 @@ class LogicalExpressionTransformer(Transformer):
     def visit_BoolOp(self, node):
         node = self.generic_visit(node)
         if binds_by_walrus(node.values):
-            return node   # `a and (n := f())`: the lambda would bind its own n (see binds_by_walrus)
+            # `a and (n := f())`: a lambda would bind its own n, so Python's `and` stays, which needs
+            # bool() of each operand but the last: a symbolic one is an error that names n.
+            construct = 'and' if isinstance(node.op, gast.And) else 'or'
+            node.values[:-1] = [walrus_guard(value, construct, node.values) for value in node.values[:-1]]
+            return node
         operands = [templates.replace_as_expression('lambda: value', value=v) for v in node.values]
         template = 'ag__.and_(operands)' if isinstance(node.op, gast.And) else 'ag__.or_(operands)'
         return templates.replace_as_expression(template, operands=operands)

@@ -113,3 +113,31 @@ def _as_bool(value: Any) -> Any:
     if isinstance(value, rt.Tensor):
         return truth_value(value)
     return bool(value)
+
+
+_GUARDED = {'and': ('`and`', 'decide on'), 'or': ('`or`', 'decide on'),
+            'if_exp': ('`a if c else b`', 'decide on'), 'comprehension': ('comprehension', 'iterate over')}
+
+
+def walrus_guard(value: Any, construct: str, names: tuple) -> Any:
+    """``value``, whose truth (or items) Python's own ``construct`` ('and', 'or', 'if_exp', 'comprehension')
+    decides on: the converter left it as Python because it assigns ``names`` with ``:=`` (a lambda would
+    bind them in its own scope). On a symbolic tensor, which Python cannot decide on while tracing, this
+    names the walrus and the fix.
+
+    >>> walrus_guard(3, 'and', ('n',))
+    3
+    """
+    if isinstance(value, SymbolicTensor) or (isinstance(value, _TENSOR_LISTS) and isinstance(
+            as_condition(value), SymbolicTensor)):
+        shown, action = _GUARDED[construct]
+        quoted = ", ".join(f"'{name}'" for name in names)
+        first = names[0]
+        raise rt.errors.OperatorNotAllowedInGraphError(
+            f"this {shown} assigns {quoted} with :=, so it stays Python's own {shown}, which cannot {action} a "
+            f"symbolic tensor ({getattr(value, 'name', type(value).__name__)}) while tracing. " + (
+                f"Write it without := (repeat the expression, or use a `for` loop that appends): it then "
+                "becomes a graph loop" if construct == 'comprehension' else
+                f"Assign {first} in a statement before it (`{first} = ...`) and use {first} in the {shown}: "
+                "it then becomes a graph operation"))
+    return value

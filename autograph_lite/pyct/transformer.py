@@ -8,7 +8,7 @@ from typing import Dict, List, Set, Tuple
 
 import gast
 
-from autograph_lite.pyct import anno, nodes
+from autograph_lite.pyct import anno, nodes, templates
 
 SKIP = 'skip_conversion'
 # Nodes no converter rewrites and that have no children worth visiting.
@@ -93,6 +93,25 @@ def binds_by_walrus(nodes) -> bool:
     such an expression as Python: inside the lambda the walrus would bind the lambda's local.
     """
     return contains(nodes, gast.NamedExpr, stop_at=(gast.Lambda,))
+
+
+def walrus_guard(value, construct: str, bound_by) -> 'gast.expr':
+    """``ag__.walrus_guard(value, construct, names)``: ``value`` decides a ``construct`` left as Python
+    because ``bound_by`` (nodes) assign those names with ``:=``; a symbolic tensor there is a clear error."""
+    names = sorted({n.target.id for n in _walk_outside_lambdas(bound_by)
+                    if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)})
+    return templates.replace_as_expression('ag__.walrus_guard(value, construct, names)', value=value,
+                                           construct=templates.literal(construct),
+                                           names=templates.literal(tuple(names)))
+
+
+def _walk_outside_lambdas(roots):
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, gast.Lambda):
+            stack.extend(nodes.children(node))
 
 
 class Transformer(gast.NodeTransformer):
