@@ -18,8 +18,8 @@ import gast
 from autograph_lite import contract
 from autograph_lite.converters import (annotations, asserts, break_statements, call_trees, checks, comprehensions,
                                        conditional_expressions, continue_statements, control_flow, deletions, hoisting,
-                                       lists, logical_expressions, return_statements, slices, unbound_reads,
-                                       unpacking)
+                                       lists, logical_expressions, match_statements, return_statements, slices,
+                                       unbound_reads, unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, rewritten_code, static_analysis
 from autograph_lite.pyct.errors import ConversionError
 from autograph_lite.pyct.origin_info import Origin
@@ -62,7 +62,7 @@ def _convert_tree(node, ctx: Context):
                                     logical_expressions.LogicalExpressionTransformer), ctx):
             node.body = transformer(ctx).visit(node.body)
         return node
-    node = annotations.AnnotationTransformer(ctx).visit(node)
+    node = annotations.AnnotationTransformer(ctx).visit(match_statements.transform(node, ctx))   # match: if/elif
     node = unbound_reads.mark(deletions.transform(node, ctx))   # dels; then reads that may find no value
     for transformer in (break_statements.BreakTransformer, continue_statements.ContinueTransformer,
                         return_statements.ReturnTransformer, asserts.AssertTransformer,

@@ -129,8 +129,8 @@ def scaled_by_command(t, line):
 
 def test_converted_code_calls_a_match_function_unconverted_with_a_warning():
     lines = ['go north', 'stop', 'jump', 'go 4']
-    with pytest.warns(UserWarning, match="command is called unconverted: the 'match' statement cannot be "
-                                         "converted yet"):
+    with pytest.warns(UserWarning, match="command is called unconverted: this 'match' statement cannot be "
+                                         "converted: its sequence pattern is not supported"):
         assert ag.to_graph(run_commands)(lines) == run_commands(lines) == ['north', 'halt', '4']
     graph = ag.function(scaled_by_command)
     assert int(graph(rt.constant(5), 'stop').numpy()) == scaled_by_command(5, 'stop') == 0

@@ -175,6 +175,8 @@ def uses_match(command):
     match command:
         case 'go':
             return 1
+        case [first, *rest]:
+            return 2
         case _:
             return 0
 """
@@ -188,6 +190,7 @@ def test_match_statement_is_rejected_with_its_line(tmp_path):
     exec(compile(MATCH_SOURCE, str(path), 'exec'), namespace)
     with pytest.raises(ag.ConversionError) as info:
         ag.to_graph(namespace['uses_match'])
-    assert "the 'match' statement cannot be converted yet" in str(info.value)
-    assert f'File "{path}", line 2, in uses_match' in str(info.value)
+    assert ("this 'match' statement cannot be converted: its sequence pattern is not supported (value, "
+            "None/True/False, '|', 'as', capture and '_' patterns are)") in str(info.value)
+    assert f'File "{path}", line 5, in uses_match' in str(info.value)
     assert 'Rewrite it with if/elif/else.' in str(info.value)
