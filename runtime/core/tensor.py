@@ -191,6 +191,12 @@ def is_symbolic(value: Any) -> bool:
 
 
 def is_tensor(value: Any) -> bool:
+    """Whether ``value`` is a tensor (eager or symbolic; a Variable is one too).
+
+    >>> import runtime as rt
+    >>> rt.is_tensor(rt.constant(1.0)), rt.is_tensor(rt.Variable(1.0)), rt.is_tensor([1.0])
+    (True, True, False)
+    """
     return isinstance(value, Tensor)
 
 

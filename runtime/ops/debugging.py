@@ -21,6 +21,9 @@ from runtime.ops.math_ops import equal, greater, greater_equal, less, less_equal
 from runtime.ops.reduction_ops import reduce_all
 from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 
+# rt.debugging's names (the comparisons and render above are imported for the checks, not published here)
+__all__ = ["Assert", "assert_equal", "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
+           "assert_none_equal", "ensure_defined"]
 
 def _assert_infer(specs, attrs):
     if specs[0][0] != dtypes.bool:

@@ -18,6 +18,7 @@ import numpy as np
 from runtime.core import shapes
 from runtime.core.errors import InvalidArgumentError
 from runtime.core.registry import register_gradient, register_op
+from runtime.core.public_names import alias
 from runtime.core.tensor import Tensor
 from runtime.ops.array_ops import expand_dims, squeeze, transpose as _transpose
 from runtime.ops.convert import convert_to_tensor
@@ -167,7 +168,7 @@ def transpose(a: Any, name: Optional[str] = None, conjugate: bool = False) -> Te
     return _transpose(a, list(range(a.ndim - 2)) + [a.ndim - 1, a.ndim - 2])
 
 
-matrix_transpose = transpose
+matrix_transpose = alias(transpose, "matrix_transpose", __name__)  # TensorFlow's other name for it
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,

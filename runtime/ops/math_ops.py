@@ -21,6 +21,7 @@ from runtime.ops.cast_op import CAST
 from runtime.ops.gradient_ops import unbroadcast
 from runtime.core.registry import (Algebra, OpDef, apply_op, get_op, not_differentiable, register_gradient,
                                    register_op)
+from runtime.core.public_names import named
 from runtime.core.tensor import Tensor
 
 
@@ -42,7 +43,9 @@ def _comparison(specs, attrs):
     return [(dtypes.bool, shape)]
 
 
-def _declare_binary(name: str, kernel: Callable, infer=_numeric_broadcast, doc: str = "", **elementwise):
+def _declare_binary(public: str, name: str, kernel: Callable, infer=_numeric_broadcast, doc: str = "",
+                    **elementwise):
+    """Register a broadcasting binary op; returns the function named ``public``."""
     op_def = register_op(name, ("x", "y"), infer, kernel, doc=doc, **elementwise)
     numeric = infer is _numeric_broadcast
 
@@ -58,7 +61,7 @@ def _declare_binary(name: str, kernel: Callable, infer=_numeric_broadcast, doc: 
         return apply_op(op_def, (x, y))
 
     op.__doc__ = f"Elementwise {doc or name} with numpy broadcasting (the ``{name}`` op)."
-    return op
+    return named(op, public)
 
 
 def _quiet(kernel: Callable) -> Callable:
@@ -92,24 +95,24 @@ def _pow_kernel(x, y):
         return np.power(x, y)
 
 
-add = _declare_binary("AddV2", np.add, doc="x + y",
+add = _declare_binary("add", "AddV2", np.add, doc="x + y",
                       algebra=Algebra(neutral=(((0, 1), 0, True),)))  # only -0.0 is neutral for floats
-subtract = _declare_binary("Sub", np.subtract, doc="x - y",
+subtract = _declare_binary("subtract", "Sub", np.subtract, doc="x - y",
                            algebra=Algebra(neutral=(((1,), 0, False),)))  # only +0.0 is neutral for floats
-multiply = _declare_binary("Mul", np.multiply, doc="x * y", algebra=Algebra(neutral=(((0, 1), 1, None),)))
-maximum = _declare_binary("Maximum", np.maximum, doc="max(x, y)")
-minimum = _declare_binary("Minimum", np.minimum, doc="min(x, y)")
-floordiv = _declare_binary("FloorDiv", _integer_safe(np.floor_divide), doc="x // y (floor division)",
+multiply = _declare_binary("multiply", "Mul", np.multiply, doc="x * y", algebra=Algebra(neutral=(((0, 1), 1, None),)))
+maximum = _declare_binary("maximum", "Maximum", np.maximum, doc="max(x, y)")
+minimum = _declare_binary("minimum", "Minimum", np.minimum, doc="min(x, y)")
+floordiv = _declare_binary("floordiv", "FloorDiv", _integer_safe(np.floor_divide), doc="x // y (floor division)",
                            ufunc=np.floor_divide, zero_divisor_error=True)
-mod = _declare_binary("FloorMod", _integer_safe(np.mod), doc="x % y (result has the sign of y)",
+mod = _declare_binary("mod", "FloorMod", _integer_safe(np.mod), doc="x % y (result has the sign of y)",
                       ufunc=np.mod, zero_divisor_error=True)
-pow = _declare_binary("Pow", _pow_kernel, doc="x ** y")  # noqa: A001 - TensorFlow's public name
-greater = _declare_binary("Greater", np.greater, _comparison, doc="x > y")
-greater_equal = _declare_binary("GreaterEqual", np.greater_equal, _comparison, doc="x >= y")
-less = _declare_binary("Less", np.less, _comparison, doc="x < y")
-less_equal = _declare_binary("LessEqual", np.less_equal, _comparison, doc="x <= y")
-equal = _declare_binary("Equal", np.equal, _comparison, doc="x == y")
-not_equal = _declare_binary("NotEqual", np.not_equal, _comparison, doc="x != y")
+pow = _declare_binary("pow", "Pow", _pow_kernel, doc="x ** y")  # noqa: A001 - TensorFlow's public name
+greater = _declare_binary("greater", "Greater", np.greater, _comparison, doc="x > y")
+greater_equal = _declare_binary("greater_equal", "GreaterEqual", np.greater_equal, _comparison, doc="x >= y")
+less = _declare_binary("less", "Less", np.less, _comparison, doc="x < y")
+less_equal = _declare_binary("less_equal", "LessEqual", np.less_equal, _comparison, doc="x <= y")
+equal = _declare_binary("equal", "Equal", np.equal, _comparison, doc="x == y")
+not_equal = _declare_binary("not_equal", "NotEqual", np.not_equal, _comparison, doc="x != y")
 
 
 def _float_only_broadcast(specs, attrs):

@@ -16,6 +16,7 @@ from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.core import shapes
 from runtime.core.registry import OpDef, apply_op, get_op, not_differentiable, register_gradient, register_op
+from runtime.core.public_names import named
 from runtime.core.tensor import Tensor
 from runtime.ops.combine_ops import where
 from runtime.ops.convert import convert_to_tensor
@@ -83,7 +84,8 @@ def _mean_kernel(x, *, axis, keepdims):
         return np.mean(x, axis=axis, keepdims=keepdims)  # float16 accumulates in float32, returns float16
 
 
-def _declare_reduction(name: str, kernel: Callable, kinds: str, doc: str):
+def _declare_reduction(public: str, name: str, kernel: Callable, kinds: str, doc: str):
+    """Register a reduction op; returns the function named ``public``."""
     op_def = register_op(name, ("input",), _reduce_infer(kinds), kernel, doc=doc)
 
     def reduce(input_tensor: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
@@ -95,23 +97,23 @@ def _declare_reduction(name: str, kernel: Callable, kinds: str, doc: str):
     reduce.__doc__ = (f"The {doc} of ``input_tensor`` over ``axis`` (all axes by default); the ``{name}`` op.\n\n"
                       f"``keepdims=True`` keeps reduced axes with size 1.")
     reduce.op_def = op_def
-    return reduce
+    return named(reduce, public)
 
 
 reduce_sum = _declare_reduction(
-    "Sum", lambda x, *, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC, "sum")
+    "reduce_sum", "Sum", lambda x, *, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC, "sum")
 reduce_prod = _declare_reduction(
-    "Prod", lambda x, *, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC,
+    "reduce_prod", "Prod", lambda x, *, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC,
     "product")
-reduce_mean = _declare_reduction("Mean", _mean_kernel, _NUMERIC, "mean (truncated for integers)")
+reduce_mean = _declare_reduction("reduce_mean", "Mean", _mean_kernel, _NUMERIC, "mean (truncated for integers)")
 reduce_max = _declare_reduction(
-    "Max", lambda x, *, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims), _NUMERIC, "maximum")
+    "reduce_max", "Max", lambda x, *, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims), _NUMERIC, "maximum")
 reduce_min = _declare_reduction(
-    "Min", lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims), _NUMERIC, "minimum")
+    "reduce_min", "Min", lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims), _NUMERIC, "minimum")
 reduce_any = _declare_reduction(
-    "Any", lambda x, *, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims), _BOOL, "logical or")
+    "reduce_any", "Any", lambda x, *, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims), _BOOL, "logical or")
 reduce_all = _declare_reduction(
-    "All", lambda x, *, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims), _BOOL, "logical and")
+    "reduce_all", "All", lambda x, *, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims), _BOOL, "logical and")
 SUM, MEAN, MAX, MIN = (f.op_def for f in (reduce_sum, reduce_mean, reduce_max, reduce_min))
 
 

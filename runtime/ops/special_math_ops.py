@@ -76,8 +76,8 @@ def _erfc_kernel(x: np.ndarray) -> np.ndarray:
     return result.astype(x.dtype).reshape(x.shape)
 
 
-ERF, _erf = _declare_validated("Erf", _erf_kernel, "f", "Gauss error function erf(x)")
-ERFC, _erfc = _declare_validated("Erfc", _erfc_kernel, "f", "complementary error function 1 - erf(x)")
+ERF, _erf = _declare_validated("_erf", "Erf", _erf_kernel, "f", "Gauss error function erf(x)")
+ERFC, _erfc = _declare_validated("_erfc", "Erfc", _erfc_kernel, "f", "complementary error function 1 - erf(x)")
 
 
 def erf(x: Any):

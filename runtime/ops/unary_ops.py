@@ -21,6 +21,7 @@ from runtime.ops.convert import convert_to_tensor
 from runtime.core import dtypes
 from runtime.core.registry import (NO_ALGEBRA, Algebra, apply_op, get_op, not_differentiable, register_gradient,
                                    register_op)
+from runtime.core.public_names import named
 from runtime.core.tensor import Tensor
 from runtime.ops.validated import apply_validated
 
@@ -28,9 +29,10 @@ _NUMERIC = "fiu"  # numpy kinds: float, signed and unsigned int (not bool)
 _KIND_NAMES = {"f": "floating-point", _NUMERIC: "numeric (not bool)"}
 
 
-def _declare_unary(name: str, kernel: Callable, kinds: str, doc: str, ufunc: Optional[np.ufunc] = None,
+def _declare_unary(public: str, name: str, kernel: Callable, kinds: str, doc: str, ufunc: Optional[np.ufunc] = None,
                    algebra: Algebra = NO_ALGEBRA):
-    """Register a same-shape, same-dtype op accepting dtypes whose numpy kind is in ``kinds``."""
+    """Register a same-shape, same-dtype op accepting dtypes whose numpy kind is in ``kinds``; returns the
+    function named ``public``."""
     def infer(specs, attrs):
         dtype, shape = specs[0]
         if dtype.kind not in kinds:
@@ -49,7 +51,7 @@ def _declare_unary(name: str, kernel: Callable, kinds: str, doc: str, ufunc: Opt
 
     op.__doc__ = f"Elementwise {doc} (the ``{name}`` op)."
     op.op_def = op_def
-    return op
+    return named(op, public)
 
 
 def _quiet(ufunc: Callable) -> Callable:
@@ -60,18 +62,19 @@ def _quiet(ufunc: Callable) -> Callable:
     return quiet_kernel
 
 
-negative = _declare_unary("Neg", np.negative, _NUMERIC, "-x", algebra=Algebra(self_inverse=True))
-abs = _declare_unary("Abs", np.abs, _NUMERIC, "|x|")  # noqa: A001 - TensorFlow's public name
-sign = _declare_unary("Sign", np.sign, _NUMERIC, "sign of x (-1, 0 or 1)")
-square = _declare_unary("Square", np.square, _NUMERIC, "x * x")
-exp = _declare_unary("Exp", _quiet(np.exp), "f", "e ** x", ufunc=np.exp)
-log = _declare_unary("Log", _quiet(np.log), "f", "natural logarithm of x", ufunc=np.log)
-sqrt = _declare_unary("Sqrt", _quiet(np.sqrt), "f", "square root of x", ufunc=np.sqrt)
+negative = _declare_unary("negative", "Neg", np.negative, _NUMERIC, "-x", algebra=Algebra(self_inverse=True))
+abs = _declare_unary("abs", "Abs", np.abs, _NUMERIC, "|x|")  # noqa: A001 - TensorFlow's public name
+sign = _declare_unary("sign", "Sign", np.sign, _NUMERIC, "sign of x (-1, 0 or 1)")
+square = _declare_unary("square", "Square", np.square, _NUMERIC, "x * x")
+exp = _declare_unary("exp", "Exp", _quiet(np.exp), "f", "e ** x", ufunc=np.exp)
+log = _declare_unary("log", "Log", _quiet(np.log), "f", "natural logarithm of x", ufunc=np.log)
+sqrt = _declare_unary("sqrt", "Sqrt", _quiet(np.sqrt), "f", "square root of x", ufunc=np.sqrt)
 
 
-def _declare_validated(name: str, kernel: Callable, kinds: str, doc: str, result_dtype=None,
+def _declare_validated(public: str, name: str, kernel: Callable, kinds: str, doc: str, result_dtype=None,
                        ufunc: Optional[np.ufunc] = None):
-    """Register a same-shape op whose dtype check is in its inference; returns (OpDef, function)."""
+    """Register a same-shape op whose dtype check is in its inference; returns (OpDef, function named
+    ``public``)."""
     fix = "rt.cast(x, rt.float32)" if kinds == "f" else "rt.cast(x, rt.int32)"
 
     def infer(specs, attrs):
@@ -86,8 +89,7 @@ def _declare_validated(name: str, kernel: Callable, kinds: str, doc: str, result
         return apply_validated(op_def, (convert_to_tensor(x),))
 
     op.__doc__ = f"Elementwise {doc} (the ``{name}`` op)."
-    op.__name__ = op.__qualname__ = name.lower()
-    return op_def, op
+    return op_def, named(op, public)
 
 
 def _sigmoid_kernel(x):
@@ -110,24 +112,24 @@ def _rsqrt_kernel(x):
         return np.reciprocal(np.sqrt(x))
 
 
-TANH, tanh = _declare_validated("Tanh", np.tanh, "f", "hyperbolic tangent of x")
-SIGMOID, sigmoid = _declare_validated("Sigmoid", _sigmoid_kernel, "f", "logistic function 1 / (1 + e^-x)")
-SOFTPLUS, softplus = _declare_validated("Softplus", _softplus_kernel, "f", "softplus log(1 + e^x)")
-SIN, sin = _declare_validated("Sin", _quiet(np.sin), "f", "sine of x", ufunc=np.sin)
-COS, cos = _declare_validated("Cos", _quiet(np.cos), "f", "cosine of x", ufunc=np.cos)
-FLOOR, floor = _declare_validated("Floor", np.floor, "f", "largest integer <= x")
-CEIL, ceil = _declare_validated("Ceil", np.ceil, "f", "smallest integer >= x")
+TANH, tanh = _declare_validated("tanh", "Tanh", np.tanh, "f", "hyperbolic tangent of x")
+SIGMOID, sigmoid = _declare_validated("sigmoid", "Sigmoid", _sigmoid_kernel, "f", "logistic function 1 / (1 + e^-x)")
+SOFTPLUS, softplus = _declare_validated("softplus", "Softplus", _softplus_kernel, "f", "softplus log(1 + e^x)")
+SIN, sin = _declare_validated("sin", "Sin", _quiet(np.sin), "f", "sine of x", ufunc=np.sin)
+COS, cos = _declare_validated("cos", "Cos", _quiet(np.cos), "f", "cosine of x", ufunc=np.cos)
+FLOOR, floor = _declare_validated("floor", "Floor", np.floor, "f", "largest integer <= x")
+CEIL, ceil = _declare_validated("ceil", "Ceil", np.ceil, "f", "smallest integer >= x")
 ROUND, round = _declare_validated(  # noqa: A001 - TensorFlow's public name
-    "Round", _round_kernel, _NUMERIC, "nearest integer to x, halves to even (integers unchanged)")
-LOG1P, log1p = _declare_validated("Log1p", _quiet(np.log1p), "f", "log(1 + x), accurate for small x",
+    "round", "Round", _round_kernel, _NUMERIC, "nearest integer to x, halves to even (integers unchanged)")
+LOG1P, log1p = _declare_validated("log1p", "Log1p", _quiet(np.log1p), "f", "log(1 + x), accurate for small x",
                                   ufunc=np.log1p)
-EXPM1, expm1 = _declare_validated("Expm1", _quiet(np.expm1), "f", "e ** x - 1, accurate for small x",
+EXPM1, expm1 = _declare_validated("expm1", "Expm1", _quiet(np.expm1), "f", "e ** x - 1, accurate for small x",
                                   ufunc=np.expm1)
-RECIPROCAL, reciprocal = _declare_validated("Reciprocal", _quiet(np.reciprocal), "f", "1 / x",
+RECIPROCAL, reciprocal = _declare_validated("reciprocal", "Reciprocal", _quiet(np.reciprocal), "f", "1 / x",
                                             ufunc=np.reciprocal)
-RSQRT, rsqrt = _declare_validated("Rsqrt", _rsqrt_kernel, "f", "1 / sqrt(x)")
-IS_NAN, is_nan = _declare_validated("IsNan", np.isnan, "f", "test for nan (a bool tensor)", dtypes.bool)
-IS_FINITE, is_finite = _declare_validated("IsFinite", np.isfinite, "f", "test for a finite value (a bool tensor)",
+RSQRT, rsqrt = _declare_validated("rsqrt", "Rsqrt", _rsqrt_kernel, "f", "1 / sqrt(x)")
+IS_NAN, is_nan = _declare_validated("is_nan", "IsNan", np.isnan, "f", "test for nan (a bool tensor)", dtypes.bool)
+IS_FINITE, is_finite = _declare_validated("is_finite", "IsFinite", np.isfinite, "f", "test for a finite value (a bool tensor)",
                                           dtypes.bool)
 
 
