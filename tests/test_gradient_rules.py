@@ -283,7 +283,11 @@ CHECKED_ELSEWHERE = {
     "If": "tests/test_gradient_control_flow.py", "While": "tests/test_gradient_while.py",
     **{op: "tests/test_list_gradients.py (tensor lists)"
        for op in ("TensorListFromTensors", "TensorListFromTensor", "TensorListPushBack", "TensorListPopItem",
-                  "TensorListGetItem", "TensorListSetItem", "TensorListStack", "TensorListZerosLike", "TensorListAddN")},
+                  "TensorListGetItem", "TensorListSetItem", "TensorListStack", "TensorListZerosLike", "TensorListAddN",
+                  "TensorListConcat", "TensorListInsertItem", "TensorListSplitLike")},
+    **{op: "tests/test_tensor_array_gradients.py (TensorArray)"
+       for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList",
+                  "TensorListScatterAdd")},
 }
 CHECKED_HERE = ({"Identity"} | set(BINARY) | set(UNARY) | set(REDUCTIONS) |
                 {"MatMul", "Cumsum", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Tile", "BroadcastTo",

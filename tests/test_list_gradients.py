@@ -38,6 +38,22 @@ def an_unused_popped_element(a, b):
     return rest.stack() * 2.0
 
 
+def pop_of_a_middle_element(a, b):
+    rest, element = TensorList.from_tensors([a, b * 2.0, a * b]).pop(1)
+    other_rest, first = rest.pop(-2)   # a negative index that is not the last
+    return rest.stack() * element + other_rest.stack() * first * 3.0
+
+
+def concat_of_elements_of_different_lengths(a, b):
+    items = TensorList.from_tensors([a, b * b]).append(a[:1] * b[1])
+    return items.concat() * rt.concat([a, b, a[:1]], 0)
+
+
+def concat_along_a_later_axis(a, b):
+    rows = TensorList.from_tensors([rt.reshape(a, [2, 1]), rt.reshape(b * a, [2, 1]), rt.stack([b, b], 1)])
+    return rows.concat(axis=1)
+
+
 def length_scales_nothing(a, b):
     items = TensorList.from_tensors([a * b])
     return items.stack() * rt.cast(items.length(), rt.float64)
@@ -50,6 +66,9 @@ PROGRAMS = {  # name: (fn, input shapes, output shape)
     "SetItem": (set_item_replaces_an_element, [(3, 2), (2,)], (3, 2)),
     "PopItem(unused element)": (an_unused_popped_element, [(2,), (2,)], (2, 2)),
     "Length": (length_scales_nothing, [(2,), (2,)], (1, 2)),
+    "PopItem(i)": (pop_of_a_middle_element, [(2,), (2,)], (2, 2)),
+    "Concat": (concat_of_elements_of_different_lengths, [(2,), (2,)], (5,)),
+    "Concat(axis=1)": (concat_along_a_later_axis, [(2,), (2,)], (2, 4)),
 }
 
 
@@ -67,41 +86,28 @@ def test_each_list_rule_matches_finite_differences_traced_and_eager(name):
 
 def test_every_list_op_declares_its_gradient():
     for name in ("TensorListFromTensors", "TensorListFromTensor", "TensorListPushBack", "TensorListPopItem",
-                 "TensorListGetItem", "TensorListSetItem", "TensorListStack", "TensorListZerosLike",
-                 "TensorListAddN"):
+                 "TensorListGetItem", "TensorListSetItem", "TensorListStack", "TensorListConcat",
+                 "TensorListZerosLike", "TensorListAddN", "TensorListScatterAdd", "TensorListInsertItem",
+                 "TensorListSplitLike", "TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList"):
         assert callable(get_op(name).gradient) and not isinstance(get_op(name).gradient, GradientNotImplemented)
     assert isinstance(get_op("TensorListLength").gradient, NotDifferentiable)
-    assert isinstance(get_op("TensorListConcat").gradient, GradientNotImplemented)
 
 
-def test_concat_of_a_list_has_no_gradient_yet_and_says_what_to_do():
-    @rt.function
-    def grad(x):
-        return rt.gradients(TensorList.from_tensors([x, x * x]).concat(), x)[0]
+def test_second_derivatives_through_pop_and_concat():
+    """The gradient ops' own rules: InsertItem (pop(i)'s gradient) pops, SplitLike (concat's) concatenates."""
+    def cubic(x):
+        rest, element = TensorList.from_tensors([x * x, x * 2.0, x]).pop(0)
+        return rt.reduce_sum(rest.concat() * rt.concat([element * x, element], 0))   # sum of 2 x**4 + x**3
 
-    with pytest.raises(rt.errors.GradientError, match="the gradient of TensorListConcat .* is not implemented: the "
-                                                      "gradient of concatenating a tensor list's elements"):
-        grad(rt.constant([1.0, 2.0]))
+    @ag.function
+    def second(x):
+        first = rt.gradients(cubic(x), x)[0]
+        return first, rt.gradients(rt.reduce_sum(first), x)[0]
 
-
-def test_popping_an_element_other_than_the_last_has_no_gradient_and_says_so():
-    def middle(x):
-        rest, element = TensorList.from_tensors([x, x * 2.0, x * 3.0]).pop(0)
-        return rest.stack() * element
-
-    @rt.function
-    def grad(x):
-        return rt.gradients(middle(x), x)[0]
-
-    message = "the gradient of popping an element other than the last from a tensor list .* only list.pop"
-    with pytest.raises(rt.errors.GradientError, match=message):
-        grad(rt.constant(1.0))
-    x = rt.constant(1.0)
-    with rt.GradientTape() as tape:
-        tape.watch(x)
-        y = middle(x)
-    with pytest.raises(rt.errors.GradientError, match=message):
-        tape.gradient(y, x)
+    x = np.array([0.5, -1.25])
+    first, second_derivative = second(rt.constant(x))
+    np.testing.assert_allclose(first.numpy(), 8 * x ** 3 + 3 * x ** 2, rtol=1e-14)
+    np.testing.assert_allclose(second_derivative.numpy(), 24 * x ** 2 + 6 * x, rtol=1e-14)
 
 
 # --- the RNN of issue 11 --------------------------------------------------------------------------------
@@ -263,18 +269,29 @@ def test_x_to_the_fourth_in_a_loop_has_the_full_second_derivative():
     assert second(rt.constant(1.5, rt.float64)).numpy() == 12 * 1.5 ** 2
 
 
-def test_a_tensor_array_has_no_gradient_yet_and_says_to_use_a_list():
+def popped_and_joined(x, n):
+    xs = []
+    for i in rt.range(n):   # a tensor loop: xs becomes a tensor list in the converted function
+        xs.append(x[: i + 1] * rt.cast(i + 1, rt.float64))   # elements of lengths 1, 2, ..., n
+    first = xs.pop(0)   # not the last element
+    middle = xs.pop(-2)
+    return rt.reduce_sum(rt.concat(xs, 0) ** 2) * rt.reduce_sum(first) + rt.reduce_sum(rt.sin(middle))
+
+
+def test_pop_i_and_concat_of_a_list_built_in_a_tensor_loop_train_like_the_eager_tape():
     @ag.function
-    def grad(x):
+    def grad(x, n):
         with rt.GradientTape() as tape:
             tape.watch(x)
-            squares = rt.TensorArray(rt.float64, size=3, element_shape=(), name="squares")
-            for i in rt.range(3):
-                squares = squares.write(i, x * rt.cast(i, rt.float64))
-            loss = rt.reduce_sum(squares.stack())
-        return tape.gradient(loss, x)
+            loss = popped_and_joined(x, n)
+        return loss, tape.gradient(loss, x)
 
-    with pytest.raises(rt.errors.GradientError, match="the gradient of TensorListStack on the TensorArray 'squares' "
-                                                      ".* is not implemented: TensorArray has no gradient rules yet; "
-                                                      "collect the values in a Python list instead"):
-        grad(rt.constant(2.0, rt.float64))
+    x, n = np.array([0.3, -0.7, 1.1, 0.45, -0.2]), np.array(5, np.int32)
+    loss, got = grad(rt.constant(x), rt.constant(n))
+    (eager,) = tape_gradients(lambda x: popped_and_joined(x, rt.constant(n)), [x], np.array(1.0))  # Python lists
+    expected = numeric_gradients(lambda x: popped_and_joined(x, rt.constant(n)), [x], np.array(1.0))[0]
+    assert float(loss) == pytest.approx(float(popped_and_joined(rt.constant(x), rt.constant(n))), rel=1e-14)
+    np.testing.assert_allclose(got.numpy(), eager, rtol=1e-13)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-7)
+    graph_types = {op.type for op in grad.get_concrete_function(rt.constant(x), rt.constant(n)).graph.operations}
+    assert {"While", "TensorListInsertItem", "TensorListSplitLike"} <= graph_types

@@ -70,7 +70,7 @@ def broadcast_to(input: Any, shape: Any) -> Tensor:  # noqa: A002 - TensorFlow's
 
 def _sum_to_shape_infer(specs, attrs):
     (dtype, _), _ = specs
-    return [(dtype, attrs["static_shape"])]
+    return [(dtype, attrs["static_shape"])]  # None: the rank is known only when the graph runs
 
 
 def _sum_to_shape_kernel(x, shape, *, static_shape):
@@ -89,15 +89,14 @@ def unbroadcast(grad: Tensor, like: Tensor) -> Tensor:
     """``grad`` (of a result ``like`` was broadcast into) summed back to ``like``'s shape.
 
     Nothing to do when the shapes are the same and known; else one ``SumToShape`` op, reading
-    ``rt.shape(like)`` when the graph runs if some dim of ``like`` is unknown.
+    ``rt.shape(like)`` when the graph runs if some dim (or the rank) of ``like`` is unknown: the kernel
+    finds the broadcast axes from the shapes it is given.
     """
     g_shape, x_shape = grad.shape, like.shape
     if g_shape is not None and g_shape == x_shape and None not in x_shape:
         return grad
-    if x_shape is None:
-        raise ValueError("gradient: cannot undo broadcasting into a tensor of unknown rank; give the input a "
-                         "known rank (e.g. an input_signature with a shape)")
-    target = convert_to_tensor(np.array(x_shape, np.int32)) if None not in x_shape else shape(like)
+    known = x_shape is not None and None not in x_shape
+    target = convert_to_tensor(np.array(x_shape, np.int32)) if known else shape(like)
     return apply_op(SUM_TO_SHAPE, (grad, target), {"static_shape": x_shape})
 
 

@@ -2,9 +2,14 @@
 
 The cotangent of a list handle is a list of the same length holding each element's cotangent. So the
 rules mirror each other: ``stack`` <-> ``from_tensor`` (unstack), ``append`` <-> ``pop`` of the last
-element, ``list[i]`` <-> writing into a list of zeros. Two ops exist only for gradients:
-``TensorListZerosLike`` (the cotangent of a list nothing downstream reads: zeros shaped like each element)
-and ``TensorListAddN`` (a list that reaches the target along two paths gets the elementwise sum).
+element, ``list[i]`` <-> writing into a list of zeros, ``pop(i)`` <-> inserting at ``i``, ``concat`` <->
+splitting into pieces as long as the elements. ``rt.TensorArray``'s ops (attr ``array``) follow the same
+rules with the array's index rules: ``write`` <-> ``read``, ``scatter`` <-> ``gather``; an element never
+written has no gradient (``None`` in the cotangent list, which counts as zeros). Ops that exist only for
+gradients: ``TensorListZerosLike`` (the cotangent of a list nothing downstream reads: zeros shaped like each
+element), ``TensorListAddN`` (a list that reaches the target along two paths gets the elementwise sum),
+``TensorListScatterAdd`` (a gather's gradient: rows added at their indices, repeated indices summed),
+``TensorListInsertItem`` (the inverse of ``pop(i)``) and ``TensorListSplitLike`` (a concat's gradient).
 
 >>> import runtime as rt
 >>> @rt.function
@@ -13,6 +18,20 @@ and ``TensorListAddN`` (a list that reaches the target along two paths gets the 
 ...     return rt.gradients(rt.reduce_sum(items.stack() * [1.0, 10.0]), x)[0]
 >>> grad(rt.constant(3.0))  # d/dx (x + 10 x**2) = 1 + 20 x
 Tensor(61.0, shape=(), dtype=float32)
+>>> x = rt.constant([1.0, 2.0])
+>>> with rt.GradientTape() as tape:
+...     tape.watch(x)
+...     array = rt.TensorArray(rt.float32, size=3).write(0, x).write(2, x * x)
+...     loss = rt.reduce_sum(array.gather([2, 2, 0]))   # element 2 twice: its gradient counts twice
+>>> tape.gradient(loss, x)   # 1 + 2 * 2x
+Tensor([5. 9.], shape=(2,), dtype=float32)
+>>> with rt.GradientTape() as tape:
+...     tape.watch(x)
+...     items = rt.TensorList.from_tensors([x, x * 3.0, x[:1]])
+...     rest, middle = items.pop(1)
+...     loss = rt.reduce_sum(middle) + rt.reduce_sum(rest.concat() * [10.0, 20.0, 30.0])
+>>> tape.gradient(loss, x)   # 3 from the popped x * 3; 10 + 30 and 20 from the concatenated x and x[:1]
+Tensor([43. 23.], shape=(2,), dtype=float32)
 """
 from __future__ import annotations
 
@@ -23,11 +42,14 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.errors import GradientError, InvalidArgumentError
 from runtime.core.graph import CONST
-from runtime.core.registry import apply_op, gradient_not_implemented, not_differentiable, register_gradient, register_op
+from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import EagerTensor, Tensor
+from runtime.core import shapes
 from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS,
                                   TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK,
-                                  TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK, ListValue, _merged, _unwrap, _wrap)
+                                  TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK, ListValue, _merged, _position, _unwrap,
+                                  _wrap)
+from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE, TENSOR_LIST_SCATTER
 
 
 def _zeros_like_kernel(handle):
@@ -46,15 +68,82 @@ def _add_n_infer(specs, attrs):
 
 
 def _add_n_kernel(a, b):
+    """Element by element; the shorter list counts as ending in None (no gradient): the gradients of one
+    TensorArray that grew (dynamic_size) may come from versions of different sizes."""
     first, second = _unwrap(a).elements(), _unwrap(b).elements()
-    if len(first) != len(second):
-        raise InvalidArgumentError(f"cannot add the gradients of lists of lengths {len(first)} and {len(second)}")
+    longer = max(len(first), len(second))
+    first, second = first + [None] * (longer - len(first)), second + [None] * (longer - len(second))
     summed = [y if x is None else x if y is None else x + y for x, y in zip(first, second)]
     return _wrap(ListValue(summed, len(summed)))
 
 
 TENSOR_LIST_ADD_N = register_op("TensorListAddN", ("a", "b"), _add_n_infer, _add_n_kernel,
-                                doc="The elementwise sum of two lists of one length (summing list gradients).")
+                                doc="The elementwise sum of two lists (summing list gradients; None elements count as zeros).")
+
+
+def _scatter_add_infer(specs, attrs):
+    (_, shape), (dtype, tensor_shape), _ = specs
+    return [(dtypes.variant, None if shape is None or tensor_shape is None else
+             _merged(shape, tuple(tensor_shape[1:]), "the added rows"))]
+
+
+def _scatter_add_kernel(handle, tensor, indices, *, element_dtype):
+    elements = _unwrap(handle).elements()
+    for index, row in zip(np.asarray(indices).reshape(-1), tensor):
+        position = int(index)
+        if not 0 <= position < len(elements):
+            raise InvalidArgumentError(f"cannot add a row at index {position} of a list of length {len(elements)}")
+        elements[position] = row.copy() if elements[position] is None else elements[position] + row
+    return _wrap(ListValue(elements, len(elements)))
+
+
+TENSOR_LIST_SCATTER_ADD = register_op(
+    "TensorListScatterAdd", ("handle", "tensor", "indices"), _scatter_add_infer, _scatter_add_kernel,
+    doc="The list with row k of tensor added to element indices[k] (None counts as zeros; repeated indices "
+        "add up): the gradient of TensorListGather.")
+
+
+def _insert_infer(specs, attrs):
+    (_, shape), _, element = specs
+    return [(dtypes.variant, _merged(shape, element[1], "the inserted element"))]
+
+
+def _insert_kernel(handle, index, element, *, element_dtype):
+    elements = _unwrap(handle).elements()
+    grown = ListValue(elements + [None], len(elements) + 1)
+    elements.insert(_position(grown, index, "insert"), element)
+    return _wrap(ListValue(elements, len(elements)))
+
+
+TENSOR_LIST_INSERT = register_op(
+    "TensorListInsertItem", ("handle", "index", "element"), _insert_infer, _insert_kernel,
+    doc="The list with element inserted so that it is at 'index' of the result (negative counts from the end "
+        "of the result): the inverse of TensorListPopItem, and its gradient.")
+
+
+def _split_like_infer(specs, attrs):
+    (_, shape), _ = specs
+    return [(dtypes.variant, shape)]
+
+
+def _split_like_kernel(handle, tensor, *, element_dtype, axis):
+    elements = _unwrap(handle).elements()
+    if any(e is None for e in elements):
+        raise InvalidArgumentError("cannot split like a list with unwritten elements")
+    if not elements:
+        return _wrap(ListValue([], 0))
+    axis = shapes.normalize_axis(axis, tensor.ndim, "TensorListSplitLike")
+    ends = np.cumsum([e.shape[axis] for e in elements])
+    if ends[-1] != tensor.shape[axis]:
+        raise InvalidArgumentError(f"cannot split {tensor.shape[axis]} rows into pieces of {int(ends[-1])}")
+    pieces = np.split(tensor, ends[:-1], axis=axis)
+    return _wrap(ListValue(pieces, len(pieces)))
+
+
+TENSOR_LIST_SPLIT_LIKE = register_op(
+    "TensorListSplitLike", ("handle", "tensor"), _split_like_infer, _split_like_kernel,
+    doc="tensor split along 'axis' into a list of pieces as long as the list's elements are along it (the "
+        "gradient of TensorListConcat).")
 
 
 def zeros_like_list(handle: Tensor) -> Tensor:
@@ -68,13 +157,23 @@ def add_lists(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _element_attrs(op: Any) -> dict:
-    array = op.attrs.get("array")
-    if array is not None:  # a TensorArray's read/write/stack: its rules differ (unwritten elements, sizes)
-        raise GradientError(
-            f"the gradient of {op.op_def.name} on the TensorArray{f' {array!r}' if array else ''} (node {op.name}) "
-            "is not implemented: TensorArray has no gradient rules yet; collect the values in a Python list "
-            "instead (`values.append(x)` in the loop, then rt.stack(values)): tensor lists are differentiable")
     return {"element_dtype": op.attrs["element_dtype"]}
+
+
+def _indexing_attrs(op: Any) -> dict:
+    """Attrs for reading a cotangent list like ``op`` reads its list: a TensorArray's rules (no negative index,
+    an error for an element that has no gradient where the array was written) when ``op`` is an array's."""
+    if op.attrs.get("array") is None:
+        return _element_attrs(op)
+    return {**_element_attrs(op), "array": op.attrs["array"]}
+
+
+def _writing_attrs(op: Any) -> dict:
+    """Attrs for writing into a cotangent list at the positions ``op`` reads or writes (elements of any shape
+    for an array: its gradient lists follow no infer_shape rule)."""
+    if op.attrs.get("array") is None:
+        return _element_attrs(op)
+    return {**_indexing_attrs(op), "grow": False, "same_shape": False}
 
 
 def _is_float(op: Any) -> bool:
@@ -117,29 +216,25 @@ def _push_back_gradient(op, grads, ops):
 @register_gradient(TENSOR_LIST_POP)
 def _pop_gradient(op, grads, ops):
     rest, element = grads
-    if _int_constant(op.inputs[1]) != -1:
-        raise GradientError(
-            f"the gradient of popping an element other than the last from a tensor list (node {op.name}) is not "
-            "implemented: only list.pop() (the last element) is differentiable; read the element with list[i] "
-            "and rebuild the list without it, or stack the list and slice it")
     if element is None:
         element = ops.zeros_like(op.outputs[1])
-    return [apply_op(TENSOR_LIST_PUSH_BACK, (rest, element), _element_attrs(op)), None]
+    if _int_constant(op.inputs[1]) == -1:  # list.pop(): append back (amortized O(1))
+        return [apply_op(TENSOR_LIST_PUSH_BACK, (rest, element), _element_attrs(op)), None]
+    return [apply_op(TENSOR_LIST_INSERT, (rest, op.inputs[1], element), _element_attrs(op)), None]
 
 
 @register_gradient(TENSOR_LIST_GET_ITEM)
 def _get_item_gradient(op, grads, ops):
     handle, index = op.inputs
     zeros = zeros_like_list(handle)
-    return [apply_op(TENSOR_LIST_SET_ITEM, (zeros, index, grads[0]), _element_attrs(op)), None]
+    return [apply_op(TENSOR_LIST_SET_ITEM, (zeros, index, grads[0]), _writing_attrs(op)), None]
 
 
 @register_gradient(TENSOR_LIST_SET_ITEM)
 def _set_item_gradient(op, grads, ops):
     _, index, element = op.inputs
-    attrs = _element_attrs(op)
-    rest = apply_op(TENSOR_LIST_SET_ITEM, (grads[0], index, ops.zeros_like(element)), attrs)
-    element_grad = apply_op(TENSOR_LIST_GET_ITEM, (grads[0], index), attrs) if _is_float(op) else None
+    rest = apply_op(TENSOR_LIST_SET_ITEM, (grads[0], index, ops.zeros_like(element)), _writing_attrs(op))
+    element_grad = apply_op(TENSOR_LIST_GET_ITEM, (grads[0], index), _indexing_attrs(op)) if _is_float(op) else None
     return [rest, None, element_grad]
 
 
@@ -158,8 +253,69 @@ def _zeros_like_gradient(op, grads, ops):
     return [None]
 
 
+@register_gradient(TENSOR_LIST_CONCAT)
+def _concat_gradient(op, grads, ops):
+    return [apply_op(TENSOR_LIST_SPLIT_LIKE, (op.inputs[0], grads[0]), {**_element_attrs(op), "axis": op.attrs["axis"]})]
+
+
+@register_gradient(TENSOR_LIST_SCATTER_ADD)
+def _scatter_add_gradient(op, grads, ops):
+    handle, tensor, indices = op.inputs
+    rows = apply_op(TENSOR_LIST_GATHER, (grads[0], indices), {**_element_attrs(op), "element_shape": None, "array": ""})
+    return [grads[0], rows if _is_float(op) else None, None]
+
+
+@register_gradient(TENSOR_LIST_INSERT)
+def _insert_gradient(op, grads, ops):
+    rest, element = apply_op(TENSOR_LIST_POP, (grads[0], op.inputs[1]), _element_attrs(op))
+    return [rest, None, element if _is_float(op) else None]
+
+
+@register_gradient(TENSOR_LIST_SPLIT_LIKE)
+def _split_like_gradient(op, grads, ops):
+    joined = apply_op(TENSOR_LIST_CONCAT, (grads[0],), {**_element_attrs(op), "axis": op.attrs["axis"]})
+    return [None, joined if _is_float(op) else None]
+
+
+# --- TensorArray-only ops --------------------------------------------------------------------------------
+@register_gradient(TENSOR_LIST_RESERVE)
+def _reserve_gradient(op, grads, ops):
+    return [None]  # the size
+
+
+@register_gradient(TENSOR_LIST_GATHER)
+def _gather_gradient(op, grads, ops):
+    handle, indices = op.inputs
+    summed = apply_op(TENSOR_LIST_SCATTER_ADD, (zeros_like_list(handle), grads[0], indices), _element_attrs(op))
+    return [summed, None]
+
+
+@register_gradient(TENSOR_LIST_SCATTER)
+def _scatter_gradient(op, grads, ops):
+    """The rows' gradients are the cotangent's elements at the indices; a row that a later row with the same
+    index overwrote (the last write wins) gets zeros."""
+    handle, tensor, indices = op.inputs
+    rest = apply_op(TENSOR_LIST_SCATTER, (grads[0], ops.zeros_like(tensor), indices), _writing_attrs(op))
+    if not _is_float(op):
+        return [rest, None, None]
+    rows = apply_op(TENSOR_LIST_GATHER, (grads[0], indices),
+                    {**_indexing_attrs(op), "element_shape": None if tensor.shape is None else tensor.shape[1:]})
+    return [rest, ops.where(_kept_rows(indices, tensor, ops), rows, ops.zeros_like(rows)), None]
+
+
+def _kept_rows(indices: Tensor, tensor: Tensor, ops: Any) -> Tensor:
+    """Bool per row of ``tensor``, shaped to broadcast against it: no later row has the same index."""
+    count = ops.shape(indices)[0]
+    positions = ops.range(count)
+    later = ops.greater(ops.expand_dims(positions, 0), ops.expand_dims(positions, 1))  # [j, k]: k after j
+    same = ops.equal(ops.expand_dims(indices, 0), ops.expand_dims(indices, 1))
+    overwritten = ops.reduce_any(ops.logical_and(later, same), axis=1)
+    kept = ops.logical_not(overwritten)
+    rank = None if tensor.shape is None else len(tensor.shape)
+    if rank is None:
+        raise GradientError("the gradient of TensorArray.scatter needs the scattered value's rank")
+    return ops.reshape(kept, [-1] + [1] * (rank - 1))
+
+
 not_differentiable(TENSOR_LIST_LENGTH, "a list's length is an integer")
-gradient_not_implemented(TENSOR_LIST_CONCAT, "the gradient of concatenating a tensor list's elements is not "
-                                             "implemented; append same-shaped elements and use rt.stack(list) "
-                                             "(then reshape) instead")
 

@@ -258,8 +258,8 @@ def reduce_logsumexp(input_tensor: Any, axis: Axis = None, keepdims: bool = Fals
 def _kept(op, value: Tensor, ops) -> Tensor:
     """A reduction's output-shaped ``value`` with the reduced axes put back as size 1 (it then
     broadcasts against the input)."""
-    if op.attrs["keepdims"]:
-        return value
+    if op.attrs["keepdims"] or op.attrs["axis"] is None:
+        return value  # a reduction over every axis gives a scalar: it broadcasts against an input of any rank
     rank = op.inputs[0].ndim
     if rank is None:
         raise ValueError(f"gradient of {op.type}: the input "

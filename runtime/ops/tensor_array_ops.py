@@ -30,7 +30,7 @@ import numpy as np
 
 from runtime.core import dtypes, shapes
 from runtime.core.dtypes import float32, int32  # noqa: F401  (the docstring examples)
-from runtime.core.registry import apply_op, gradient_not_implemented, register_op
+from runtime.core.registry import apply_op, register_op
 from runtime.core.shapes import TensorShape, as_shape_tuple
 from runtime.core.tensor import EagerTensor, Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -128,9 +128,7 @@ TENSOR_LIST_SCATTER = register_op(
     "TensorListScatterIntoExistingList", ("handle", "tensor", "indices"), _scatter_infer, _scatter_kernel,
     doc="The list with row k of tensor written at indices[k] (TensorArray rules: attrs array, grow, same_shape).")
 
-for _op in (TENSOR_LIST_RESERVE, TENSOR_LIST_GATHER, TENSOR_LIST_SCATTER):
-    gradient_not_implemented(_op, "TensorArray has no gradient rules yet; to differentiate through a loop that "
-                                  "collects values, grow a tensor with rt.concat in the loop instead")
+# their gradients: list_gradients.py
 
 
 # --- the Python side ---------------------------------------------------------------------------------

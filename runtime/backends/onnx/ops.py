@@ -44,6 +44,11 @@ NOT_EXPORTED: Dict[str, str] = {
                            "graphs without it export",
     "TensorListAddN": "a gradient op (summing two gradients of one tensor list) with no ONNX mapping yet; "
                       "gradient graphs without it export",
+    "TensorListScatterAdd": "a gradient op (of a TensorArray's gather); TensorArrays do not export",
+    "TensorListInsertItem": "a gradient op (of list.pop(i)) with no ONNX mapping yet; gradient graphs without it "
+                            "export",
+    "TensorListSplitLike": "a gradient op (of concatenating a list) with no ONNX mapping yet; gradient graphs "
+                           "without it export",
     **{op: "a TensorArray op: ONNX sequences have no unwritten elements, so reading one could not be an error "
            "there; collect values in a Python list instead (it becomes a tensor list, which exports)"
        for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList")},
@@ -238,7 +243,7 @@ def _sum_to_shape(b, op, inputs):
     grad, target = inputs
     name, grad_shape, static = op.name, op.inputs[0].shape, op.attrs["static_shape"]
     target = _int64(b, target, name + "/target")
-    if grad_shape is not None and None not in static:
+    if grad_shape is not None and static is not None and None not in static:
         extra = len(grad_shape) - len(static)
         axes = [*range(extra), *(extra + i for i, d in enumerate(static) if d == 1)]
         axes_name = b.constant(np.array(axes, np.int64), name + "/axes")
