@@ -287,7 +287,7 @@ CHECKED_ELSEWHERE = {
                   "TensorListConcat", "TensorListInsertItem", "TensorListSplitLike")},
     **{op: "tests/test_tensor_array_gradients.py (TensorArray)"
        for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList",
-                  "TensorListScatterAdd")},
+                  "TensorListScatterAdd", "TensorListSplit", "TensorListResize")},
 }
 CHECKED_HERE = ({"Identity"} | set(BINARY) | set(UNARY) | set(REDUCTIONS) |
                 {"MatMul", "Cumsum", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Tile", "BroadcastTo",

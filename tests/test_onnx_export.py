@@ -164,8 +164,9 @@ def test_every_converter_is_a_registered_op():
     unexported = registered - set(exportable_op_types()) - {"Placeholder"}
     gradient_only = {"StridedSliceGrad", "UnsortedSegmentSum",  # not mapped yet (SumToShape is)
                      "TensorListZerosLike", "TensorListAddN", "TensorListScatterAdd", "TensorListInsertItem",
-                     "TensorListSplitLike"}
-    tensor_arrays = {"TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList"}  # no unwritten
+                     "TensorListSplitLike", "TensorListResize"}
+    tensor_arrays = {"TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList",  # no unwritten
+                     "TensorListSplit"}
     assert {op for op in unexported if op.startswith("TensorList")} - gradient_only == tensor_arrays  # slots in ONNX sequences
     assert unexported - tensor_arrays == {"Assert", "AssignAddVariableOp", "AssignSubVariableOp", "AssignVariableOp",
                           "EnsureDefined", "PrintV2", "RandomUniform",

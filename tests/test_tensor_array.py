@@ -329,3 +329,59 @@ def test_onnx_export_names_the_array_ops():
     concrete = ag.function(fibonacci).get_concrete_function(rt.TensorSpec([], rt.int32))
     with pytest.raises(rt.errors.ExportError, match="TensorListReserve"):
         rt.export.to_onnx(concrete)
+
+
+# --- split ---------------------------------------------------------------------------------------------
+def split_then_read(x, lengths):
+    ta = rt.TensorArray(rt.float32, size=3, infer_shape=False, tensor_array_name="pieces").split(x, lengths)
+    return ta.read(0), ta.read(1), ta.read(2), ta.concat(), ta.size()
+
+
+def test_split_writes_each_piece_at_its_index_eagerly_and_traced():
+    x = rt.constant([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert eager_and_graph(split_then_read, x, rt.constant([2, 0, 3])) == (
+        [1.0, 2.0], [], [3.0, 4.0, 5.0], [1.0, 2.0, 3.0, 4.0, 5.0], 3)
+    staged = ag.function(split_then_read, input_signature=[rt.TensorSpec([None]), rt.TensorSpec([None], rt.int32)])
+    assert plain(staged(x, rt.constant([5, 0, 0]))) == ([1.0, 2.0, 3.0, 4.0, 5.0], [], [], [1.0, 2.0, 3.0, 4.0, 5.0], 3)
+    assert staged.experimental_get_tracing_count() == 1
+
+
+def split_equal_rows(m):
+    ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True).split(m, [2, 2])
+    return ta.stack(), ta.size()
+
+
+def test_split_into_equal_pieces_stacks_and_grows_a_dynamic_array():
+    m = rt.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+    assert eager_and_graph(split_equal_rows, m) == ([[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]], 2)
+    ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True).split(m, [2, 2])
+    assert ta.element_shape == rt.TensorShape([2, 2])   # equal lengths: the pieces' exact shape
+
+
+def test_split_keeps_the_elements_it_does_not_write():
+    with pytest.raises(ValueError, match=r"cannot write a value of shape \(None, 2\): the array's elements have "
+                                         r"shape \(2,\); with infer_shape=True all elements have one shape"):
+        rt.TensorArray(rt.int32, size=3).write(2, [9, 9]).split([[1, 2], [3, 4]], [1, 1])
+    ta = rt.TensorArray(rt.int32, size=3, infer_shape=False).write(2, [[9, 9]]).split([[1, 2], [3, 4]], [1, 1])
+    assert plain(ta.stack()) == [[[1, 2]], [[3, 4]], [[9, 9]]]
+
+
+def test_split_errors_name_the_array():
+    fixed = rt.TensorArray(rt.float32, size=2, tensor_array_name="fixed")
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"TensorArray 'fixed': split lengths \[2, 2\] must be "
+                                                             r">= 0 and add up to the 3 rows of the value"):
+        fixed.split([1.0, 2.0, 3.0], [2, 2])
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"split lengths \[4, -1\] must be >= 0"):
+        fixed.split([1.0, 2.0, 3.0], [4, -1])
+    with pytest.raises(rt.errors.InvalidArgumentError, match="TensorArray 'fixed': cannot write index 2: the array "
+                                                             "has size 2 and a fixed size"):
+        fixed.split([1.0, 2.0, 3.0], [1, 1, 1])
+    with pytest.raises(ValueError, match="TensorArray 'fixed': cannot split a scalar"):
+        fixed.split(1.0, [1])
+    with pytest.raises(TypeError, match="TensorArray 'fixed' holds float32 elements but split\\(\\) was given a "
+                                        "tensor of dtype int32"):
+        fixed.split(rt.constant([1, 2]), [1, 1])
+    shaped = rt.TensorArray(rt.float32, size=2, element_shape=[None, 3])
+    with pytest.raises(ValueError, match=r"cannot write a value of shape \(None, 2\): the array's elements have "
+                                         r"shape \(None, 3\)"):
+        shaped.split(np.zeros((4, 2), np.float32), [2, 2])

@@ -1,5 +1,5 @@
 """Gradients through rt.TensorArray (TensorFlow's rule: an array's gradient is an array of its elements'
-gradients; list_gradients.py): write/read/stack/gather/scatter/unstack/concat, each checked in float64
+gradients; list_gradients.py): write/read/stack/gather/scatter/unstack/concat/split, each checked in float64
 against central finite differences, the eager tape and rt.gradients while tracing; repeated gather indices
 add up, a scatter row overwritten by a later one gets zeros, an array that grew is read at two sizes. Then a
 training step: a converted function whose tensor loop reads inputs from one array and writes states into
@@ -53,6 +53,15 @@ def partly_written_gather(a, b):
     return rt.TensorArray(F64, size=4).write(1, a).write(3, b * a).gather([3, 1])
 
 
+def split_into_pieces(m, b):
+    array = rt.TensorArray(F64, size=3, infer_shape=False).split(m * b, [1, 0, 2])
+    return array.concat() * 2.0 + array.read(2)[1] * array.read(0)[0]
+
+
+def split_into_no_pieces(a, b):
+    return rt.TensorArray(F64, size=1).split(a[:0] * b[:0], []).write(0, a * b).stack()
+
+
 PROGRAMS = {  # name: (fn, input shapes)
     "write+stack": (write_then_stack, [(2,), (2,)]),
     "read": (read_back, [(2,), (2,)]),
@@ -62,6 +71,8 @@ PROGRAMS = {  # name: (fn, input shapes)
     "dynamic size, two versions": (grown_array_read_at_two_sizes, [(2,), (2,)]),
     "concat(infer_shape=False)": (concat_of_different_lengths, [(2,), (2,)]),
     "gather of a partly written array": (partly_written_gather, [(2,), (2,)]),
+    "split": (split_into_pieces, [(3, 2), (2,)]),
+    "split into no pieces": (split_into_no_pieces, [(2,), (2,)]),
 }
 
 

@@ -9,7 +9,8 @@ written has no gradient (``None`` in the cotangent list, which counts as zeros).
 gradients: ``TensorListZerosLike`` (the cotangent of a list nothing downstream reads: zeros shaped like each
 element), ``TensorListAddN`` (a list that reaches the target along two paths gets the elementwise sum),
 ``TensorListScatterAdd`` (a gather's gradient: rows added at their indices, repeated indices summed),
-``TensorListInsertItem`` (the inverse of ``pop(i)``) and ``TensorListSplitLike`` (a concat's gradient).
+``TensorListInsertItem`` (the inverse of ``pop(i)``), ``TensorListSplitLike`` (a concat's gradient) and
+``TensorListResize`` (a TensorArray split's gradient reads the first pieces' gradients).
 
 >>> import runtime as rt
 >>> @rt.function
@@ -25,6 +26,12 @@ Tensor(61.0, shape=(), dtype=float32)
 ...     loss = rt.reduce_sum(array.gather([2, 2, 0]))   # element 2 twice: its gradient counts twice
 >>> tape.gradient(loss, x)   # 1 + 2 * 2x
 Tensor([5. 9.], shape=(2,), dtype=float32)
+>>> with rt.GradientTape() as tape:
+...     tape.watch(x)
+...     pieces = rt.TensorArray(rt.float32, size=2, infer_shape=False).split(x * x, [1, 1])
+...     loss = rt.reduce_sum(pieces.read(1))
+>>> tape.gradient(loss, x)   # d/dx of x[1]**2
+Tensor([0. 4.], shape=(2,), dtype=float32)
 >>> with rt.GradientTape() as tape:
 ...     tape.watch(x)
 ...     items = rt.TensorList.from_tensors([x, x * 3.0, x[:1]])
@@ -49,7 +56,7 @@ from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_FROM_TENSOR, T
                                   TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK,
                                   TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK, ListValue, _merged, _position, _unwrap,
                                   _wrap)
-from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE, TENSOR_LIST_SCATTER
+from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE, TENSOR_LIST_SCATTER, TENSOR_LIST_SPLIT
 
 
 def _zeros_like_kernel(handle):
@@ -119,6 +126,19 @@ TENSOR_LIST_INSERT = register_op(
     "TensorListInsertItem", ("handle", "index", "element"), _insert_infer, _insert_kernel,
     doc="The list with element inserted so that it is at 'index' of the result (negative counts from the end "
         "of the result): the inverse of TensorListPopItem, and its gradient.")
+
+
+def _resize_kernel(handle, size, *, element_dtype):
+    elements, size = _unwrap(handle).elements(), int(size)
+    if size < 0:
+        raise InvalidArgumentError(f"cannot resize a list to {size} elements")
+    elements = elements[:size] + [None] * (size - len(elements))
+    return _wrap(ListValue(elements, size))
+
+
+TENSOR_LIST_RESIZE = register_op(
+    "TensorListResize", ("handle", "size"), lambda specs, attrs: [specs[0]], _resize_kernel,
+    doc="The list cut to its first 'size' elements, or padded with unwritten ones (None: no gradient).")
 
 
 def _split_like_infer(specs, attrs):
@@ -315,6 +335,26 @@ def _kept_rows(indices: Tensor, tensor: Tensor, ops: Any) -> Tensor:
     if rank is None:
         raise GradientError("the gradient of TensorArray.scatter needs the scattered value's rank")
     return ops.reshape(kept, [-1] + [1] * (rank - 1))
+
+
+@register_gradient(TENSOR_LIST_SPLIT)
+def _split_gradient(op, grads, ops):
+    """The value's gradient joins the gradients of the pieces (elements 0..n-1); they are zeros in the rest."""
+    handle, tensor, lengths = op.inputs
+    rest = apply_op(TENSOR_LIST_SPLIT, (grads[0], ops.zeros_like(tensor), lengths), _writing_attrs(op))
+    if not _is_float(op):
+        return [rest, None, None]
+    pieces = apply_op(TENSOR_LIST_RESIZE, (grads[0], ops.shape(lengths)[0]), _element_attrs(op))
+    no_rows = ops.zeros_like(tensor[:0])  # first: concatenating zero pieces (of a value with no rows) is no error
+    pieces = apply_op(TENSOR_LIST_INSERT, (pieces, ops.constant(0, dtypes.int32), no_rows), _element_attrs(op))
+    joined = apply_op(TENSOR_LIST_CONCAT, (pieces,), {**_element_attrs(op), "axis": 0, "array": op.attrs["array"]})
+    return [rest, joined, None]
+
+
+@register_gradient(TENSOR_LIST_RESIZE)
+def _resize_gradient(op, grads, ops):
+    size = apply_op(TENSOR_LIST_LENGTH, (op.inputs[0],))
+    return [apply_op(TENSOR_LIST_RESIZE, (grads[0], size), _element_attrs(op)), None]
 
 
 not_differentiable(TENSOR_LIST_LENGTH, "a list's length is an integer")

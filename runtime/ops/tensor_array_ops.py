@@ -29,6 +29,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from runtime.core import dtypes, shapes
+from runtime.core.errors import InvalidArgumentError
 from runtime.core.dtypes import float32, int32  # noqa: F401  (the docstring examples)
 from runtime.core.registry import apply_op, register_op
 from runtime.core.shapes import TensorShape, as_shape_tuple
@@ -127,6 +128,41 @@ def _scatter_kernel(handle, tensor, indices, *, element_dtype, array, grow, same
 TENSOR_LIST_SCATTER = register_op(
     "TensorListScatterIntoExistingList", ("handle", "tensor", "indices"), _scatter_infer, _scatter_kernel,
     doc="The list with row k of tensor written at indices[k] (TensorArray rules: attrs array, grow, same_shape).")
+
+def _split_infer(specs, attrs):
+    (_, shape), (dtype, tensor_shape), lengths = specs
+    if dtype != attrs["element_dtype"]:
+        raise TypeError(f"{label(attrs['array'])} holds {attrs['element_dtype'].name} elements but the split "
+                        f"value is {dtype.name}")
+    if tensor_shape is not None and not tensor_shape:
+        raise ValueError(f"{label(attrs['array'])}: cannot split a scalar; give a tensor of rank >= 1")
+    _indices_infer(lengths, "split length")
+    piece = None if tensor_shape is None else (None,) + tuple(tensor_shape[1:])
+    return [(dtypes.variant, array_element_shape(shape, piece, attrs["array"], attrs["same_shape"]))]
+
+
+def _split_kernel(handle, tensor, lengths, *, element_dtype, array, grow, same_shape):
+    value = unwrap(handle)
+    lengths = [int(n) for n in np.asarray(lengths).reshape(-1)]
+    if tensor.ndim == 0:
+        raise ValueError(f"{label(array)}: cannot split a scalar; give a tensor of rank >= 1")
+    if any(n < 0 for n in lengths) or sum(lengths) != len(tensor):
+        raise InvalidArgumentError(f"{label(array)}: split lengths {lengths} must be >= 0 and add up to the "
+                                   f"{len(tensor)} rows of the value")
+    ends = np.cumsum(lengths)
+    pieces = np.split(tensor, ends[:-1]) if lengths else []
+    updates = {array_position(value, k, array, "write", grow): piece for k, piece in enumerate(pieces)}
+    shape = value.shape
+    if updates:  # one check for all pieces: equal lengths give their exact shape, others a None first dim
+        piece_shape = pieces[0].shape if len(set(lengths)) == 1 else (None,) + tensor.shape[1:]
+        shape = checked_shape(value, piece_shape, array, 0, same_shape)
+    return wrap(written(value, updates, shape))
+
+
+TENSOR_LIST_SPLIT = register_op(
+    "TensorListSplit", ("handle", "tensor", "lengths"), _split_infer, _split_kernel,
+    doc="The list with piece k of tensor (lengths[k] rows) written at index k (TensorArray rules: attrs array, "
+        "grow, same_shape).")
 
 # their gradients: list_gradients.py
 
@@ -250,6 +286,21 @@ class TensorArray:
             self._check_shape(value.shape[1:])
         inputs = (self.handle, value, indices)
         return self._new(apply_op(TENSOR_LIST_SCATTER, inputs, self._write_attrs()))
+
+    def split(self, value: Any, lengths: Any, name: Optional[str] = None) -> "TensorArray":
+        """A new array with piece ``k`` of ``value`` (its next ``lengths[k]`` rows) written at index ``k``.
+
+        >>> TensorArray(float32, size=3, infer_shape=False).split([1.0, 2.0, 3.0, 4.0], [1, 3, 0]).read(1)
+        Tensor([2. 3. 4.], shape=(3,), dtype=float32)
+        """
+        value = self._value(value, "split()")
+        if value.shape == ():
+            raise ValueError(f"{label(self._name)}: cannot split a scalar; give a tensor of rank >= 1")
+        lengths = convert_to_tensor(lengths, None if isinstance(lengths, Tensor) else dtypes.int32)
+        if value.shape is not None:
+            self._check_shape((None,) + tuple(value.shape[1:]))
+        inputs = (self.handle, value, lengths)
+        return self._new(apply_op(TENSOR_LIST_SPLIT, inputs, self._write_attrs()))
 
     def unstack(self, value: Any, name: Optional[str] = None) -> "TensorArray":
         """A new array with row ``k`` of ``value`` written at index ``k`` (TensorFlow's ``scatter(range(n))``)."""

@@ -51,7 +51,8 @@ NOT_EXPORTED: Dict[str, str] = {
                            "without it export",
     **{op: "a TensorArray op: ONNX sequences have no unwritten elements, so reading one could not be an error "
            "there; collect values in a Python list instead (it becomes a tensor list, which exports)"
-       for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList")},
+       for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList", "TensorListSplit")},
+    "TensorListResize": "a gradient op (of a TensorArray's split); TensorArrays do not export",
 }
 
 
