@@ -136,3 +136,24 @@ def inline(builder: GraphBuilder, subgraph: FuncGraph, inputs: Sequence[Symbolic
         for old, new in zip(op.outputs, new_op.outputs):
             mapping[id(old)] = new
     return [mapping[id(t)] for t in subgraph.outputs]
+
+
+def copy_into(source: FuncGraph, target: FuncGraph, inputs: Sequence[Any]) -> Dict[int, SymbolicTensor]:
+    """Copy ``source``'s ops into ``target`` (e.g. the graph being traced) with ``inputs`` standing for
+    ``source``'s input placeholders; returns id(source tensor) -> its copy.
+
+    Unlike ``inline``, the If/While subgraphs are copied too (rebuilt, nested in ``target``), so no graph is
+    shared: the gradient pass edits the ops of the graph it traces, and must never reach ``source``'s.
+    """
+    builder = GraphBuilder(source, lambda graph: lambda op, new_inputs, b: None)
+    builder.target = target
+    builder.mapping.update((id(p), t) for p, t in zip(source.inputs, inputs))
+    for op in source.operations:
+        if op.op_def is PLACEHOLDER and id(op.outputs[0]) in builder.mapping:
+            continue
+        copies = builder.copy_op(op, [builder.mapping[id(t)] for t in op.inputs], rebuilt_attrs(op, builder))
+        builder.mapping.update((id(old), new) for old, new in zip(op.outputs, copies))
+    for variable in source.variables:
+        if hasattr(target, "track_variable"):
+            target.track_variable(variable)
+    return builder.mapping

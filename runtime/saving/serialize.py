@@ -39,7 +39,7 @@ from runtime.tracing.concrete_function import ConcreteFunction
 from runtime.core.errors import LoadError, SaveError
 from runtime.backends.graph_codec import OutputRef, decode_graph, decode_value, encode_graph, encode_value
 from runtime.tracing.signature import accepts, bind_arguments, describe_key, make_key
-from runtime.core.tensor import SymbolicTensor
+from runtime.core.tensor import SymbolicTensor, TensorSpec
 
 FORMAT = "autograph_lite.saved_function"
 FORMAT_VERSION = 1
@@ -189,7 +189,10 @@ class LoadedFunction:
         return self._match(bind_arguments(self.name, self.__signature__, args, kwargs))[0]
 
     def _match(self, values: Tuple[Any, ...]):
-        key, _ = make_key(tuple(values))
+        # called while tracing: a symbolic argument is keyed by its static spec (the call is inlined)
+        keyed = nest.map_structure(lambda v: TensorSpec(v.shape, v.dtype) if isinstance(v, SymbolicTensor) else v,
+                                   tuple(values))
+        key, _ = make_key(keyed)
         for concrete, saved_key in zip(self.concrete_functions, self._keys):
             if accepts(saved_key, key):
                 return concrete, values

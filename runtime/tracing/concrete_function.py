@@ -18,9 +18,10 @@ import numpy as np
 
 from runtime import passes
 from runtime.backends import executor
-from runtime.core import nest
+from runtime.core import context, nest
 from runtime.core.traceback_filtering import api_boundary
 from runtime.core.graph import FuncGraph
+from runtime.passes.rewrite import copy_into
 from runtime.ops.convert import convert_to_tensor
 from runtime.tracing.signature import describe_spec, has_tensors, spec_structure
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
@@ -129,6 +130,34 @@ class ConcreteFunction:
         return _op_count(self.graph)
 
     # --- calling -------------------------------------------------------------------------------------
+    def _check_arity(self, args: Sequence[Any]) -> None:
+        if len(args) != len(self._tensor_params):
+            names = ", ".join(self._param_names[i] for i in self._tensor_params)
+            raise TypeError(f"{self.name}: this concrete function takes {len(self._tensor_params)} tensor "
+                            f"argument(s) ({names}), got {len(args)}")
+
+    def _inline(self, args: Sequence[Any]) -> Any:
+        """The call as ops of the graph being traced: a copy of this function's (unoptimized) graph reading
+        ``args``, so the caller's optimizer, gradients and saving see through it. Each argument must be
+        known to have the shape this function was traced for (its ops were built for that shape)."""
+        self._check_arity(args)
+        graph = context.current_graph()
+        specs = self.structured_input_signature[0]
+        inputs: List[Any] = []
+        for index, value in zip(self._tensor_params, args):
+            name = self._param_names[index]
+            expected = nest.flatten(specs[index])
+            given = nest.flatten(value) if isinstance(value, (list, tuple, dict)) else [value]
+            if len(given) != len(expected):
+                raise TypeError(f"{self.name}: argument '{name}' must be {describe_structure(specs[index])}, "
+                                f"got {value!r}")
+            for spec, leaf in zip(expected, given):
+                inputs.append(_traced_argument(self.name, name, spec, leaf))
+        source = self.unoptimized_graph
+        copies = copy_into(source, graph, inputs)
+        return nest.map_structure(lambda v: copies.get(id(v), v) if isinstance(v, SymbolicTensor) else v,
+                                  source.structured_outputs)
+
     def _call_flat(self, arrays: List[np.ndarray]) -> Any:
         return self._pack(self._run(*arrays))
 
@@ -136,12 +165,12 @@ class ConcreteFunction:
     def __call__(self, *args: Any) -> Any:
         """Call with the tensor arguments only (Python-valued ones were fixed when tracing).
 
-        Each tensor must match its placeholder's dtype and (known) shape.
+        Each tensor must match its placeholder's dtype and (known) shape. Called while another function
+        is being traced, its graph is copied into that one (see ``_inline``).
         """
-        if len(args) != len(self._tensor_params):
-            names = ", ".join(self._param_names[i] for i in self._tensor_params)
-            raise TypeError(f"{self.name}: this concrete function takes {len(self._tensor_params)} tensor "
-                            f"argument(s) ({names}), got {len(args)}")
+        if context._state.graph is not None:
+            return self._inline(args)
+        self._check_arity(args)
         arrays: List[np.ndarray] = []
         leaves: List[Any] = []
         specs = self.structured_input_signature[0]
@@ -175,6 +204,27 @@ def _constant_bytes(graph: FuncGraph) -> int:
 
 def _op_count(graph: FuncGraph) -> int:
     return sum(1 + sum(_op_count(g) for g in op.subgraphs()) for op in graph.operations)
+
+
+def _traced_argument(function: str, name: str, spec: TensorSpec, value: Any) -> Tensor:
+    """``value`` as a tensor for an inlined call: ``spec``'s dtype, and every dim ``spec`` fixes known."""
+    tensor = value if isinstance(value, Tensor) else convert_to_tensor(value, spec.dtype)
+    got = describe_spec(tensor.dtype, tensor.shape)
+    if tensor.dtype != spec.dtype:
+        raise TypeError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
+                        f"got {got}; convert it with rt.cast({name}, rt.{spec.dtype.name})")
+    if not spec.is_compatible_with(tensor):
+        raise ValueError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
+                         f"got {got} (None dims accept any size; the rank and other dims must match)")
+    known = tensor.shape
+    if spec.shape is not None and (known is None or any(s is not None and k is None
+                                                       for s, k in zip(spec.shape, known))):
+        fixed = [-1 if d is None else d for d in spec.shape]
+        raise ValueError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, got {got} "
+                         f"while tracing: this concrete function's graph was built for that shape, and here some of "
+                         f"those dims are known only when the graph runs. Call the Function itself (it traces for "
+                         f"the shape it gets), or fix the shape first: rt.reshape({name}, {fixed})")
+    return tensor
 
 
 def checked_array(function: str, name: str, spec: TensorSpec, value: Any) -> np.ndarray:
