@@ -17,7 +17,10 @@ needs nothing special, and a nested loop accumulates its own accumulators (a lis
 values the backward pass reads are kept: memory is one accumulator per needed value.
 
 Integer and bool loop variables (counters, ``break``/``return`` flags) get no gradient; a captured tensor
-(a weight used in every iteration) gets the sum of its per-iteration gradients.
+(a weight used in every iteration) gets the sum of its per-iteration gradients. Ops of the backward body that
+read only loop-invariant values (``transpose(W)`` for the gradient of ``x @ W``) run once, before the
+backward loop (``_hoist_invariants``), when they cannot fail: hoisting must not raise an error the loop
+(which may run zero times) would never have raised.
 
 >>> import runtime as rt
 >>> @rt.function
@@ -40,7 +43,12 @@ from runtime.core.registry import infer_output_specs, register_gradient
 from runtime.core.tensor import SymbolicTensor
 from runtime.ops.control_flow_ops import WHILE
 from runtime.ops.core import IDENTITY
+from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, TRANSPOSE
+from runtime.ops.cast_op import CAST
 from runtime.ops.creation_ops import FILL, ONES_LIKE, ZEROS_LIKE
+from runtime.ops.gradient_ops import BROADCAST_TO
+from runtime.ops.math_ops import MATMUL
+from runtime.ops.reduction_ops import SUM
 from runtime.ops.gradient_ops import carries_gradient
 from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK
 from runtime.ops.shape_ops import SHAPE
@@ -162,6 +170,7 @@ class _BackwardBody(FuncGraph):
         self.popped: Dict[int, SymbolicTensor] = {}
         self.accumulator_inputs: List[SymbolicTensor] = []  # placeholders: the accumulators, popped to empty
         self.accumulator_outputs: List[SymbolicTensor] = []
+        self._invariants: Dict[int, bool] = {}  # id(forward-body tensor) -> _invariant(tensor)
 
     def create_op(self, op_def: Any, inputs: Any, attrs: Dict[str, Any], name: Optional[str] = None,
                   site: Any = FROM_STACK) -> Operation:
@@ -185,8 +194,21 @@ class _BackwardBody(FuncGraph):
     def _accumulates(self, tensor: Any) -> bool:
         """Whether reading ``tensor`` here would accumulate it (a computed value of the forward body)."""
         return (isinstance(tensor, SymbolicTensor) and tensor.op.graph is self.forward.body
-                and id(tensor) not in self.popped and id(tensor) not in self.forward.invariant
-                and tensor.op.op_def is not CONST)
+                and id(tensor) not in self.popped and not self._invariant(tensor))
+
+    def _invariant(self, tensor: SymbolicTensor) -> bool:
+        """Whether ``tensor`` (of the forward body) is the same in every iteration: a captured value, a loop
+        variable the body passes on unchanged, a constant, a read of a variable the loop does not assign, or
+        a pure op of such values (``W * 0.5``), which the backward body recomputes instead of accumulating."""
+        known = self._invariants.get(id(tensor))
+        if known is None:
+            op, forward = tensor.op, self.forward
+            known = (id(tensor) in forward.invariant or op.op_def is CONST
+                     or (op.op_def is READ_VARIABLE and id(op.attrs["variable"]) not in forward.assigned)
+                     or (op.op_def is not PLACEHOLDER and not op.op_def.stateful and not op.subgraphs()
+                         and all(self._invariant(t) for t in op.inputs)))
+            self._invariants[id(tensor)] = known
+        return known
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
         if tensor.op.graph is not self.forward.body:
@@ -207,6 +229,9 @@ class _BackwardBody(FuncGraph):
                 return self.constant(op.attrs["value"], name=op.name)
             if op.op_def is READ_VARIABLE and id(op.attrs["variable"]) not in forward.assigned:
                 return op.attrs["variable"]._graph_tensor(self)
+            if self._invariant(tensor):  # recomputed from invariant values (then hoisted if it cannot fail)
+                copy = self.create_op(op.op_def, list(op.inputs), dict(op.attrs), name=op.name, site=op.creation_site)
+                return copy.outputs[tensor.index]
             accumulator = forward.accumulate(tensor)
             handle = self.add_placeholder(dtypes.variant, accumulator.shape, name=accumulator.op.name)
             last = self.constant(np.array(-1, np.int32), name="last")
@@ -248,6 +273,7 @@ def _while_gradient(op, grads, ops):
             summed.append(total if grad is None else add_gradients(total, grad))
         one = backward.constant(np.array(1, np.int32), name="one")
         next_remaining = ops.subtract(remaining, one)
+    _hoist_invariants(backward, outer)
     fixed = [remaining] + seeds + totals
     backward.inputs = fixed + backward.accumulator_inputs + [p for _, p in backward.captures.values()]
     backward.outputs = [next_remaining] + previous + summed + backward.accumulator_outputs
@@ -276,6 +302,67 @@ def _while_gradient(op, grads, ops):
     for position, j in enumerate(differentiable_captured):
         results[count + extra + j] = grad_op.outputs[1 + len(differentiable_vars) + position]
     return results
+
+
+# Ops that cannot fail once shape inference accepted fully known input and output shapes (their kernels read
+# no values that could be out of range): safe to run before a loop that may run zero times.
+_SAFE_WHEN_SHAPES_KNOWN = (TRANSPOSE, CAST, IDENTITY, MATMUL, RESHAPE, EXPAND_DIMS, BROADCAST_TO, SUM, ZEROS_LIKE,
+                           ONES_LIKE)
+
+
+def _cannot_fail(op: Operation) -> bool:
+    if op.op_def.stateful or op.subgraphs():
+        return False
+    known = all(t.shape is not None and None not in t.shape for t in [*op.inputs, *op.outputs])
+    safe_ufunc = op.op_def.elementwise_ufunc is not None and not op.op_def.zero_divisor_error
+    return known and (safe_ufunc or op.op_def in _SAFE_WHEN_SHAPES_KNOWN)
+
+
+def _hoist_invariants(body: FuncGraph, outer: FuncGraph) -> None:
+    """Move the ops of ``body`` (the backward loop's) that read only captured values and constants (or other
+    moved ops) to ``outer``, before the loop; ``body`` captures their results instead. Only ops that cannot
+    fail move (``_cannot_fail``)."""
+    outside = {id(placeholder): outer_tensor for outer_tensor, placeholder in body.captures.values()}
+    moved: List[Operation] = []
+    for op in body.operations:
+        if op.op_def is CONST or op.op_def is PLACEHOLDER or not _cannot_fail(op):
+            continue
+        if not all(id(t) in outside or t.op.op_def is CONST for t in op.inputs):
+            continue
+        with context.graph_scope(outer):
+            inputs = [outside[id(t)] if id(t) in outside else outer.constant(t.op.attrs["value"], name=t.op.name)
+                      for t in op.inputs]
+            copy = outer.create_op(op.op_def, inputs, dict(op.attrs), name=op.name, site=op.creation_site)
+        outside.update((id(old), new) for old, new in zip(op.outputs, copy.outputs))
+        moved.append(op)
+    if not moved:
+        return
+    gone = {id(op) for op in moved}
+    kept = [op for op in body.operations if id(op) not in gone]
+    replaced: Dict[int, SymbolicTensor] = {}
+    for op in moved:  # what the remaining ops read of a moved op becomes a captured placeholder
+        for old in op.outputs:
+            if any(old is t for other in kept for t in other.inputs) or any(old is t for t in body.outputs):
+                replaced[id(old)] = FuncGraph.capture(body, outside[id(old)])
+    new_placeholders = [t.op for t in replaced.values()]  # first: a saved graph is loaded in program order
+    fresh = {id(op) for op in new_placeholders}
+    body.operations[:] = new_placeholders + [op for op in body.operations if id(op) not in gone and id(op) not in fresh]
+    for op in body.operations:
+        op.inputs = [replaced.get(id(t), t) for t in op.inputs]
+        for sub in op.subgraphs():  # a branch or loop of the body captured the moved value: it reads the new one
+            sub.captures = {key: (replaced.get(id(o), o), inner) for key, (o, inner) in sub.captures.items()}
+    body.outputs = [replaced.get(id(t), t) for t in body.outputs]
+    _drop_unread_captures(body)
+
+
+def _drop_unread_captures(body: FuncGraph) -> None:
+    """Captured placeholders nothing in ``body`` reads any more (their readers moved out) are removed."""
+    read = {id(t) for op in body.operations for t in op.inputs} | {id(t) for t in body.outputs}
+    unread = {key for key, (_, placeholder) in body.captures.items() if id(placeholder) not in read}
+    dropped = {id(body.captures.pop(key)[1]) for key in unread}
+    body.operations[:] = [op for op in body.operations
+                          if not (op.op_def is PLACEHOLDER and id(op.outputs[0]) in dropped)]
+    body.inputs[:] = [t for t in body.inputs if id(t) not in dropped]
 
 
 def _local(graph: FuncGraph, tensor: Optional[SymbolicTensor]) -> Optional[SymbolicTensor]:
