@@ -6,7 +6,8 @@ forward-body value a gradient op reads goes through ``_BackwardBody.capture``, w
 
 * reads a loop-invariant value (a tensor the loop captured, a loop variable the body passes on unchanged)
   from outside the loop, once, and a constant as a constant;
-* re-reads a ``Variable`` that nothing in the loop assigns;
+* reads a ``Variable`` that nothing in the loop assigns once, just before the forward loop (an assignment
+  after the loop must not change the gradient);
 * otherwise adds an *accumulator* to the forward loop — a ``TensorList`` loop variable the body pushes the
   value onto every iteration — and pops it in the backward body (last iteration first).
 
@@ -96,6 +97,7 @@ class _ForwardLoop:
                           if source.outputs[k] is source.inputs[k]}
         self.invariant.update((id(p), t) for p, t in zip(self.captured, op.inputs[self.count:]))
         self.assigned = assigned_variables([op.attrs["body"], op.attrs["cond"]])
+        self.snapshots: Dict[int, SymbolicTensor] = {}  # id(Variable) -> its read just before the loop
 
     @staticmethod
     def _placeholder(graph: FuncGraph, like: SymbolicTensor) -> SymbolicTensor:
@@ -228,7 +230,14 @@ class _BackwardBody(FuncGraph):
             if op.op_def is CONST:
                 return self.constant(op.attrs["value"], name=op.name)
             if op.op_def is READ_VARIABLE and id(op.attrs["variable"]) not in forward.assigned:
-                return op.attrs["variable"]._graph_tensor(self)
+                # the value the loop read: a read just before the forward loop (not one here, which would see
+                # an assignment made between the two loops)
+                variable = op.attrs["variable"]
+                before = forward.snapshots.get(id(variable))
+                if before is None:
+                    before = forward.snapshots[id(variable)] = insert_before(
+                        forward.op, READ_VARIABLE, {"variable": variable}, f"{variable.name}_before_loop")
+                return super().capture(before)
             if self._invariant(tensor):  # recomputed from invariant values (then hoisted if it cannot fail)
                 copy = self.create_op(op.op_def, list(op.inputs), dict(op.attrs), name=op.name, site=op.creation_site)
                 return copy.outputs[tensor.index]

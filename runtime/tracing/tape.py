@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from runtime.core import context, nest
 from runtime.core.registry import eager_op_hooks
-from runtime.core.tensor import SymbolicTensor, Tensor
+from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 from runtime import ops as _ops
 from runtime.ops.core import IDENTITY
 from runtime.ops.variables import READ_VARIABLE, Variable
@@ -218,8 +218,18 @@ class GradientTape:
             return
         if any(self._watches(t) for t in inputs):
             outs = list(outputs) if isinstance(outputs, tuple) else [outputs]
-            self._records.append(_Record(op_def, list(inputs), outs, attrs))
+            self._records.append(_Record(op_def, [self._snapshot(t) if isinstance(t, Variable) else t
+                                                  for t in inputs], outs, attrs))
             self._watched.update((id(t), t) for t in outs)
+
+    def _snapshot(self, variable: Variable) -> Tensor:
+        """A Variable an eager op read directly, as its value then: the gradient rule must not see a later
+        assignment. The value stands for the variable (an identity of it), as an eager read's does."""
+        value = EagerTensor(variable._array)  # assignments replace the array, never write into it
+        if self._watches(variable):
+            self._records.append(_Record(IDENTITY, [variable], [value], {}))
+            self._watched[id(value)] = value
+        return value
 
     # --- differentiating -----------------------------------------------------------------------------
     def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
