@@ -63,3 +63,41 @@ def test_nested_loops_read_the_value_of_each_outer_iteration():
 
     y, dx = step(rt.constant(1.0), rt.constant(2))
     assert (float(y), float(dx)) == (36.0, 36.0)   # 2 * 2 * 3 * 3
+
+
+def test_a_tensor_if_gradient_recomputes_its_branch_with_the_value_it_read():
+    v = rt.Variable(2.0, name="v")
+
+    @ag.function
+    def step(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            if x > 0:
+                y = x * x * v
+            else:
+                y = x
+            v.assign(10.0)
+        return y, tape.gradient(y, x)
+
+    y, dx = step(rt.constant(1.5))
+    assert (float(y), float(dx)) == (4.5, 6.0)   # 2 x v with v = 2
+    y, dx = step(rt.constant(-1.5))
+    assert (float(y), float(dx)) == (-1.5, 1.0)
+
+
+def test_an_if_inside_a_loop_reads_the_value_the_loop_read():
+    v = rt.Variable(2.0, name="v")
+
+    @ag.function
+    def step(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for _ in range(n):
+                if y < 100.0:
+                    y = y * v
+            v.assign(10.0)
+        return y, tape.gradient(y, x)
+
+    y, dx = step(rt.constant(1.5), rt.constant(3))
+    assert (float(y), float(dx)) == (12.0, 8.0)

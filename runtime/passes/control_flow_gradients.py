@@ -3,7 +3,9 @@
 
 Each gradient branch takes the forward branch's inputs and the output gradients, recomputes the
 branch's forward ops (they are pure: a branch with side effects is refused) and back-propagates
-through them, so the forward ``If`` needs no extra outputs. The same condition picks the branch.
+through them, so the forward ``If`` needs no extra outputs. The same condition picks the branch. A
+``Variable`` the branches read becomes an input of the forward ``If`` first (read just before it), so the
+recomputation uses the value the branch read, not one assigned after the ``if``.
 
 >>> import runtime as rt
 >>> @rt.function
@@ -24,6 +26,7 @@ from runtime.ops.control_flow_ops import IF
 from runtime.ops.gradient_ops import carries_gradient
 from runtime.ops.variables import READ_VARIABLE
 from runtime.passes.gradients import backprop, zeros_gradient
+from runtime.passes.graph_surgery import insert_before, pass_variable_in, variables_read
 
 
 def _check_pure(branch: FuncGraph) -> None:
@@ -68,6 +71,11 @@ def _gradient_branch(branch: FuncGraph, outer: Any, inputs: List[Any], grads: Li
 
 @register_gradient(IF)
 def _if_gradient(op, grads, ops):
+    for branch in (op.attrs["then_branch"], op.attrs["else_branch"]):
+        _check_pure(branch)  # before passing variables in: nothing inside assigns the ones it reads
+    for variable in variables_read(op):
+        pass_variable_in(op, variable, insert_before(op, READ_VARIABLE, {"variable": variable},
+                                                     f"{variable.name}_before_if"))
     cond, inputs = op.inputs[0], list(op.inputs[1:])
     wanted = [i for i, t in enumerate(inputs) if carries_gradient(t.dtype)]
     if not wanted:

@@ -54,6 +54,18 @@ def assigned_variables(graphs: Any) -> set:
     return found
 
 
+def variables_read(op: Operation) -> list:
+    """The Variables that a branch or body of ``op`` (at any depth) reads, each once, in the order found."""
+    found: Dict[int, Any] = {}
+    for subgraph in op.subgraphs():
+        for inner in subgraph.operations:
+            if inner.op_def is READ_VARIABLE:
+                found.setdefault(id(inner.attrs["variable"]), inner.attrs["variable"])
+            for variable in variables_read(inner):
+                found.setdefault(id(variable), variable)
+    return list(found.values())
+
+
 def reads_variable(op: Operation, variable: Any) -> bool:
     """Whether a branch or body of ``op`` (at any depth) reads ``variable``."""
     return any(inner.op_def is READ_VARIABLE and inner.attrs["variable"] is variable or reads_variable(inner, variable)
