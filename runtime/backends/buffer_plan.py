@@ -135,15 +135,15 @@ def plan_memory(graph: FuncGraph, ops: Sequence[Operation]) -> MemoryPlan:
             last_use[id(t)] = position
             fresh_readers[id(t)] = fresh_readers.get(id(t), True) and returns_new
     plan.regions = _row_block_regions(ops, kinds)
-    in_region = _plan_block_buffers(plan, ops, kinds, outputs, last_use)
+    _plan_block_buffers(plan, ops, kinds, outputs, last_use)
     free: Dict[Tuple, List[int]] = {}  # (shape, dtype) -> free slot numbers
     for position, op in enumerate(ops):
         kind = kinds[id(op)]
         if kind is not None:
             plan.write_kind[id(op)] = kind
             result = op.outputs[0]
-            if id(op) in in_region:
-                pass  # a region's values live in block buffers (above) or in fresh arrays (escaping)
+            if id(result) in plan.block_buffer_of:
+                pass  # lives only inside its region: a block buffer (above)
             elif id(result) not in outputs and fresh_readers.get(id(result), False):
                 plan.slot_of[id(result)] = _take_buffer(plan.slots, plan.slot_of, free, op, kind, last_use,
                                                         position)
@@ -179,17 +179,15 @@ def _take_buffer(specs: List[Tuple], buffer_of: Dict[int, int], free: Dict[Tuple
 
 
 def _plan_block_buffers(plan: MemoryPlan, ops: Sequence[Operation], kinds: Dict[int, Optional[str]], outputs,
-                        last_use: Dict[int, int]) -> set:
-    """Give each value born and dead inside one region a block buffer of that region; returns the ids of
-    all region ops. A value read after its region, or returned, is written into a whole array instead."""
+                        last_use: Dict[int, int]) -> None:
+    """Give each value born and dead inside one region a block buffer of that region. A value read after
+    its region, or returned, is written into a whole array instead (a pooled slot where it may be)."""
     position_of = {id(op): position for position, op in enumerate(ops)}
-    in_region = set()
     for region in plan.regions:
         specs: List[Tuple] = []
         free: Dict[Tuple, List[int]] = {}
         end = position_of[id(region[-1])]
         for op in region:
-            in_region.add(id(op))
             position = position_of[id(op)]
             result = op.outputs[0]
             if id(result) not in outputs and last_use.get(id(result), position) <= end:
@@ -204,7 +202,6 @@ def _plan_block_buffers(plan: MemoryPlan, ops: Sequence[Operation], kinds: Dict[
             if buffer is not None and id(result) not in last_use:  # never read: free at once
                 free.setdefault(specs[buffer], []).append(buffer)
         plan.block_buffers.append(specs)
-    return in_region
 
 
 # --- splitting elementwise chains into row blocks ------------------------------------------------------
