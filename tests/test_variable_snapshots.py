@@ -101,3 +101,26 @@ def test_an_if_inside_a_loop_reads_the_value_the_loop_read():
 
     y, dx = step(rt.constant(1.5), rt.constant(3))
     assert (float(y), float(dx)) == (12.0, 8.0)
+
+
+def test_an_eager_tape_over_a_loaded_function_uses_the_values_the_call_read(tmp_path):
+    v = rt.Variable(2.0, name="v")
+
+    @ag.function(input_signature=[rt.TensorSpec([], rt.float32), rt.TensorSpec([], rt.int32)])
+    def power(x, n):
+        y = x * v               # read outside a loop ...
+        for _ in range(n):
+            y = y * v           # ... and inside one
+        return y
+
+    power.get_concrete_function()
+    rt.save(power, str(tmp_path / "power"))
+    loaded = rt.load(str(tmp_path / "power"))
+    (loaded_v,) = loaded.variables
+    x = rt.constant(1.5)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = loaded(x, rt.constant(2))   # x * v**3
+        loaded_v.assign(10.0)
+    dx, dv = tape.gradient(y, [x, loaded_v])
+    assert (float(y), float(dx), float(dv)) == (12.0, 8.0, 18.0)

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from runtime import ops as _ops
 from runtime.core import context, nest
 from runtime.core.errors import GradientError
-from runtime.core.graph import FuncGraph
+from runtime.core.graph import PLACEHOLDER, FuncGraph
 from runtime.core.tensor import SymbolicTensor, Tensor, TensorSpec
 from runtime.core.traceback_filtering import api_boundary
 from runtime.ops.debugging import ASSERT
@@ -32,6 +32,7 @@ from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSO
 from runtime.ops.logging_ops import PRINT
 from runtime.ops.variables import READ_VARIABLE, Variable
 from runtime.passes.gradients import backprop, check_unconnected
+from runtime.passes.graph_surgery import insert_before, pass_variable_in, reads_variable, variables_read
 from runtime.tracing.concrete_function import ConcreteFunction, describe_structure
 from runtime.tracing.signature import make_key
 
@@ -270,21 +271,16 @@ def _stand_ins(source: Source, arguments: _ArgumentLeaves, graph: FuncGraph, cop
         placeholder = graph.inputs[arguments.positions[argument][leaf]]
         return [placeholder] if is_differentiable_dtype(placeholder.dtype) else []
     reads = []
-    for op in graph.operations:
+    for op in list(graph.operations):
         if op.op_def is READ_VARIABLE and op.attrs["variable"] is source:
             reads.append(op.outputs[0])
-        for subgraph in op.subgraphs():
-            if _reads_variable(subgraph, source):
-                raise GradientError(
-                    f"rt.function_gradient: {name} reads Variable '{source.name}' inside a tensor-dependent "
-                    f"if/loop ({subgraph.name}); gradients with respect to a variable read there are not "
-                    "supported. Read it once before the if/loop (w = v.read_value()) and use w inside")
+        elif op.subgraphs() and reads_variable(op, source):
+            # an if/loop that reads it takes its value as an input (nothing in the function assigns it:
+            # _check_rerunnable), read just before it: the gradient flows out through that input
+            read = insert_before(op, READ_VARIABLE, {"variable": source}, f"{source.name}_read")
+            pass_variable_in(op, source, read)
+            reads.append(read)
     return reads
-
-
-def _reads_variable(graph: FuncGraph, variable: Variable) -> bool:
-    return any((op.op_def is READ_VARIABLE and op.attrs["variable"] is variable)
-               or any(_reads_variable(g, variable) for g in op.subgraphs()) for op in graph.operations)
 
 
 def _total(source: Source, stand_ins: Sequence[SymbolicTensor], found: Dict[int, Any], mode: str,
@@ -305,26 +301,49 @@ def _total(source: Source, stand_ins: Sequence[SymbolicTensor], found: Dict[int,
 def flat_vjp(concrete: ConcreteFunction, variables: Sequence[Variable]) -> ConcreteFunction:
     """The VJP of ``concrete`` on flat tensors: how a GradientTape differentiates a recorded call.
 
-    Takes the flat inputs, then one cotangent per floating-point output; returns a list with the
-    gradient of each flat input, then of each of ``variables`` (None where nothing flows).
+    Takes the flat inputs, then one cotangent per floating-point output, then the value of each of
+    ``variables`` (every Variable the function reads) when the call ran: the VJP computes with those
+    values, not with what the variables hold when the gradient is taken. Returns a list with the gradient
+    of each flat input, then of each of ``variables`` (None where nothing flows).
     """
     forward = concrete.unoptimized_graph
     _check_rerunnable(forward, concrete.name)
     graph = FuncGraph(f"{concrete.name}_vjp")
     with context.graph_scope(graph):
-        copies = _copy_forward(forward, graph)
+        inputs = [graph.add_placeholder(p.dtype, p.shape, name=p.op.name) for p in forward.inputs]
         floats = [t for t in forward.outputs if is_differentiable_dtype(t.dtype)]
         seeds = [graph.add_placeholder(t.dtype, t.shape, name=OUTPUT_GRADIENTS) for t in floats]
-        inputs = list(graph.inputs[:len(forward.inputs)])
+        values = [graph.add_placeholder(v.dtype, tuple(v.shape), name=f"{v.name}_value") for v in variables]
+        copies = _copy_with_values(forward, graph, inputs, dict(zip(map(id, variables), values)))
         stand_ins = [[p] if is_differentiable_dtype(p.dtype) else [] for p in inputs]
-        stand_ins += [_stand_ins(v, None, graph, copies, concrete.name) for v in variables]
+        stand_ins += [[value] for value in values]
         found = backprop(list(graph.operations), [copies[id(t)] for t in floats], seeds,
                          [t for ins in stand_ins for t in ins])
         results = [_total(None, ins, found, "none", graph) for ins in stand_ins]
         graph.outputs = [r for r in results if r is not None]
     graph.structured_outputs = results
-    graph.variables = list(forward.variables)
     specs = [TensorSpec(t.shape, t.dtype) for t in graph.inputs]
     names = [f"input_{i}" for i in range(len(specs))]
     return ConcreteFunction(graph, f"{concrete.name}_vjp", names, tuple(specs), make_key(tuple(specs))[0],
                             keep_alive=(*concrete._keep_alive, *forward.variables))
+
+
+def _copy_with_values(forward: FuncGraph, graph: FuncGraph, inputs: Sequence[SymbolicTensor],
+                      values: Dict[int, SymbolicTensor]) -> Dict[int, SymbolicTensor]:
+    """Copy ``forward``'s ops into ``graph`` reading ``inputs``, with each read of a Variable in ``values``
+    (id -> placeholder) replaced by that placeholder, at any depth (an if/loop that reads one takes it as an
+    input); returns id(original) -> copy."""
+    copies: Dict[int, SymbolicTensor] = {id(p): q for p, q in zip(forward.inputs, inputs)}
+    for op in forward.operations:
+        if op.op_def is PLACEHOLDER and id(op.outputs[0]) in copies:
+            continue
+        if op.op_def is READ_VARIABLE and id(op.attrs["variable"]) in values:
+            copies[id(op.outputs[0])] = values[id(op.attrs["variable"])]
+            continue
+        new = graph.create_op(op.op_def, [copies[id(t)] for t in op.inputs], dict(op.attrs), name=op.name,
+                              site=op.creation_site)
+        for variable in variables_read(new):  # nothing in the function assigns it (_check_rerunnable)
+            if id(variable) in values:
+                pass_variable_in(new, variable, values[id(variable)])
+        copies.update((id(a), b) for a, b in zip(op.outputs, new.outputs))
+    return copies

@@ -73,13 +73,14 @@ def _record_eager_op(op_def, inputs, attrs, outputs) -> None:
 class _FunctionCall:
     """What a tape records for an eager call of a ConcreteFunction (e.g. a loaded one, which has no Python
     code to run op by op): its "gradient rule" runs the function's VJP, a ConcreteFunction built from the
-    same graph by ``function_gradient.flat_vjp`` once per function. The function's trainable Variables
-    are extra inputs of the record, so gradients reach the variables a loaded model reads."""
+    same graph by ``function_gradient.flat_vjp`` once per function. The Variables the function reads are
+    extra inputs of the record, recorded as their values at the call (``GradientTape._snapshot``): the VJP
+    computes with those, and gradients reach the (trainable, watched) variables a loaded model reads."""
 
     def __init__(self, concrete: ConcreteFunction):
         self.concrete = concrete
         self.name = concrete.name
-        self.variables = [v for v in concrete.graph.variables if v.trainable]
+        self.variables = list(concrete.unoptimized_graph.variables)
         self._vjp: Optional[ConcreteFunction] = None
 
     def gradient(self, record: "_Record", output_grads: List[Optional[Tensor]], ops: Any) -> List[Optional[Tensor]]:
@@ -87,7 +88,8 @@ class _FunctionCall:
             self._vjp = flat_vjp(self.concrete, self.variables)
         count = len(record.inputs) - len(self.variables)
         seeds = [g for g, t in zip(output_grads, record.outputs) if is_differentiable_dtype(t.dtype)]
-        return list(self._vjp(*record.inputs[:count], *seeds))  # recorded in turn by any outer tape
+        values = record.inputs[count:]
+        return list(self._vjp(*record.inputs[:count], *seeds, *values))  # recorded in turn by any outer tape
 
 
 _calls: Dict[int, _FunctionCall] = {}  # id(ConcreteFunction) -> its record kind (VJP built once)
