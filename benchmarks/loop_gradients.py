@@ -141,4 +141,54 @@ def bench_invariant_in_loop(repeat: int) -> List[dict]:
                  "<= 1.5 (the invariant is not kept per iteration)", graph_peak <= 1.5)]
 
 
-BENCHMARKS = [bench_while_gradient, bench_invariant_in_loop]
+def make_data_rnn_step():
+    """The README's RNN: it slices its data in the loop (xs[t:t + 1]) and appends states to a list; only W is
+    differentiated, so the backward loop computes no gradient for xs (a zeros tensor of its full shape per
+    iteration would make it quadratic in the length)."""
+    import autograph_lite as ag
+
+    @ag.function
+    def data_rnn_step(xs, weights, h):
+        with rt.GradientTape() as tape:
+            tape.watch(weights)
+            outs = []
+            for t in rt.range(rt.shape(xs)[0]):
+                h = rt.tanh(rt.matmul(xs[t:t + 1], weights) + h)
+                outs.append(h)
+            loss = rt.reduce_sum(rt.stack(outs) ** 2)
+        return loss, tape.gradient(loss, weights)
+    return data_rnn_step
+
+
+def numpy_data_rnn_step(xs, weights, h):
+    states = [h]
+    for t in range(len(xs)):
+        states.append(np.tanh(xs[t:t + 1] @ weights + states[-1]))
+    loss = sum(float(np.sum(s * s)) for s in states[1:])
+    grad_w, grad_h = np.zeros_like(weights), np.zeros_like(h)
+    for t in range(len(xs), 0, -1):
+        grad_pre = (grad_h + 2 * states[t]) * (1.0 - states[t] * states[t])
+        grad_w += xs[t - 1:t].T @ grad_pre
+        grad_h = grad_pre
+    return loss, grad_w
+
+
+def bench_data_rnn(repeat: int) -> List[dict]:
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((1000, 32)).astype(np.float32)
+    weights = (rng.standard_normal((32, HIDDEN)) / 6).astype(np.float32)
+    h = np.zeros((1, HIDDEN), np.float32)
+    graph = make_data_rnn_step()
+    args = [rt.constant(xs), rt.constant(weights), rt.constant(h)]
+    loss, grad_w = graph(*args)
+    want_loss, want_w = numpy_data_rnn_step(xs, weights, h)
+    np.testing.assert_allclose(float(loss), want_loss, rtol=1e-4)
+    np.testing.assert_allclose(np.asarray(grad_w), want_w, rtol=2e-3, atol=2e-4)
+    name = "14 RNN over data slices, states in a list, gradient wrt W (1000 steps, 32 -> 64)"
+    t = compare({"numpy": lambda: numpy_data_rnn_step(xs, weights, h), "graph": lambda: graph(*args)}, 1,
+                max(3, repeat))
+    return [_row(name, "numpy forward+backward", t["numpy"] * 1e3, "ms", 1.0),
+            _row(name, "ag.function + GradientTape", t["graph"] * 1e3, "ms", t["graph"] / t["numpy"], "report")]
+
+
+BENCHMARKS = [bench_while_gradient, bench_invariant_in_loop, bench_data_rnn]

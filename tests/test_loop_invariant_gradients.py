@@ -88,3 +88,62 @@ def test_hoisting_inside_a_nested_loop_gradient():
     got, _ = converted_tape_gradients(nested, arrays)
     for ours, expected in zip(got, numeric_gradients(nested, arrays, np.array(1.0))):
         np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-9)
+
+
+def rnn_over_data(xs, W, h):
+    outs = []
+    for t in rt.range(rt.shape(xs)[0]):
+        h = rt.tanh(rt.matmul(xs[t:t + 1], W) + h)
+        outs.append(h)
+    return rt.reduce_sum(rt.stack(outs) ** 2)
+
+
+def test_the_backward_loop_skips_gradients_no_source_needs():
+    """Only W is differentiated: the data the loop slices (xs) gets no gradient, which would cost a zeros
+    tensor of xs's full shape per iteration (quadratic in the sequence length)."""
+    @ag.function
+    def step(xs, W, h):
+        with rt.GradientTape() as tape:
+            tape.watch(W)
+            loss = rnn_over_data(xs, W, h)
+        return loss, tape.gradient(loss, W)
+
+    rng = np.random.default_rng(2)
+    xs, W, h = rng.normal(size=(6, 3)), rng.normal(size=(3, 2)) * 0.5, rng.normal(size=(1, 2))
+    loss, grad_w = step(rt.constant(xs), rt.constant(W), rt.constant(h))
+    expected = numeric_gradients(lambda W: rnn_over_data(rt.constant(xs), W, rt.constant(h)), [W], np.array(1.0))[0]
+    np.testing.assert_allclose(grad_w.numpy(), expected, rtol=1e-6, atol=1e-9)
+
+    graph = step.get_concrete_function(rt.constant(xs), rt.constant(W), rt.constant(h)).unoptimized_graph
+    (backward,) = loops(graph, "while_grad")
+    body_types = {op.type for op in backward.attrs["body"].operations}
+    assert "StridedSliceGrad" not in body_types and "MatMul" in body_types
+
+    @ag.function
+    def both(xs, W, h):   # asked for, the data's gradient is there
+        with rt.GradientTape() as tape:
+            tape.watch([xs, W])
+            loss = rnn_over_data(xs, W, h)
+        return tape.gradient(loss, [xs, W])
+    grad_xs, _ = both(rt.constant(xs), rt.constant(W), rt.constant(h))
+    expected_xs = numeric_gradients(lambda xs: rnn_over_data(xs, rt.constant(W), rt.constant(h)), [xs],
+                                    np.array(1.0))[0]
+    np.testing.assert_allclose(grad_xs.numpy(), expected_xs, rtol=1e-6, atol=1e-9)
+
+
+def test_an_if_gradient_skips_inputs_no_source_reaches():
+    @ag.function
+    def step(x, data):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            if x > 0.0:
+                y = x * rt.reduce_sum(data * data)
+            else:
+                y = x
+        return tape.gradient(y, x)
+
+    data = rt.constant([1.0, 2.0])
+    assert float(step(rt.constant(1.5), data)) == 5.0
+    graph = step.get_concrete_function(rt.constant(1.5), data).unoptimized_graph
+    (gradient_if,) = [op for op in graph.operations if op.name == "cond_grad"]
+    assert len(gradient_if.outputs) == 1   # x's gradient only, not data's

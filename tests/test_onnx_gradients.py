@@ -149,3 +149,23 @@ def test_an_invalid_model_is_an_export_error_and_is_not_written(tmp_path, monkey
     with pytest.raises(rt.errors.ExportError, match="made an invalid ONNX model \\(a bug in the exporter"):
         rt.export.to_onnx(concrete, path)
     assert not path.exists()
+
+
+def test_a_list_rnn_training_step_exports_and_matches_the_executor():
+    @ag.function
+    def rnn_step(xs, W, h):
+        with rt.GradientTape() as tape:
+            tape.watch(W)
+            outs = []
+            for t in rt.range(rt.shape(xs)[0]):
+                h = rt.tanh(rt.matmul(xs[t:t + 1], W) + h)
+                outs.append(h)
+            loss = rt.reduce_sum(rt.stack(outs) ** 2)
+        return loss, tape.gradient(loss, W)
+
+    concrete = rnn_step.get_concrete_function(S([None, 2], rt.float32), S([2, 2], rt.float32), S([1, 2], rt.float32))
+    rng = np.random.default_rng(3)
+    argument_sets = [[rng.standard_normal((t, 2)).astype(np.float32), rng.standard_normal((2, 2)).astype(np.float32),
+                      np.zeros((1, 2), np.float32)] for t in (4, 1)]
+    model = assert_matches_executor(concrete, argument_sets, rtol=1e-5)
+    assert {"Loop", "SequenceInsert", "SequenceAt", "SplitToSequence"} <= set(node_types(model.graph))

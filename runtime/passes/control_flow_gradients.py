@@ -25,7 +25,7 @@ from runtime.core.registry import register_gradient
 from runtime.ops.control_flow_ops import IF
 from runtime.ops.gradient_ops import carries_gradient
 from runtime.ops.variables import READ_VARIABLE
-from runtime.passes.gradients import backprop, zeros_gradient
+from runtime.passes.gradients import backprop, input_gradient_requested, zeros_gradient
 from runtime.passes.graph_surgery import insert_before, pass_variable_in, variables_read
 
 
@@ -77,7 +77,7 @@ def _if_gradient(op, grads, ops):
         pass_variable_in(op, variable, insert_before(op, READ_VARIABLE, {"variable": variable},
                                                      f"{variable.name}_before_if"))
     cond, inputs = op.inputs[0], list(op.inputs[1:])
-    wanted = [i for i, t in enumerate(inputs) if carries_gradient(t.dtype)]
+    wanted = [i for i, t in enumerate(inputs) if carries_gradient(t.dtype) and input_gradient_requested(1 + i)]
     if not wanted:
         return [None] * len(op.inputs)
     outer = context.current_graph()

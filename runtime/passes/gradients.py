@@ -16,6 +16,7 @@ Tensor(12.0, shape=(), dtype=float32)
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Dict, List, Optional, Sequence
 
 from runtime.core import context, dtypes, nest
@@ -27,6 +28,26 @@ from runtime.core.registry import GradientNotImplemented, NotDifferentiable
 from runtime.core.tensor import SymbolicTensor, Tensor
 
 UNCONNECTED = ("none", "zero")
+
+
+class _Requested(threading.local):
+    stack: List[List[bool]] = []
+
+
+_requested = _Requested()
+
+
+def input_gradient_requested(index: int) -> bool:
+    """Whether ``backprop`` will use the gradient of input ``index`` of the op whose rule is running (the
+    input depends on a source). A rule that builds work per input (the gradient of a loop's captured
+    tensors, of an ``if``'s inputs) skips the others; any other rule may ignore this. An input the rule
+    added to the op itself (a variable's value passed in) is not requested.
+    """
+    stack = _requested.stack
+    if not stack:
+        return True
+    requested = stack[-1]
+    return index < len(requested) and requested[index]
 
 
 def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads: Sequence[Optional[Tensor]],
@@ -63,7 +84,11 @@ def backprop(operations: Sequence[Any], targets: Sequence[Tensor], target_grads:
                 "the sources and the target; wrap the value in rt.stop_gradient if no gradient should flow "
                 "through it, or declare one with register_gradient next to the op's register_op")
         output_grads = [_summed(pending.pop(id(t), None), t) for t in op.outputs]
-        input_grads = rule(op, output_grads, _ops)
+        _requested.stack.append([id(t) in on_path for t in op.inputs])
+        try:
+            input_grads = rule(op, output_grads, _ops)
+        finally:
+            _requested.stack.pop()
         if len(input_grads) != len(op.inputs):
             raise AssertionError(f"gradient rule of {op.op_def.name} returned {len(input_grads)} gradients for "
                                  f"{len(op.inputs)} inputs")

@@ -54,7 +54,7 @@ from runtime.ops.gradient_ops import carries_gradient
 from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK
 from runtime.ops.shape_ops import SHAPE
 from runtime.ops.variables import READ_VARIABLE
-from runtime.passes.gradients import add_gradients, backprop, zeros_gradient
+from runtime.passes.gradients import add_gradients, backprop, input_gradient_requested, zeros_gradient
 from runtime.passes.graph_surgery import assigned_variables, insert_before
 
 
@@ -258,8 +258,9 @@ def _while_gradient(op, grads, ops):
     captured_inputs = list(op.inputs[count:])  # before the forward op gains its accumulators
     differentiable_vars = [k for k in range(count) if carries_gradient(op.inputs[k].dtype)
                            and grads[k] is not None]
-    differentiable_captured = [j for j in range(len(op.inputs) - count)
-                               if carries_gradient(op.inputs[count + j].dtype)]
+    differentiable_captured = [j for j in range(len(op.inputs) - count)  # only those a source reaches:
+                               if carries_gradient(op.inputs[count + j].dtype)  # e.g. not the data a
+                               and input_gradient_requested(count + j)]         # training loop slices
     if not differentiable_vars:
         return [None] * len(op.inputs)
     outer = context.current_graph()
