@@ -135,6 +135,26 @@ def constant(value: Any, dtype: Any = None, shape: Optional[Sequence[int]] = Non
     return graph.constant(array)
 
 
+def _exact_scalar(value: Any, dtype: np.dtype) -> bool:
+    """True if ``np.array(value, dtype)`` gives exactly what ``_array_of`` would, with no check to make:
+    a Python float for a float dtype, a Python int in an integer dtype's range or (|value| <= 2**53, exact
+    as a double) for a float dtype."""
+    value_type = type(value)
+    if value_type is float:
+        return dtype.kind == "f"
+    if value_type is int:
+        kind = dtype.kind
+        if kind == "f":
+            return -_EXACT_IN_DOUBLE <= value <= _EXACT_IN_DOUBLE
+        if kind in "iu":
+            low, high = _INTEGER_LIMITS[dtype]
+            return low <= value <= high
+    return False
+
+
+_EXACT_IN_DOUBLE = 2 ** 53
+
+
 def convert_operands(x: Any, y: Any) -> Tuple[Tensor, Tensor]:
     """Convert two operands of a binary op; a Python scalar/list adopts the other tensor's dtype.
 
@@ -144,12 +164,12 @@ def convert_operands(x: Any, y: Any) -> Tuple[Tensor, Tensor]:
         if isinstance(y, Tensor):
             return x, y
         dtype = x.dtype
-        if type(y) is float and dtype.kind == "f":  # ``x * 2.0``: the hot case of eager arithmetic
+        if _exact_scalar(y, dtype):  # ``x * 2.0``, ``i + 1``: the hot case of eager arithmetic
             return x, EagerTensor(np.array(y, dtype))
         return x, convert_to_tensor(y, dtype)
     if isinstance(y, Tensor):
         dtype = y.dtype
-        if type(x) is float and dtype.kind == "f":
+        if _exact_scalar(x, dtype):
             return EagerTensor(np.array(x, dtype)), y
         return convert_to_tensor(x, dtype), y
     if hasattr(type(x), "__rt_tensor__"):  # a tensor-like object: its tensor's dtype decides
