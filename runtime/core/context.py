@@ -27,6 +27,7 @@ class VariableCreation:
 
 
 _state = _ThreadState()
+thread_state = _state  # read ``thread_state.graph`` where a call to current_graph() costs too much (eager ops)
 
 
 def current_graph():

@@ -213,6 +213,7 @@ def run_kernel(op_def: OpDef, arrays: Sequence[np.ndarray], attrs: Dict[str, Any
 # What a kernel may raise for bad values; it reaches the user as InvalidArgumentError naming the node.
 _KERNEL_ERRORS = (InvalidArgumentError, ValueError, IndexError, FloatingPointError, ZeroDivisionError)
 _NO_ATTRS: Dict[str, Any] = {}  # never mutated: the attrs of an eager op called without any
+_thread_state = context.thread_state
 
 
 def _named_kernel_error(error: Exception, node_name: str) -> InvalidArgumentError:
@@ -228,7 +229,7 @@ def apply_op(op_def: OpDef, inputs: Sequence[Tensor], attrs: Optional[Dict[str, 
     ``inputs`` are tensors (convert Python values first, see ``runtime.ops.convert``).
     Returns a single tensor for one-output ops, else a tuple.
     """
-    graph = context.current_graph()
+    graph = _thread_state.graph  # context.current_graph(), without the call
     if graph is not None:
         op = graph.create_op(op_def, inputs, attrs or {}, name=name)  # the op owns its attrs dict
         return op.outputs[0] if len(op.outputs) == 1 else tuple(op.outputs)

@@ -175,10 +175,11 @@ def matmul(a: Any, b: Any) -> Tensor:
     Tensor([[8.]], shape=(1, 1), dtype=float32)
     """
     a, b = convert_operands(a, b)
-    if a.dtype != b.dtype:
+    if a.dtype is not b.dtype and a.dtype != b.dtype:  # ``is`` first: the cheap test, true almost always
         raise TypeError(f"MatMul: a and b must have the same dtype, got {a.dtype.name} and {b.dtype.name}; "
                         f"convert one with rt.cast(value, rt.{a.dtype.name})")
-    if a.ndim is not None and b.ndim is not None and (a.ndim < 2 or b.ndim < 2):
+    a_rank, b_rank = a.ndim, b.ndim
+    if a_rank is not None and b_rank is not None and (a_rank < 2 or b_rank < 2):
         raise ValueError(f"MatMul: both arguments need rank >= 2, got shapes {a.shape} and {b.shape}")
     return apply_op(MATMUL, (a, b))
 
