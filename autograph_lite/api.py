@@ -12,8 +12,9 @@ import os
 import types
 import warnings
 import weakref
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Literal, Optional, Sequence
 
+from runtime.core.context import in_graph_mode
 from runtime.core.traceback_filtering import api_boundary, set_traceback_filtering, traceback_filtering  # noqa: F401 (public)
 
 from autograph_lite import conversion, error_locations
@@ -82,7 +83,9 @@ def to_graph(entity: Callable) -> Callable:
     wrapper = _graph_cache.get(function)
     if wrapper is None:
         try:
-            converted = calls.convert(function)
+            # While tracing (ag.function converts on its first trace) only the staged form is made: the
+            # wrapper makes the plain form at its first call outside a graph.
+            converted = calls.convert(function, plain_form=not in_graph_mode())
         except SourceUnavailableError as error:
             if _strict[0]:
                 raise
@@ -110,28 +113,55 @@ convert = to_graph
 
 
 def _with_user_locations(converted: types.FunctionType, original: types.FunctionType) -> Callable:
+    # [the function to call, whether it still lacks its plain form (made while tracing)]
+    target = [converted, in_graph_mode() and original.__name__ != '<lambda>']
+
     @functools.wraps(original)
     def wrapper(*args, **kwargs):
+        if target[1] and not in_graph_mode():
+            target[:] = [calls.convert(original), False]
+            boundary.__ag_converted__ = target[0]
         try:
-            return converted(*args, **kwargs)
+            return target[0](*args, **kwargs)
         except Exception as exc:
             error_locations.attach_user_location(exc)
             raise
     setattr(wrapper, CONVERTED_FROM, original)
     wrapper.__ag_converted__ = converted
-    return api_boundary(wrapper)
+    boundary = api_boundary(wrapper)
+    return boundary
 
 
-def to_code(entity: Callable) -> str:
+FORMS = ('staged', 'plain')
+
+
+def to_code(entity: Callable, form: Literal['staged', 'plain'] = 'staged') -> str:
     """The converted source of ``entity`` - valid, readable Python.
+
+    A converted function has two forms (docs/GENERATED_CODE.md). ``form='staged'`` (the default) is
+    the one that builds graphs: every ``if``/loop/``and`` is an ``ag__`` call. ``form='plain'`` is what
+    runs on Python values outside a graph: the function's own statements, calling the staged form while
+    a graph is being built. A lambda has only the staged form.
 
     >>> def f(x):
     ...     return x and 1
     >>> print(to_code(f), end='')
     def f(x):
         return ag__.and_(lambda: x, lambda: 1)
+    >>> print(to_code(f, form='plain'), end='')
+    def f(x):
+        if ag__.needs_staged_form():
+            return f_staged(x)
+        return x and 1
     """
-    return conversion.converted_source(_plain_function(entity, 'to_code'))
+    if form not in FORMS:
+        raise ValueError(f"to_code: form must be 'staged' or 'plain', got {form!r}")
+    function = _plain_function(entity, 'to_code')
+    if form == 'plain':
+        if function.__name__ == '<lambda>':
+            raise ValueError("to_code: a lambda has only the staged form (call to_code without form='plain')")
+        return conversion.plain_source(function)
+    return conversion.converted_source(function)
 
 
 def do_not_convert(func: Callable) -> Callable:

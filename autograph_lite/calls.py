@@ -17,12 +17,13 @@ import sysconfig
 import types
 import warnings
 import weakref
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 
 from autograph_lite import conversion
 from autograph_lite import operators
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
+from runtime.core.context import in_graph_mode
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import bool, dict, getattr, isinstance, str, tuple, type
@@ -70,18 +71,28 @@ def _why_not_convert(function: types.FunctionType) -> Optional[str]:
     return None
 
 
+class _StagedOnly(NamedTuple):
+    """In place of the code in a ``_targets`` entry made while tracing: the target is the staged form only
+    (the plain form is made at the first call outside a graph), so the fast path of converted_call misses."""
+    code: types.CodeType
+
+
 def _target_for(function: types.FunctionType) -> Callable:
     """The function to call in place of ``function`` (its converted copy, or itself)."""
     code, defaults, kwdefaults = function.__code__, function.__defaults__, function.__kwdefaults__
     cached = _targets.get(id(function))
-    if (cached is not None and cached[0]() is function and cached[1] is code and cached[2] is defaults
-            and cached[3] is kwdefaults):
+    if (cached is not None and cached[0]() is function and cached[2] is defaults and cached[3] is kwdefaults
+            and (cached[1] is code or (type(cached[1]) is _StagedOnly and cached[1].code is code
+                                       and in_graph_mode()))):
         return cached[4]
     reason = _why_not_convert(function)
     target = function
+    # While tracing only the staged form runs: the plain form waits for a call outside a graph.
+    staged_only = in_graph_mode() and function.__name__ != '<lambda>'
     if reason is None:
         try:
-            target = conversion.instantiate(function, AG_NAMESPACE)
+            target = (conversion.instantiate_staged if staged_only else conversion.instantiate)(function,
+                                                                                                AG_NAMESPACE)
         except SourceUnavailableError as exc:
             reason = f'no source: {exc.problem}'
         except ConversionError as exc:
@@ -95,7 +106,8 @@ def _target_for(function: types.FunctionType) -> Callable:
         if targets.get(key, (None,))[0] is reference:
             del targets[key]
 
-    _targets[key] = (weakref.ref(function, forget), code, defaults, kwdefaults, target)
+    code_slot = _StagedOnly(code) if staged_only and target is not function else code
+    _targets[key] = (weakref.ref(function, forget), code_slot, defaults, kwdefaults, target)
     return target
 
 
@@ -145,6 +157,9 @@ def _ag_namespace() -> types.ModuleType:
 AG_NAMESPACE = _ag_namespace()
 
 
-def convert(function: types.FunctionType) -> types.FunctionType:
-    """The converted copy of ``function`` (not cached here: see ``converted_call`` for the cache)."""
+def convert(function: types.FunctionType, plain_form: bool = True) -> types.FunctionType:
+    """The converted copy of ``function`` (not cached here: see ``converted_call`` for the cache); with
+    ``plain_form=False`` its staged form only (see ``conversion.instantiate_staged``)."""
+    if not plain_form:
+        return conversion.instantiate_staged(function, AG_NAMESPACE)
     return conversion.instantiate(function, AG_NAMESPACE)

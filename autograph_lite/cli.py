@@ -1,6 +1,6 @@
 """The ``autograph-lite`` command line: show generated code, print or draw graphs, time eager vs graph.
 
-    autograph-lite to-code examples/simple_relu.py:simple_relu [--annotate]
+    autograph-lite to-code examples/simple_relu.py:simple_relu [--annotate] [--form plain]
     autograph-lite graph examples/get_mse.py:get_MSE --spec 'int32[5]' --spec 'int32[5]' [--dot]
     autograph-lite bench examples/power.py:power --spec 'int32[10,10]' --spec 100
 
@@ -135,13 +135,17 @@ def example_value(spec: Any, dim_size: int, seed: int = 0):
 def run_to_code(args, out: TextIO) -> int:
     import autograph_lite as ag
     function = load_function(args.target)
-    code = annotated_code(function) if args.annotate else ag.to_code(function)
+    if args.annotate:
+        code = annotated_code(function, args.form)
+    else:
+        code = ag.to_code(function, form=args.form)
     out.write(code if code.endswith("\n") else code + "\n")
     return 0
 
 
-def annotated_code(function: Callable) -> str:
-    """The generated code with ``# line N: <original line>`` above each block that came from line N.
+def annotated_code(function: Callable, form: str = "staged") -> str:
+    """The generated code (of ``form``: "staged" or "plain", see ag.to_code) with
+    ``# line N: <original line>`` above each block that came from line N.
 
     >>> def f(x):
     ...     return x and 1
@@ -153,7 +157,14 @@ def annotated_code(function: Callable) -> str:
     """
     from autograph_lite import conversion
     from autograph_lite.api import _plain_function
-    converted = conversion.convert_code(_plain_function(function, "to-code --annotate"))
+    python_function = _plain_function(function, "to-code --annotate")
+    if form == "plain":
+        plain = conversion.plain_code(python_function)
+        if plain is None:
+            raise ValueError("to-code --form plain: a lambda has only the staged form")
+        converted = plain.converted
+    else:
+        converted = conversion.convert_code(python_function)
     source_lines = converted.source.rstrip("\n").split("\n")
     origins = [converted.origin_of(number) for number in range(1, len(source_lines) + 1)]
     # lines the converter adds for the function as a whole point at its 'def': nothing to show there
@@ -244,6 +255,9 @@ def _build_parser() -> argparse.ArgumentParser:
     to_code = commands.add_parser("to-code", help="print the code the converter generates for FUNC")
     to_code.add_argument("target", metavar="FILE.py:FUNC")
     to_code.add_argument("--annotate", action="store_true", help="mark each generated block with its source line")
+    to_code.add_argument("--form", choices=("staged", "plain"), default="staged",
+                         help="staged (default): the form that builds graphs; plain: the form that runs on "
+                              "Python values outside a graph")
     for name, help_text in (("graph", "trace FUNC for --spec inputs and print its graph"),
                             ("bench", "time FUNC eagerly and as a graph")):
         sub = commands.add_parser(name, help=help_text)

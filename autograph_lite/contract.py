@@ -33,6 +33,10 @@ WHILE_FUNCTION_NAMES = ('loop_test', 'loop_body')
 FOR_FUNCTION_NAMES = ('loop_body',)
 STATE_PARAMETER_NAME = 'vars_'
 ITEM_NAME = 'itr'
+# The plain form of a function (converters/plain_form.py) calls its staged form, a free variable named
+# after the function with this suffix, when ``ag__.<DISPATCH_OPERATOR>()`` is true (a graph is being built).
+STAGED_FORM_SUFFIX = '_staged'
+DISPATCH_OPERATOR = 'needs_staged_form'
 
 # Roles of generated state variables, as they appear in the `roles` argument of if_stmt/while_stmt/for_stmt.
 RETURN_FLAG = 'return_flag'      # True once a `return` ran

@@ -1,6 +1,11 @@
 """The conversion pipeline: user function -> converted source -> a live function over the same
 globals and closure cells. Conversions are cached by code object; functions by identity.
 
+A function gets two forms (converters/plain_form.py): the staged form (``converted_source``, what
+``ag.to_code`` shows) and the plain form (its own statements, for Python values), made the first time
+the function is instantiated. ``instantiate`` returns the plain form; its first statement calls the
+staged form while a graph is being built. Lambdas have only the staged form.
+
 >>> def f(x):
 ...     return -x if x < 0 else x
 >>> converted_source(f).splitlines()[1]
@@ -11,14 +16,14 @@ import linecache
 import os
 import types
 import weakref
-from typing import Callable, List, NamedTuple, Optional
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 import gast
 
 from autograph_lite import contract
 from autograph_lite.converters import (annotations, asserts, break_statements, call_trees, checks, comprehensions,
                                        conditional_expressions, continue_statements, control_flow, deletions, hoisting,
-                                       lists, logical_expressions, match_statements, return_statements, slices,
+                                       lists, logical_expressions, match_statements, plain_form, return_statements, slices,
                                        unbound_reads, unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, rewritten_code, static_analysis
 from autograph_lite.pyct.errors import ConversionError
@@ -36,6 +41,9 @@ class ConvertedCode(NamedTuple):
     code: types.CodeType      # its compiled code object (free variables: ag__ + the original's)
     filename: str             # the name it was compiled under (registered in linecache)
     first_line: int           # the line of that file where ``source`` starts (after the factory's header)
+    # What the plain form needs from this (staged) conversion: the nested scopes' converted nodes.
+    nested_shapes: tuple = ()
+    staged_nested: Optional[tuple] = None
 
     def origin_of(self, source_line: int) -> Optional[Origin]:
         """The user's line that line ``source_line`` (1-based) of ``source`` came from, if any."""
@@ -77,9 +85,16 @@ def _convert_tree(node, ctx: Context):
     return hoisting.hoist_body_functions(node)
 
 
+class PlainForm(NamedTuple):
+    converted: ConvertedCode  # the plain form's source and code
+    staged_name: str          # the free variable it calls the staged form by
+
+
 def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]], name: str,
-             user_file: str) -> ConvertedCode:
-    freevars = [v for v in entity.__code__.co_freevars if v != contract.OPERATORS]
+             user_file: str, extra_freevars: Sequence[str] = (), form: str = '',
+             plumbing: Sequence[int] = ()) -> ConvertedCode:
+    """Compile ``source`` in its factory; ``plumbing`` are 0-based lines of it no traceback should list."""
+    freevars = list(extra_freevars) + [v for v in entity.__code__.co_freevars if v != contract.OPERATORS]
     header = contract.factory_header(name, freevars)
     body = source if name != '<lambda>' else f'return {source}'
     lines = header + ['    ' + line if line else '' for line in body.rstrip('\n').split('\n')]
@@ -90,10 +105,10 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
     factory_source = '\n'.join(lines) + '\n'
     first_line = entity.__code__.co_firstlineno
     filename = (f'<autograph_lite #{next(_counter)}: converted {entity.__qualname__} '
-                f'from {os.path.basename(user_file)}:{first_line}>')
+                f'from {os.path.basename(user_file)}:{first_line}{form}>')
     module_code = compile(factory_source, filename, 'exec')
     linecache.cache[filename] = (len(factory_source), None, factory_source.splitlines(True), filename)
-    origin_info.register(filename, origins)
+    origin_info.register(filename, origins, [len(header) + line + 1 for line in plumbing])
     factory_code = next(c for c in module_code.co_consts if getattr(c, 'co_name', None) == contract.FACTORY_NAME)
     code = next(c for c in factory_code.co_consts if getattr(c, 'co_name', None) == name)
     return ConvertedCode(source, code, filename, len(header) + 1)
@@ -123,14 +138,16 @@ def convert_code(entity: Callable) -> ConvertedCode:
             f'File "{filename}", line {entity.__code__.co_firstlineno}, in {entity.__name__}',
             'Converting the source would drop what the decorator added. Call it unconverted: mark it '
             'with @ag.do_not_convert, or convert the function before decorating it.')
+    shapes = plain_form.mark_nested_scopes(node) if isinstance(node, gast.FunctionDef) else ()
     node = _convert_tree(node, Context(node, filename))
     if isinstance(node, gast.Lambda):
         source, line_origins = codegen.unparse_expression(node), [anno.getanno(node, anno.ORIGIN, None)]
-        name = '<lambda>'
+        name, staged_nested = '<lambda>', None
     else:
         source, line_origins = codegen.unparse(node)
-        name = node.name
-    converted = _compile(entity, source, line_origins, name, filename)
+        name, staged_nested = node.name, plain_form.staged_nested_scopes(node, len(shapes))
+    converted = _compile(entity, source, line_origins, name, filename)._replace(
+        nested_shapes=shapes, staged_nested=staged_nested)
     _code_cache.setdefault(entity.__code__, {})[where] = converted
     for observer in conversion_observers:
         observer(entity, converted)
@@ -142,21 +159,74 @@ def converted_source(entity: Callable) -> str:
     return convert_code(entity).source
 
 
-def instantiate(entity: types.FunctionType, ag_namespace: types.ModuleType) -> types.FunctionType:
-    """A converted copy of ``entity`` over the same globals, closure cells and defaults, whose generated
-    code calls the operators in ``ag_namespace`` (``autograph_lite.calls.AG_NAMESPACE``)."""
+_plain_cache: 'weakref.WeakKeyDictionary[types.CodeType, dict]' = weakref.WeakKeyDictionary()
+
+
+def plain_code(entity: types.FunctionType) -> Optional[PlainForm]:
+    """The plain form of a function (cached by its code object), made from the same source as its
+    staged form; None for a lambda, or when its source changed since the staged form was made."""
     converted = convert_code(entity)
-    cells = dict(zip(entity.__code__.co_freevars, entity.__closure__ or ()))
-    cells[contract.OPERATORS] = types.CellType(ag_namespace)
-    closure = tuple(cells.get(name) or types.CellType() for name in converted.code.co_freevars)
-    function = types.FunctionType(converted.code, entity.__globals__, entity.__name__,
-                                  entity.__defaults__, closure)
+    qualname = mangling.lexical_qualname(entity)
+    where = (entity.__code__.co_filename, entity.__code__.co_firstlineno, qualname)
+    by_place = _plain_cache.setdefault(entity.__code__, {})
+    if where in by_place:
+        return by_place[where]
+    plain = None
+    if converted.staged_nested is not None:
+        node, filename = parser.parse_entity(entity)
+        mangling.mangle_private_names(node, qualname)
+        made = plain_form.plain_tree(node, converted.nested_shapes, converted.staged_nested, filename)
+        if made is not None:
+            node, staged_name = made
+            source, line_origins = codegen.unparse(node)
+            plain = PlainForm(_compile(entity, source, line_origins, node.name, filename, [staged_name],
+                                       ', plain form', plain_form.dispatch_lines(source)), staged_name)
+    by_place[where] = plain
+    return plain
+
+
+def plain_source(entity: types.FunctionType) -> str:
+    """The source of the plain form of a function (see ``plain_code``)."""
+    plain = plain_code(entity)
+    if plain is None:
+        raise ValueError(f'{entity.__qualname__!r} has no plain form (a lambda has only the staged form)')
+    return plain.converted.source
+
+
+def _function(code: types.CodeType, entity: types.FunctionType, cells: dict) -> types.FunctionType:
+    """A function running ``code`` with ``entity``'s globals, closure cells (+ ``cells``) and metadata."""
+    closure = tuple(cells.get(name) or types.CellType() for name in code.co_freevars)
+    function = types.FunctionType(code, entity.__globals__, entity.__name__, entity.__defaults__, closure)
     function.__kwdefaults__ = entity.__kwdefaults__   # the same dict: updates to it apply to both
     function.__qualname__ = entity.__qualname__
     function.__module__ = entity.__module__
     function.__doc__ = entity.__doc__
     function.__annotations__ = dict(getattr(entity, '__annotations__', {}))
     return function
+
+
+def _cells(entity: types.FunctionType, ag_namespace: types.ModuleType) -> dict:
+    cells = dict(zip(entity.__code__.co_freevars, entity.__closure__ or ()))
+    cells[contract.OPERATORS] = types.CellType(ag_namespace)
+    return cells
+
+
+def instantiate(entity: types.FunctionType, ag_namespace: types.ModuleType) -> types.FunctionType:
+    """A converted copy of ``entity`` over the same globals, closure cells and defaults, whose generated
+    code calls the operators in ``ag_namespace`` (``autograph_lite.calls.AG_NAMESPACE``): the plain form
+    of a function (calling its staged form while a graph is being built), the staged form of a lambda."""
+    cells = _cells(entity, ag_namespace)
+    staged = _function(convert_code(entity).code, entity, cells)
+    plain = plain_code(entity) if entity.__name__ != '<lambda>' else None
+    if plain is None:
+        return staged
+    cells[plain.staged_name] = types.CellType(staged)
+    return _function(plain.converted.code, entity, cells)
+
+
+def instantiate_staged(entity: types.FunctionType, ag_namespace: types.ModuleType) -> types.FunctionType:
+    """Like ``instantiate``, the staged form only: what a trace runs, without the cost of the plain form."""
+    return _function(convert_code(entity).code, entity, _cells(entity, ag_namespace))
 
 
 def is_converted(entity: Callable) -> bool:

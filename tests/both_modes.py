@@ -3,6 +3,7 @@ graph == Python on tensors (the same function run on the tensors' numpy values).
 import numpy as np
 
 import autograph_lite as ag
+from converted_forms import FORMS, in_form
 import runtime as rt
 
 
@@ -18,9 +19,11 @@ def _plain(value):
 
 
 def converted_equals_original(function, *args):
-    """``ag.to_graph(function)(*args) == function(*args)`` on Python values; returns the result."""
+    """``ag.to_graph(function)(*args) == function(*args)`` on Python values, in both forms of the converted
+    code (the plain form, and the staged form that runs while tracing); returns the result."""
     expected = function(*args)
-    assert ag.to_graph(function)(*args) == expected
+    for form in FORMS:
+        assert in_form(form, ag.to_graph(function), *args) == expected, form
     return expected
 
 

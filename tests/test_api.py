@@ -48,7 +48,8 @@ def test_helpers_are_converted_once(monkeypatch):
     monkeypatch.setattr(parser, 'parse_entity', lambda f: parsed.append(f.__name__) or real_parse(f))
     converted = ag.to_graph(caller)
     assert [converted(v) for v in (5, 25, 37)] == [11, 11, 15]
-    assert parsed == ['caller', 'fresh_helper']
+    # each once for its staged form (to_code's) and once for its plain form, never again per call
+    assert parsed == ['caller', 'caller', 'fresh_helper', 'fresh_helper']
     assert conversion.is_converted(ag.to_graph(caller).__ag_converted__)
 
 
@@ -65,7 +66,7 @@ def test_nested_function_recreated_each_call_reuses_the_converted_code(monkeypat
     monkeypatch.setattr(parser, 'parse_entity', lambda f: parsed.append(f.__name__) or real_parse(f))
     converted = ag.to_graph(outer)
     assert [converted(n) for n in (1, 5, 2)] == [1, 3, 2]
-    assert parsed == ['outer']   # inner is converted as part of outer
+    assert parsed == ['outer', 'outer']   # staged and plain form; inner is converted as part of outer (staged)
 
 
 def test_called_lambda_and_user_helper_are_converted(monkeypatch):

@@ -61,6 +61,22 @@ def test_to_code_annotate_points_at_the_users_lines():
     assert "\n".join(generated) + "\n" == cli("to-code", SIMPLE_RELU)[1]
 
 
+def test_to_code_form_plain_prints_the_plain_form():
+    code, out, err = cli("to-code", SIMPLE_RELU, "--form", "plain")
+    assert (code, err) == (0, "")
+    assert out == ("def simple_relu(x):\n"
+                   "    if ag__.needs_staged_form():\n"
+                   "        return simple_relu_staged(x)\n"
+                   "    if ag__.converted_call(rt.greater, (x, 0), None):\n"
+                   "        return x\n"
+                   "    else:\n"
+                   "        return 0\n")
+    code, out, _ = cli("to-code", SIMPLE_RELU, "--form", "plain", "--annotate")
+    assert code == 0
+    assert "    # line 10: if rt.greater(x, 0):\n    if ag__.converted_call(rt.greater, (x, 0), None):\n" in out
+    assert "        return simple_relu_staged(x)\n    # line 10" in out   # the dispatch has no user line
+
+
 def test_to_code_of_a_decorated_function():
     code, out, _ = cli("to-code", f"{EXAMPLES / 'polymorphism.py'}:my_relu")
     assert code == 0 and out == "def my_relu(x):\n    return ag__.converted_call(rt.maximum, (0.0, x), None)\n"

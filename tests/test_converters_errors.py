@@ -1,5 +1,6 @@
 """Errors: unsupported constructs (ConversionError with construct, file, line, fix) and exceptions
 raised inside converted code pointing at the user's own file and line."""
+import contextlib
 import sys
 import traceback
 
@@ -7,6 +8,7 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
+from autograph_lite.operators.forms import staged_form_always
 
 
 def line_of(function, text):
@@ -109,14 +111,19 @@ def divide(a, b):
     return q
 
 
-def test_exception_in_user_code_names_the_user_file_and_line():
+@pytest.mark.parametrize('staged', [False, True], ids=['plain form', 'staged form'])
+def test_exception_in_user_code_names_the_user_file_and_line(staged):
     with pytest.raises(ZeroDivisionError) as info:
-        ag.to_graph(divide)(1, 0)
+        with staged_form_always() if staged else contextlib.nullcontext():
+            ag.to_graph(divide)(1, 0)
     text = user_location(info.value)
-    # like a traceback: the enclosing `if` (where the branch was entered), then the failing line
-    expected = (f'  in user code:\n'
-                f'    File "{__file__}", line {line_of(divide, "if a > 0:")}, in divide\n      if a > 0:\n'
-                f'    File "{__file__}", line {line_of(divide, "q = a // b")}, in divide\n      q = a // b')
+    failing = f'    File "{__file__}", line {line_of(divide, "q = a // b")}, in divide\n      q = a // b'
+    if staged:   # like a traceback: the enclosing `if` (where the branch function was entered), then the line
+        expected = (f'  in user code:\n'
+                    f'    File "{__file__}", line {line_of(divide, "if a > 0:")}, in divide\n      if a > 0:\n'
+                    + failing)
+    else:        # the plain form's `if` is a statement: exactly Python's own traceback
+        expected = '  in user code:\n' + failing
     assert expected in text
     if sys.version_info >= (3, 11):
         assert info.value.__notes__ == [expected]

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 import autograph_lite as ag
+from converted_forms import FORMS, in_form
 import runtime as rt
 from user_errors import raises
 
@@ -185,10 +186,11 @@ def outcome(function, *args):
         return type(error), str(error)
 
 
+@pytest.mark.parametrize('form', FORMS)
 @pytest.mark.parametrize('function', PYTHON_VALUE_CASES, ids=lambda f: f.__name__)
 @pytest.mark.parametrize('b', [0, 1, 3])
-def test_converted_raises_exactly_what_the_original_raises(function, b):
-    assert outcome(ag.to_graph(function), b) == outcome(function, b)
+def test_converted_raises_exactly_what_the_original_raises(function, b, form):
+    assert in_form(form, outcome, ag.to_graph(function), b) == outcome(function, b)
 
 
 def test_the_errors_are_the_ones_python_gives_in_each_place():

@@ -1,7 +1,8 @@
 """The differential harness's CI subset: real packages, converted in place, pass their own tests.
 
 Runs ``tests/differential/run.py``'s quick subset (see tests/differential/README.md) for a few of
-the packages. Skips, saying why, only when the pinned sdist cannot be downloaded.
+the packages, once in each form of the converted functions (the plain form that runs on Python values,
+and the staged form that runs while tracing). Skips, saying why, only when the pinned sdist cannot be downloaded.
 """
 import os
 import sys
@@ -19,14 +20,15 @@ from packages import by_name  # noqa: E402
 QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools', 'humanize']
 
 
+@pytest.mark.parametrize('staged_form', [False, True], ids=['plain form', 'staged form'])
 @pytest.mark.parametrize('name', QUICK_PACKAGES)
-def test_converted_package_passes_its_own_quick_tests(name):
+def test_converted_package_passes_its_own_quick_tests(name, staged_form):
     package = by_name(name)
     try:
         differential.fetch(package)
     except differential.FetchError as exc:
         pytest.skip(f'the sdist of {name}=={package.version} is not reachable: {exc}')
-    result = differential.run_package(package, quick=True)
+    result = differential.run_package(package, quick=True, staged_form=staged_form)
     conversion = result['conversion']
     assert conversion['converted'] > 20, conversion
     assert conversion['import_errors'] == []

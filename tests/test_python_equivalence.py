@@ -1,4 +1,5 @@
-"""Converted == original on Python values: random small functions (hypothesis) and real algorithms."""
+"""Converted == original on Python values, in both forms of the converted code: random small functions
+(hypothesis) and real algorithms."""
 import itertools
 import os
 import tempfile
@@ -8,6 +9,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import autograph_lite as ag
+from converted_forms import FORMS, in_form
 from program_grammar import ALL_FEATURES, python_functions
 
 _DIR = tempfile.mkdtemp(prefix='ag_equivalence_')
@@ -42,7 +44,9 @@ def check_same_behaviour(source, inputs):
     generated = ag.to_code(original)
     compile(generated, '<to_code>', 'exec')   # generated code is always valid Python
     for x, y in inputs:
-        assert outcome(converted, x, y) == outcome(original, x, y), (source, x, y, generated)
+        expected = outcome(original, x, y)
+        for form in FORMS:   # the plain form, and the staged form (what runs while tracing)
+            assert in_form(form, outcome, converted, x, y) == expected, (form, source, x, y, generated)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -4,6 +4,7 @@ import random
 import pytest
 
 import autograph_lite as ag
+from converted_forms import FORMS, in_form
 
 
 def binary_search(items, target):
@@ -202,14 +203,17 @@ CASES = [
 def test_algorithm_behaves_like_the_original(function, inputs):
     converted = ag.to_graph(function)
     for args in inputs:
-        copied = [list(a) if isinstance(a, list) else a for a in args]
-        assert outcome(converted, *copied) == outcome(function, *args), (function.__name__, args)
+        expected = outcome(function, *args)
+        for form in FORMS:   # the plain form, and the staged form (what runs while tracing)
+            copied = [list(a) if isinstance(a, list) else a for a in args]
+            assert in_form(form, outcome, converted, *copied) == expected, (form, function.__name__, args)
 
 
 def test_heap_push_mutates_like_the_original():
-    heap, converted_heap = [], []
+    heap, plain_heap, staged_heap = [], [], []
     push = ag.to_graph(heap_push)
     for v in [5, 3, 8, 1, 9, 2]:
         heap_push(heap, v)
-        push(converted_heap, v)
-    assert converted_heap == heap == [1, 3, 2, 5, 9, 8]
+        in_form('plain form', push, plain_heap, v)
+        in_form('staged form', push, staged_heap, v)
+    assert plain_heap == staged_heap == heap == [1, 3, 2, 5, 9, 8]

@@ -274,5 +274,6 @@ def test_tensor_list_errors():
         items.append(rt.constant(1.0))
     with pytest.raises(TypeError, match="a tensor list cannot be sliced"):
         items[0:1]
-    with pytest.raises(TypeError, match=r"len\(\) of a tensor list is a tensor"):
-        len(items)
+    assert len(items) == 2   # eagerly a Python list of tensors; while tracing len() is a tensor:
+    with pytest.raises(TypeError, match=r"len\(\) of a tensor list is a tensor while tracing"):
+        rt.function(lambda x: len(rt.TensorList.from_tensors([x])))(rt.constant(1))

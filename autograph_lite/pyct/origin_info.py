@@ -8,7 +8,7 @@ generated filename so that tracebacks through generated code can be mapped back.
 'File "/u.py", line 12, in simple_relu\\n  if x > 0:'
 """
 import types
-from typing import Dict, List, NamedTuple, Optional, Sequence
+from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence
 
 import gast
 
@@ -50,11 +50,18 @@ def resolve(tree, source_lines: Sequence[str], filename: str, first_line: int) -
 
 # generated filename -> per-line origins (index 0 is line 1)
 _GENERATED: Dict[str, List[Optional[Origin]]] = {}
+# generated filename -> its lines that are plumbing (the plain form's dispatch to the staged form): they
+# map to the user's `def` like the rest of the function, but a traceback through them lists nothing.
+_PLUMBING: Dict[str, FrozenSet[int]] = {}
 
 
-def register(filename: str, line_origins: List[Optional[Origin]]) -> None:
-    """Remember the source map of the generated code compiled under ``filename``."""
+def register(filename: str, line_origins: List[Optional[Origin]], plumbing: Iterable[int] = ()) -> None:
+    """Remember the source map of the generated code compiled under ``filename`` (and, by line number,
+    its ``plumbing`` lines)."""
     _GENERATED[filename] = line_origins
+    plumbing = frozenset(plumbing)
+    if plumbing:
+        _PLUMBING[filename] = plumbing
 
 
 def is_generated(filename: str) -> bool:
@@ -74,7 +81,10 @@ def user_frames(tb: Optional[types.TracebackType]) -> List[Origin]:
     """Origins of the traceback's frames that ran generated code, outermost first, deduplicated."""
     frames: List[Origin] = []
     while tb is not None:
-        origin = lookup(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        filename = tb.tb_frame.f_code.co_filename
+        origin = lookup(filename, tb.tb_lineno)
+        if origin is not None and tb.tb_lineno in _PLUMBING.get(filename, ()):
+            origin = None
         if origin is not None and (not frames or frames[-1] != origin):
             frames.append(origin)
         tb = tb.tb_next

@@ -25,7 +25,7 @@ import numpy as np
 
 from runtime.core import dtypes, shapes
 from runtime.core.dtypes import int32  # noqa: F401  (the docstring example)
-from runtime.core.errors import InvalidArgumentError
+from runtime.core.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from runtime.core.registry import apply_op, register_op
 from runtime.core.tensor import EagerTensor, Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -362,12 +362,26 @@ class TensorList:
     def __rt_from_components__(self, components: Sequence[Tensor]) -> "TensorList":
         return self._new(components[0])
 
-    def __len__(self):
-        raise TypeError("len() of a tensor list is a tensor: use list.length() (in converted code len(list) works)")
+    # Eagerly a tensor list is a Python list of tensors: its truth, length and elements exist now. While
+    # tracing they exist only when the graph runs (converted code stages `if xs:`, len(xs) and `for x in xs`).
+    def __bool__(self) -> bool:
+        if not isinstance(self.handle, EagerTensor):
+            raise OperatorNotAllowedInGraphError(
+                "the truth value of a tensor list (len(list) > 0) is a tensor while tracing: test it with "
+                "`if xs:` in converted code (ag.function), or with rt.greater(xs.length(), 0)")
+        return int(self.length()) > 0
+
+    def __len__(self) -> int:
+        if not isinstance(self.handle, EagerTensor):
+            raise TypeError("len() of a tensor list is a tensor while tracing: use list.length() (in converted "
+                            "code len(list) works)")
+        return int(self.length())
 
     def __iter__(self):
-        raise TypeError("a tensor list is iterated by a tensor loop: `for x in list` in converted code, or "
-                        "rt.stack(list)")
+        if not isinstance(self.handle, EagerTensor):
+            raise TypeError("a tensor list is iterated by a tensor loop while tracing: `for x in list` in "
+                            "converted code, or rt.stack(list)")
+        return iter([self[index] for index in range(int(self.length()))])
 
     def __repr__(self) -> str:
         return f"<TensorList of {self.element_dtype.name} elements, element shape " \

@@ -29,7 +29,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from runtime.core import dtypes, shapes
-from runtime.core.errors import InvalidArgumentError
+from runtime.core.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from runtime.core.dtypes import float32, int32  # noqa: F401  (the docstring examples)
 from runtime.core.registry import apply_op, register_op
 from runtime.core.shapes import TensorShape, as_shape_tuple
@@ -245,6 +245,14 @@ class TensorArray:
     def size(self, name: Optional[str] = None) -> Tensor:
         """The number of elements, an int32 tensor."""
         return apply_op(TENSOR_LIST_LENGTH, (self.handle,))
+
+    def __bool__(self) -> bool:
+        """Eagerly: True unless the array has no elements (as ``as_condition`` in converted code reads it)."""
+        if not isinstance(self.handle, EagerTensor):
+            raise OperatorNotAllowedInGraphError(
+                "the truth value of a TensorArray (size() > 0) is a tensor while tracing: test it with `if ta:` "
+                "in converted code (ag.function), or with rt.greater(ta.size(), 0)")
+        return int(self.size()) > 0
 
     # --- writing: each returns a new array ---
     def _new(self, handle: Tensor) -> "TensorArray":

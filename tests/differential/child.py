@@ -78,7 +78,12 @@ def main(spec_path: str, result_path: str) -> None:
     # The package's own pytest configuration applies, minus addopts (they may need plugins).
     args = ['-q', '-p', 'no:cacheprovider', '-o', 'addopts=', '--rootdir', spec['sdist'],
             '-W', 'ignore::DeprecationWarning'] + spec['pytest_args']
-    result['exit_code'] = int(pytest.main(args, plugins=[collector]))
+    if spec.get('staged_form'):
+        from autograph_lite.operators.forms import staged_form_always
+        with staged_form_always():
+            result['exit_code'] = int(pytest.main(args, plugins=[collector]))
+    else:
+        result['exit_code'] = int(pytest.main(args, plugins=[collector]))
     result['test_seconds'] = round(time.perf_counter() - start, 2)
     result.update(collector.counts)
     result['failures'] = collector.failures

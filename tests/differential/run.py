@@ -63,14 +63,16 @@ def fetch(package: Package) -> str:
 
 
 def run_package(package: Package, quick: bool, convert: bool = True, seconds_per_test: int = 60,
-                timeout: int = 1800) -> dict:
-    """Run one package's tests in a subprocess (converted unless ``convert=False``); the result dict."""
+                timeout: int = 1800, staged_form: bool = False) -> dict:
+    """Run one package's tests in a subprocess (converted unless ``convert=False``); the result dict.
+    With ``staged_form``, converted functions run their staged form on Python values too (the form that
+    runs while tracing) instead of their plain form."""
     sdist = fetch(package)
     tests = list(package.quick if quick else package.tests)
     spec = {'sdist': sdist, 'source_root': package.source_root, 'imports': list(package.imports),
             'convert': convert, 'seconds_per_test': seconds_per_test,
             'only_modules': list(package.quick_modules if quick else ()),
-            'pytest_args': tests + list(package.exclude)}
+            'pytest_args': tests + list(package.exclude), 'staged_form': staged_form}
     with tempfile.TemporaryDirectory() as scratch:
         spec_path, result_path = os.path.join(scratch, 'spec.json'), os.path.join(scratch, 'result.json')
         with open(spec_path, 'w') as f:
@@ -118,12 +120,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument('--package', action='append', help='only this package (repeatable)')
     parser.add_argument('--baseline', action='store_true', help='also run each suite unconverted')
     parser.add_argument('--failures', type=int, default=3, help='failures to list per package')
+    parser.add_argument('--staged-form', action='store_true',
+                        help='run the staged form of converted functions on Python values (the form that runs while '
+                             'tracing) instead of the plain form')
     parser.add_argument('--json', help='write all results to this file')
     args = parser.parse_args(argv)
     packages = [by_name(n) for n in args.package] if args.package else list(PACKAGES)
     results = []
     for package in packages:
-        result = run_package(package, args.quick)
+        result = run_package(package, args.quick, staged_form=args.staged_form)
         if args.baseline:
             result['baseline'] = run_package(package, args.quick, convert=False)
         results.append(result)
