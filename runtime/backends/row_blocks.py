@@ -117,7 +117,7 @@ _block_buffers = _BlockBuffers()
 
 
 def thread_block_buffers(specs: Sequence[Tuple[Tuple[int, ...], np.dtype]]) -> List[np.ndarray]:
-    """This thread's buffers for the (shape, dtype) ``specs``: distinct arrays for distinct specs, views of
+    """This thread's buffers for the (shape, dtype) ``specs``, one distinct array per entry: views of
     flat buffers kept per thread and dtype (grown when a bigger block comes), so every later region on
     this thread reuses them and a thread keeps at most one region's worth per dtype. A region function
     is never re-entered on one thread: it only calls numpy.
