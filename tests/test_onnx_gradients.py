@@ -169,3 +169,24 @@ def test_a_list_rnn_training_step_exports_and_matches_the_executor():
                       np.zeros((1, 2), np.float32)] for t in (4, 1)]
     model = assert_matches_executor(concrete, argument_sets, rtol=1e-5)
     assert {"Loop", "SequenceInsert", "SequenceAt", "SplitToSequence"} <= set(node_types(model.graph))
+
+
+def sliced(x, i):
+    return (rt.reduce_sum(x[1:, ::2] * 3.0) + rt.reduce_sum(x[i] ** 2) + rt.reduce_sum(x[..., -1])
+            + rt.reduce_sum(x[None, 2:] * 5.0))
+
+
+@pytest.mark.parametrize("spec", [S([4, 5], rt.float32), S([None, None], rt.float32)])
+def test_the_gradient_of_slicing_exports_and_matches_the_executor(spec):
+    grad = rt.function_gradient(ag.function(sliced).get_concrete_function(spec, S([], rt.int32)), wrt="x")
+    rng = np.random.default_rng(4)
+    argument_sets = [[rng.standard_normal((4, 5)).astype(np.float32), np.array(i, np.int32)] for i in (0, 2, -1)]
+    model = assert_matches_executor(grad, argument_sets)
+    assert "ScatterND" in set(node_types(model.graph))
+    x = argument_sets[1][0]
+    expected = np.zeros_like(x)
+    expected[1:, ::2] += 3.0
+    expected[2] += 2 * x[2]
+    expected[..., -1] += 1.0
+    expected[2:] += 5.0
+    np.testing.assert_allclose(run_onnx(rt.export.to_onnx(grad), argument_sets[1])[0], expected, rtol=1e-6)

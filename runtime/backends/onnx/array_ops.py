@@ -318,6 +318,20 @@ def _strided_slice_update(b, op, inputs):
     return [b.one("Reshape", [updated, shape], name)]
 
 
+@_converts("StridedSliceGrad")
+def _strided_slice_grad(b, op, inputs):
+    """The gradient of ``x[key]``: zeros of x's shape with the gradient written at ``key``, exported exactly as
+    ``zeros[key] = grad`` is (a strided slice selects each element at most once, so writing is adding)."""
+    shape, grad, dynamic = inputs[0], inputs[1], inputs[2:]
+    dtype = op.outputs[0].dtype
+    zeros = b.one("ConstantOfShape", [_int64(b, shape, op.name + "/shape")], op.name + "/zeros",
+                  value=b.onnx.numpy_helper.from_array(np.zeros([1], dtype), name=b.fresh(op.name + "/zero")))
+    static = op.attrs["static_shape"]
+    like = SimpleNamespace(ndim=None if static is None else len(static), shape=static, dtype=dtype)
+    writing = SimpleNamespace(name=op.name, attrs={"key": op.attrs["key"]}, inputs=[like, *op.inputs[1:]])
+    return _strided_slice_update(b, writing, [zeros, grad, *dynamic])
+
+
 # --- control flow ----------------------------------------------------------------------------------
 @_converts("If")
 def _if(b, op, inputs):
