@@ -162,8 +162,7 @@ def test_every_converter_is_a_registered_op():
     registered = set(registered_ops())
     assert set(exportable_op_types()) <= registered
     unexported = registered - set(exportable_op_types()) - {"Placeholder"}
-    gradient_only = {"UnsortedSegmentSum",  # not mapped yet (SumToShape and StridedSliceGrad are)
-                     "TensorListZerosLike", "TensorListAddN", "TensorListScatterAdd", "TensorListInsertItem",
+    gradient_only = {"TensorListZerosLike", "TensorListAddN", "TensorListScatterAdd", "TensorListInsertItem",
                      "TensorListSplitLike", "TensorListResize"}
     tensor_arrays = {"TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList",  # no unwritten
                      "TensorListSplit"}

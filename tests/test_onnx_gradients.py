@@ -190,3 +190,23 @@ def test_the_gradient_of_slicing_exports_and_matches_the_executor(spec):
     expected[..., -1] += 1.0
     expected[2:] += 5.0
     np.testing.assert_allclose(run_onnx(rt.export.to_onnx(grad), argument_sets[1])[0], expected, rtol=1e-6)
+
+
+def gathered(table, rows):
+    return rt.reduce_sum(rt.gather(table, rows) * 2.0) + rt.reduce_sum(rt.gather(table, [[1, 1], [0, 2]], axis=1))
+
+
+def test_the_gradient_of_a_gather_exports_and_repeated_rows_add_up():
+    spec = [S([3, 4], rt.float32), S([None], rt.int32)]
+    grad = rt.function_gradient(ag.function(gathered).get_concrete_function(*spec), wrt="table")
+    table = np.arange(12, dtype=np.float32).reshape(3, 4)
+    argument_sets = [[table, np.array(r, np.int32)] for r in ([2, 0, 2, 2], [1], [])]
+    model = assert_matches_executor(grad, argument_sets)
+    assert "ScatterND" in set(node_types(model.graph))
+    expected = np.zeros_like(table)
+    expected[2] += 3 * 2.0
+    expected[0] += 2.0
+    expected[:, 1] += 2.0
+    expected[:, 0] += 1.0
+    expected[:, 2] += 1.0
+    np.testing.assert_array_equal(run_onnx(rt.export.to_onnx(grad), argument_sets[0])[0], expected)

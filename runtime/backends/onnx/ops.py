@@ -38,7 +38,6 @@ NOT_EXPORTED: Dict[str, str] = {
     "Repeat": "ONNX has no repeat-each op",
     "RandomNormal": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
     "Multinomial": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
-    "UnsortedSegmentSum": "a gradient op (of a gather) with no ONNX mapping yet; gradient graphs without it export",
     "TensorListZerosLike": "a gradient op (a tensor list's zero gradient) with no ONNX mapping yet; gradient "
                            "graphs without it export",
     "TensorListAddN": "a gradient op (summing two gradients of one tensor list) with no ONNX mapping yet; "
