@@ -210,3 +210,45 @@ def test_the_gradient_of_a_gather_exports_and_repeated_rows_add_up():
     expected[:, 0] += 1.0
     expected[:, 2] += 1.0
     np.testing.assert_array_equal(run_onnx(rt.export.to_onnx(grad), argument_sets[0])[0], expected)
+
+
+def list_read_twice(xs, W):
+    with rt.GradientTape() as tape:
+        tape.watch(W)
+        outs = []
+        h = rt.zeros([1, 2])
+        for t in rt.range(rt.shape(xs)[0]):
+            h = rt.tanh(rt.matmul(xs[t:t + 1], W) + h)
+            outs.append(h)
+        loss = rt.reduce_sum(rt.stack(outs) ** 2) + rt.reduce_sum(outs[-1] * 3.0)   # two reads: TensorListAddN
+    return tape.gradient(loss, W)
+
+
+def list_concatenated_and_popped(xs, W):
+    with rt.GradientTape() as tape:
+        tape.watch(W)
+        outs = []
+        for t in rt.range(rt.shape(xs)[0]):
+            outs.append(rt.matmul(xs[: t + 1], W)[:, 0])   # elements of lengths 1, 2, ...
+        first = outs.pop(0)                                   # TensorListInsertItem in the gradient
+        loss = rt.reduce_sum(rt.concat(outs, 0) ** 2) * rt.reduce_sum(first)   # TensorListSplitLike
+    return tape.gradient(loss, W)
+
+
+def op_types(graph):
+    for op in graph.operations:
+        yield op.type
+        for sub in op.subgraphs():
+            yield from op_types(sub)
+
+
+@pytest.mark.parametrize("program, gradient_ops", [
+    (list_read_twice, {"TensorListAddN", "TensorListZerosLike"}),
+    (list_concatenated_and_popped, {"TensorListInsertItem", "TensorListSplitLike"})])
+def test_list_gradient_ops_export_and_match_the_executor(program, gradient_ops):
+    concrete = ag.function(program).get_concrete_function(S([None, 2], rt.float32), S([2, 2], rt.float32))
+    assert gradient_ops <= set(op_types(concrete.graph))
+    rng = np.random.default_rng(5)
+    argument_sets = [[rng.standard_normal((t, 2)).astype(np.float32), rng.standard_normal((2, 2)).astype(np.float32)]
+                     for t in (4, 2)]
+    assert_matches_executor(concrete, argument_sets, rtol=1e-5)

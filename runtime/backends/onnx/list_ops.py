@@ -20,6 +20,9 @@ from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.backends.onnx.ops import _converts, _int64, _onnx_type
 
 
+_ELEMENTWISE_LIST_OPS = ("TensorListZerosLike", "TensorListAddN")
+
+
 def element_dtypes(graph: Any, found: Dict[Any, Any]) -> Dict[Any, Any]:
     """``found`` filled with handle tensor -> element dtype for ``graph`` and its subgraphs (to a fixpoint:
     a loop variable takes it from the ops that make or use it, inside the loop or out)."""
@@ -42,6 +45,8 @@ def _collect(graph: Any, found: Dict[Any, Any], links: List[List[Any]]) -> None:
             for tensor in [*op.inputs, *op.outputs]:
                 if tensor.dtype == variant:
                     found[tensor] = op.attrs["element_dtype"]
+        elif op.type in _ELEMENTWISE_LIST_OPS:  # lists of one element dtype in and out
+            links.append([t for t in [*op.inputs, *op.outputs] if t.dtype == variant])
         if op.op_def is WHILE:
             count, cond, body = op.attrs["num_loop_vars"], op.attrs["cond"], op.attrs["body"]
             for k in range(count):
@@ -134,3 +139,71 @@ def _stack(b, op, inputs):
 @_converts("TensorListConcat")
 def _concat(b, op, inputs):
     return [b.one("ConcatFromSequence", inputs, op.name, axis=op.attrs["axis"], new_axis=0)]
+
+
+# --- the gradient-only list ops ----------------------------------------------------------------------------
+def _map_elements(b, op, lists, element_dtype, compute) -> str:
+    """A new sequence whose element i is ``compute(inner, [element i of each of lists])``: an ONNX Loop over
+    the first list's length, carrying the sequence it builds."""
+    name = op.name
+    length = b.one("SequenceLength", [lists[0]], name + "/length")
+    empty = b.one("SequenceEmpty", [], name + "/empty", dtype=_onnx_type(b, element_dtype))
+    iteration, condition, carried = (b.fresh(f"{name}/{part}") for part in ("iteration", "condition", "built"))
+    infos = [b.value_info(iteration, np.int64, ()), b.value_info(condition, np.bool_, ()),
+             b.value_info(carried, variant, None, None, element_dtype)]
+
+    def body(inner):
+        elements = [inner.one("SequenceAt", [handle, iteration], name + "/element") for handle in lists]
+        return [condition, inner.one("SequenceInsert", [carried, compute(inner, elements)], name + "/insert")]
+
+    graph = b.loop_body(body, f"{name}_body", infos, [(np.bool_, ()), (variant, None, element_dtype)])
+    return b.one("Loop", [length, "", empty], name, body=graph)
+
+
+@_converts("TensorListZerosLike")
+def _zeros_like_list(b, op, inputs):
+    dtype = b.element_dtypes[op.inputs[0]]
+    zero = b.onnx.numpy_helper.from_array(np.zeros([1], dtype), name=b.fresh(op.name + "/zero"))
+    return [_map_elements(b, op, inputs, dtype, lambda inner, elements: inner.one(
+        "ConstantOfShape", [inner.one("Shape", elements, op.name + "/shape")], op.name + "/zeros", value=zero))]
+
+
+@_converts("TensorListAddN")
+def _add_lists(b, op, inputs):
+    """Element by element (the gradients of one tensor list: the lists have one length)."""
+    return [_map_elements(b, op, inputs, b.element_dtypes[op.inputs[0]],
+                          lambda inner, elements: inner.one("Add", elements, op.name + "/add"))]
+
+
+@_converts("TensorListInsertItem")
+def _insert_item(b, op, inputs):
+    """The element lands at ``index`` of the result: a negative index counts from the end of the result, one
+    past ONNX's (which counts from the end of the list before the insert)."""
+    handle, index, element = inputs
+    name = op.name
+    position = _int64(b, index, name + "/index")
+    shifted = b.one("Add", [position, b.one("Add", [b.one("SequenceLength", [handle], name + "/length"),
+                                                    b.constant(np.array(1, np.int64), name + "/one")],
+                                            name + "/size")], name + "/shifted")
+    negative = b.one("Less", [position, b.constant(np.array(0, np.int64), name + "/zero")], name + "/negative")
+    return [b.one("SequenceInsert", [handle, element, b.one("Where", [negative, shifted, position],
+                                                            name + "/position")], name)]
+
+
+@_converts("TensorListSplitLike")
+def _split_like(b, op, inputs):
+    """Each element's length along ``axis`` (a Loop with a scan output), then SplitToSequence by them."""
+    handle, tensor = inputs
+    name, axis = op.name, op.attrs["axis"]
+    iteration, condition = b.fresh(f"{name}/iteration"), b.fresh(f"{name}/condition")
+    infos = [b.value_info(iteration, np.int64, ()), b.value_info(condition, np.bool_, ())]
+
+    def body(inner):
+        element = inner.one("SequenceAt", [handle, iteration], name + "/element")
+        dims = inner.one("Shape", [element], name + "/dims")
+        return [condition, inner.one("Gather", [dims, inner.constant(np.array(axis, np.int64), name + "/axis")],
+                                     name + "/length")]
+
+    graph = b.loop_body(body, f"{name}_lengths", infos, [(np.bool_, ()), (np.int64, ())])
+    lengths = b.one("Loop", [b.one("SequenceLength", [handle], name + "/count"), ""], name + "/lengths", body=graph)
+    return [b.one("SplitToSequence", [tensor, lengths], name, axis=axis)]

@@ -38,15 +38,7 @@ NOT_EXPORTED: Dict[str, str] = {
     "Repeat": "ONNX has no repeat-each op",
     "RandomNormal": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
     "Multinomial": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
-    "TensorListZerosLike": "a gradient op (a tensor list's zero gradient) with no ONNX mapping yet; gradient "
-                           "graphs without it export",
-    "TensorListAddN": "a gradient op (summing two gradients of one tensor list) with no ONNX mapping yet; "
-                      "gradient graphs without it export",
     "TensorListScatterAdd": "a gradient op (of a TensorArray's gather); TensorArrays do not export",
-    "TensorListInsertItem": "a gradient op (of list.pop(i)) with no ONNX mapping yet; gradient graphs without it "
-                            "export",
-    "TensorListSplitLike": "a gradient op (of concatenating a list) with no ONNX mapping yet; gradient graphs "
-                           "without it export",
     **{op: "a TensorArray op: ONNX sequences have no unwritten elements, so reading one could not be an error "
            "there; collect values in a Python list instead (it becomes a tensor list, which exports)"
        for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList", "TensorListSplit")},
