@@ -448,3 +448,38 @@ def test_while_tracing_only_the_staged_form_is_made_and_the_plain_one_at_the_fir
     assert made == ['traced_first', 'helper']
     assert converted.__ag_converted__.__code__.co_filename.endswith(', plain form>')
     assert int(graph(rt.constant(2))) == 6 and graph.experimental_get_tracing_count() == 1
+
+
+# --- the staged form's operators on Python values: the fast path is Python's own semantics -----------------
+
+class Falsy(int):
+    """An int subclass with its own truth: not a type of the fast path, so it takes the general one."""
+
+    def __bool__(self):
+        return False
+
+
+PYTHON_VALUES = [0, 1, -2, 0.0, 2.5, '', 'a', None, True, False, [], [0], (), (1,), {}, {1: 2}, set(), {3},
+                 Falsy(5)]
+
+
+@pytest.mark.parametrize('left', PYTHON_VALUES, ids=repr)
+@pytest.mark.parametrize('right', [0, 'b', [1]], ids=repr)
+def test_and_or_not_if_on_python_values_are_pythons(left, right):
+    from autograph_lite.operators import and_, if_exp, if_stmt, not_, or_
+    assert and_(lambda: left, lambda: right) is (left and right)
+    assert or_(lambda: left, lambda: right) is (left or right)
+    assert not_(left) is (not left)
+    assert if_exp(left, lambda: 'yes', lambda: 'no') == ('yes' if left else 'no')
+    taken = []
+    if_stmt(left, lambda: taken.append('if'), lambda: taken.append('else'), tuple, print, (), 0)
+    assert taken == (['if'] if left else ['else'])
+
+
+def test_the_operators_read_an_eager_tensor_list_as_its_length():
+    from autograph_lite.operators import and_, if_exp, not_, or_
+    empty, full = rt.TensorList.empty(rt.int32), rt.TensorList.from_tensors([1])
+    assert not_(empty) is True and not_(full) is False
+    assert and_(lambda: empty, lambda: 1) is empty and and_(lambda: full, lambda: 1) == 1
+    assert or_(lambda: full, lambda: 1) is full and or_(lambda: empty, lambda: 1) == 1
+    assert if_exp(full, lambda: 'yes', lambda: 'no') == 'yes'

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import runtime as rt
-from autograph_lite.operators.logical import as_condition, truth_value
+from autograph_lite.operators.logical import PYTHON_CONDITIONS, as_condition, truth_value
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import isinstance, str
+from builtins import isinstance, str, type
 
 
 def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], expr_repr: str = "") -> Any:
@@ -22,6 +22,8 @@ def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], e
     >>> if_exp([], lambda: 1 / 0, lambda: 'lazy')
     'lazy'
     """
+    if type(cond) in PYTHON_CONDITIONS:
+        return if_true() if cond else if_false()
     cond = as_condition(cond)  # a tensor list: len(cond) > 0
     if isinstance(cond, SymbolicTensor):
         name = f"the value of `{expr_repr}`" if expr_repr else "the conditional expression"

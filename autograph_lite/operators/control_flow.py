@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from autograph_lite.contract import Roles
 from autograph_lite.operators.iteration import as_staged_iterable
-from autograph_lite.operators.logical import as_condition
+from autograph_lite.operators.logical import PYTHON_CONDITIONS, as_condition
 from autograph_lite.operators.staged_if import staged_if
 from autograph_lite.operators.staged_loops import in_staged_loop_body, python_loop, staged_for, staged_while
 from runtime import in_graph_mode
@@ -27,7 +27,7 @@ from runtime.core.tensor import SymbolicTensor
 import runtime as rt
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import int, isinstance, iter, len, str, tuple
+from builtins import int, isinstance, iter, len, str, tuple, type
 
 _TENSOR_LISTS = (rt.TensorList, rt.TensorArray)
 _STAGED = (SymbolicTensor, *_TENSOR_LISTS)  # values whose truth exists only when the graph runs
@@ -47,6 +47,12 @@ def if_stmt(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get
     >>> taken
     ['else']
     """
+    if type(cond) in PYTHON_CONDITIONS:   # the common case, with no check at all
+        if cond:
+            body()
+        else:
+            orelse()
+        return
     cond = as_condition(cond)
     if isinstance(cond, SymbolicTensor):
         staged_if(cond, body, orelse, get_state, set_state, symbol_names, nouts, Roles(roles, symbol_names))

@@ -19,14 +19,14 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from runtime.core.context import in_graph_mode
+from runtime.core.context import thread_state
 
 _always_staged = [False]
 
 
 def needs_staged_form() -> bool:
     """True while a graph is being built (or inside ``staged_form_always()``)."""
-    return _always_staged[0] or in_graph_mode()
+    return _always_staged[0] or thread_state.graph is not None   # runtime.in_graph_mode(), without a call
 
 
 @contextlib.contextmanager

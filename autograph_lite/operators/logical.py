@@ -22,10 +22,13 @@ import runtime as rt
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import any, bool, isinstance, tuple
+from builtins import any, bool, dict, float, int, isinstance, list, set, str, tuple, type
 
 Operand = Callable[[], Any]
 _TENSOR_LISTS = (rt.TensorList, rt.TensorArray)
+# Types whose truth is Python's own and never staged: a condition of one of them skips every check
+# (the common case while tracing Python-unrolled code, and of the staged form on Python values).
+PYTHON_CONDITIONS = frozenset([bool, int, float, str, type(None), list, tuple, dict, set])
 
 
 def as_condition(value: Any) -> Any:
@@ -37,6 +40,8 @@ def as_condition(value: Any) -> Any:
     >>> as_condition(rt.TensorList.from_tensors([1, 2]))
     Tensor(True, shape=(), dtype=bool)
     """
+    if type(value) in PYTHON_CONDITIONS:
+        return value
     if isinstance(value, rt.TensorList):
         return rt.greater(value.length(), 0)
     if isinstance(value, rt.TensorArray):
@@ -51,6 +56,10 @@ def and_(left: Operand, right: Operand, *more: Operand) -> Any:
     'b'
     """
     operand = left()
+    if type(operand) in PYTHON_CONDITIONS:
+        if not operand:
+            return operand
+        return right() if not more else and_(right, *more)
     value = as_condition(operand)
     if isinstance(value, SymbolicTensor):
         return rt.cond(truth_value(value), lambda: _as_bool(_chain(and_, right, more)), lambda: False)
@@ -66,6 +75,10 @@ def or_(left: Operand, right: Operand, *more: Operand) -> Any:
     True
     """
     operand = left()
+    if type(operand) in PYTHON_CONDITIONS:
+        if operand:
+            return operand
+        return right() if not more else or_(right, *more)
     value = as_condition(operand)
     if isinstance(value, SymbolicTensor):
         return rt.cond(truth_value(value), lambda: True, lambda: _as_bool(_chain(or_, right, more)))
@@ -84,6 +97,8 @@ def not_(value: Any) -> Any:
     >>> not_([])
     True
     """
+    if type(value) in PYTHON_CONDITIONS:
+        return not value
     value = as_condition(value)
     if isinstance(value, SymbolicTensor):
         return rt.logical_not(truth_value(value))
