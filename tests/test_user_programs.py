@@ -1,13 +1,14 @@
 """Realistic user programs with tensor-dependent control flow, end to end through ``ag.function``.
 
 Each program runs three ways on the same tensors - as a graph, under ``run_functions_eagerly(True)``
-and converted-but-eager (``ag.to_graph``) - and all three must agree with the expected value; where the
+and converted-but-eager (``ag.to_graph``, in its plain and its staged form) - and all must agree with the expected value; where the
 program also makes sense on Python values, the converted function must agree with the original.
 """
 import pytest
 
 import autograph_lite as ag
 import runtime as rt
+from converted_forms import FORMS, in_form
 
 
 @pytest.fixture(autouse=True)
@@ -38,13 +39,15 @@ def run_three_ways(function, *args, **kwargs):
     finally:
         ag.run_functions_eagerly(False)
     converted = plain(ag.to_graph(function)(*args, **kwargs))
-    assert graph == forced_eager == converted, (graph, forced_eager, converted)
+    staged = plain(in_form('staged form', ag.to_graph(function), *args, **kwargs))
+    assert graph == forced_eager == converted == staged, (graph, forced_eager, converted, staged)
     return graph
 
 
 def same_on_python_values(function, *args):
     expected = function(*args)
-    assert ag.to_graph(function)(*args) == expected
+    for form in FORMS:
+        assert in_form(form, ag.to_graph(function), *args) == expected, form
     return expected
 
 

@@ -161,7 +161,6 @@ def _insert_dispatch(function: gast.FunctionDef, staged_name: str) -> None:
     function.body = body[:position] + dispatch + body[position:]
 
 
-
 def dispatch_lines(source: str) -> range:
     """The (0-based) lines of the dispatch in the unparsed plain form ``source``: plumbing, not user code
     (a traceback through them would otherwise list the ``def`` line, whose origin they inherit)."""
