@@ -10,7 +10,8 @@ three readability tweaks: a blank line after a nested ``def`` block, parenthesiz
 'if x:\\n    y = 1\\n'
 """
 import ast
-from typing import List, Optional, Tuple
+import re
+from typing import Callable, Dict, List, Optional, Tuple
 
 import gast
 
@@ -22,23 +23,34 @@ WRAP_OVER = 100   # only lines longer than this are wrapped
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+_Precedence = ast._Precedence
+
+
 class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
+    """The stdlib unparser, recording each line's origin, with faster versions of the visitors that
+    converted code is made of (calls, defs, names, tuples, operators): the same text, without the
+    stdlib's context managers and string-built method lookups (they were most of the unparsing time)."""
+
+    _methods: Dict[type, Callable] = {}   # node class -> visitor (one lookup per class, not per node)
 
     def __init__(self, origins: Optional[List[Optional[Origin]]] = None, **kwargs):
         super().__init__(**kwargs)   # the stdlib re-instantiates it (with kwargs) for f-strings
         self._origins = origins or [None]
         self._current: Optional[Origin] = None
         self._line = 1
+        self._counted = 0            # pieces of _source whose newlines _line already counts
         self.line_origins: List[Optional[Origin]] = []
 
-    def write(self, *text):
-        for piece in text:
-            if '\n' in piece:
-                self._line += piece.count('\n')
-        super().write(*text)
-
     def fill(self, text=''):
-        super().fill(text)
+        # Newlines are counted here, once per statement line, over the pieces written since the
+        # last fill (docstrings and the blank line after a def can hold some too).
+        source = self._source
+        start = self._counted
+        if source:
+            source.append('\n')
+        source.append('    ' * self._indent + text)
+        self._line += ''.join(source[start:]).count('\n')
+        self._counted = len(source)
         missing = self._line - len(self.line_origins)
         self.line_origins.extend([self._current] * missing)
         self.line_origins[self._line - 1] = self._current
@@ -48,27 +60,141 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
             previous = None
             for item in node:
                 if isinstance(previous, _DEFS) and not isinstance(item, _DEFS):
-                    self.write('\n')
+                    self._source.append('\n')
                 self.traverse(item)
                 previous = item
             return
+        cls = node.__class__
+        method = self._methods.get(cls)
+        if method is None:
+            method = self._methods[cls] = getattr(type(self), 'visit_' + cls.__name__, type(self).generic_visit)
         if isinstance(node, ast.stmt):
             saved = self._current
             stamp = getattr(node, 'lineno', None)
             if stamp is not None and 0 <= stamp < len(self._origins) and self._origins[stamp]:
                 self._current = self._origins[stamp]
-            super().traverse(node)
+            method(self, node)
             self._current = saved
         else:
-            super().traverse(node)
+            method(self, node)
 
     def visit_Assign(self, node):
         # `(a, b) = vars_` rather than `a, b = vars_`: the unpacking stays visible.
         self.fill()
         for target in node.targets:
             self.traverse(target)
-            self.write(' = ')
+            self._source.append(' = ')
         self.traverse(node.value)
+
+    # --- the stdlib's own output, faster ----------------------------------------------------------
+
+    def visit_Name(self, node):
+        self._source.append(node.id)
+
+    def visit_Constant(self, node):
+        value = node.value
+        if value.__class__ in _PLAIN_CONSTANTS and node.kind is None and not (
+                self._avoid_backslashes and value.__class__ is str):
+            self._source.append(repr(value))
+        else:
+            super().visit_Constant(node)
+
+    def _function_helper(self, node, fill_suffix):
+        self.maybe_newline()
+        for decorator in node.decorator_list:
+            self.fill('@')
+            self.traverse(decorator)
+        self.fill(fill_suffix + ' ' + node.name)
+        self._source.append('(')
+        self.traverse(node.args)
+        self._source.append(')')
+        if node.returns:
+            self._source.append(' -> ')
+            self.traverse(node.returns)
+        self._source.append(':')
+        extra = self.get_type_comment(node)
+        if extra:
+            self._source.append(extra)
+        self._indent += 1
+        self._write_docstring_and_traverse_body(node)
+        self._indent -= 1
+
+    def visit_Call(self, node):
+        self._precedences[node.func] = _Precedence.ATOM
+        self.traverse(node.func)
+        source = self._source
+        source.append('(')
+        comma = False
+        for argument in node.args:
+            if comma:
+                source.append(', ')
+            comma = True
+            self.traverse(argument)
+        for keyword in node.keywords:
+            if comma:
+                source.append(', ')
+            comma = True
+            self.traverse(keyword)
+        source.append(')')
+
+    def visit_Tuple(self, node):
+        elements = node.elts
+        parens = not elements or self._precedences.get(node, _Precedence.TEST) > _Precedence.TUPLE
+        source = self._source
+        if parens:
+            source.append('(')
+        if len(elements) == 1:
+            self.traverse(elements[0])
+            source.append(',')
+        else:
+            for i, element in enumerate(elements):
+                if i:
+                    source.append(', ')
+                self.traverse(element)
+        if parens:
+            source.append(')')
+
+    def visit_BinOp(self, node):
+        operator = self.binop[node.op.__class__.__name__]
+        precedence = self.binop_precedence[operator]
+        parens = self._precedences.get(node, _Precedence.TEST) > precedence
+        if parens:
+            self._source.append('(')
+        if operator in self.binop_rassoc:
+            left, right = precedence.next(), precedence
+        else:
+            left, right = precedence, precedence.next()
+        self._precedences[node.left] = left
+        self.traverse(node.left)
+        self._source.append(f' {operator} ')
+        self._precedences[node.right] = right
+        self.traverse(node.right)
+        if parens:
+            self._source.append(')')
+
+    def visit_Compare(self, node):
+        parens = self._precedences.get(node, _Precedence.TEST) > _Precedence.CMP
+        if parens:
+            self._source.append('(')
+        inner = _Precedence.CMP.next()
+        self._precedences[node.left] = inner
+        for comparator in node.comparators:
+            self._precedences[comparator] = inner
+        self.traverse(node.left)
+        for op, comparator in zip(node.ops, node.comparators):
+            self._source.append(' ' + self.cmpops[op.__class__.__name__] + ' ')
+            self.traverse(comparator)
+        if parens:
+            self._source.append(')')
+
+    def visit_Nonlocal(self, node):
+        self.fill('nonlocal ' + ', '.join(node.names))
+
+    def visit_Global(self, node):
+        self.fill('global ' + ', '.join(node.names))
+
+
+_PLAIN_CONSTANTS = frozenset([int, str, bool, type(None)])   # written as their repr by the stdlib
 
 
 def _to_python_ast(tree) -> Tuple[ast.AST, List[Optional[Origin]]]:
@@ -104,10 +230,10 @@ def _wrap(line: str) -> List[str]:
     """Split a too-long line at the top-level commas of its outermost trailing call."""
     if len(line) <= WRAP_OVER or '"""' in line or "'''" in line:
         return [line]
-    spans = _paren_spans(line)
-    for open_at, close_at in spans:
+    brackets = _brackets(line)
+    for open_at, close_at in _paren_spans(brackets):
         if close_at == len(line) - 1 and line[open_at] == '(':
-            items = _split_commas(line, open_at + 1, close_at)
+            items = _split_commas(line, brackets, open_at, close_at)
             if len(items) < 2:
                 continue
             indent = ' ' * (open_at + 1)
@@ -123,31 +249,31 @@ def _wrap(line: str) -> List[str]:
     return [line]
 
 
-def _scan(line: str):
-    """Yield (index, char, depth) for characters outside string literals."""
-    depth, quote, i = 0, None, 0
-    while i < len(line):
-        char = line[i]
-        if quote:
-            if char == '\\':
-                i += 1
-            elif char == quote:
-                quote = None
-        elif char in '\'"':
-            quote = char
-        else:
-            if char in '([{':
-                depth += 1
-            yield i, char, depth
-            if char in ')]}':
-                depth -= 1
-        i += 1
+# A string literal (its quote to the same unescaped quote, or to the end of the line), or a bracket
+# or comma: the only characters the wrapping looks at, found without a Python loop per character.
+_TOKENS = re.compile(r"""'(?:\\.?|[^'\\])*(?:'|$)|"(?:\\.?|[^"\\])*(?:"|$)|[()\[\]{},]""")
 
 
-def _paren_spans(line: str) -> List[Tuple[int, int]]:
+def _brackets(line: str) -> List[Tuple[int, str, int]]:
+    """(index, char, depth) of the brackets and commas outside string literals; an opening bracket
+    counts in its own depth, a closing one too (the depth drops after it)."""
+    out, depth = [], 0
+    for match in _TOKENS.finditer(line):
+        char = match.group()
+        if len(char) > 1 or char in '\'"':
+            continue   # a string literal
+        if char in '([{':
+            depth += 1
+        out.append((match.start(), char, depth))
+        if char in ')]}':
+            depth -= 1
+    return out
+
+
+def _paren_spans(brackets) -> List[Tuple[int, int]]:
     """(open, close) index pairs of brackets, outermost first."""
     stack, spans = [], []
-    for i, char, _ in _scan(line):
+    for i, char, _ in brackets:
         if char in '([{':
             stack.append(i)
         elif char in ')]}' and stack:
@@ -155,17 +281,12 @@ def _paren_spans(line: str) -> List[Tuple[int, int]]:
     return sorted(spans)
 
 
-def _split_commas(line: str, start: int, end: int) -> List[str]:
-    base = None
-    cuts = [start]
-    for i, char, depth in _scan(line):
-        if i < start or i >= end:
-            continue
-        if base is None:
-            base = depth if char not in '([{' else depth - 1
-        if char == ',' and depth == base:
-            cuts.append(i + 1)
-    cuts.append(end)
+def _split_commas(line: str, brackets, open_at: int, close_at: int) -> List[str]:
+    """The items between the brackets at ``open_at`` and ``close_at``, split at their own commas."""
+    base = next(depth for i, _, depth in brackets if i == open_at)
+    cuts = [open_at + 1]
+    cuts += [i + 1 for i, char, depth in brackets if char == ',' and depth == base and open_at < i < close_at]
+    cuts.append(close_at)
     items = [line[a:b].strip().rstrip(',').strip() for a, b in zip(cuts, cuts[1:])]
     return [item for item in items if item]
 

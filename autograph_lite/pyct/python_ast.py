@@ -26,12 +26,34 @@ def _ast_class(gast_class: type) -> Optional[type]:
         return found
 
 
+def _plan(gast_class: type):
+    """How to convert a node of ``gast_class``: (ast class or None, its fields, is it a statement)."""
+    plan = _PLANS.get(gast_class)
+    if plan is None:
+        plan = _PLANS[gast_class] = (_ast_class(gast_class), tuple(gast_class._fields),
+                                     issubclass(gast_class, gast.stmt))
+    return plan
+
+
+_PLANS: Dict[type, tuple] = {}
+_OPERATORS = ('Add', 'Sub', 'Mult', 'MatMult', 'Div', 'Mod', 'Pow', 'LShift', 'RShift', 'BitOr', 'BitXor', 'BitAnd',
+              'FloorDiv', 'And', 'Or', 'Invert', 'Not', 'UAdd', 'USub', 'Eq', 'NotEq', 'Lt', 'LtE', 'Gt', 'GtE',
+              'Is', 'IsNot', 'In', 'NotIn')
+_LEAF_VALUES = frozenset([str, int, float, bool, type(None), complex, bytes, type(...)])
+
+
 def from_gast(node, on_statement: Optional[Callable[[gast.stmt, ast.stmt], None]] = None):
     """The ``ast`` tree of gast ``node`` (a node, a list of nodes or a plain value).
 
     ``on_statement(gast_statement, ast_statement)`` is called for every statement converted.
     """
     contexts = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
+    # Contexts and operators carry no data: one shared instance each (as ast.parse shares them).
+    shared = dict(contexts)
+    for name in _OPERATORS:
+        shared[getattr(gast, name)] = getattr(ast, name)()
+    name_class, arguments_class, handler_class, assign_class = gast.Name, gast.arguments, gast.ExceptHandler, gast.Assign
+    ast_name = ast.Name
 
     def arg(name):
         if name is None:
@@ -39,33 +61,46 @@ def from_gast(node, on_statement: Optional[Callable[[gast.stmt, ast.stmt], None]
         return ast.arg(arg=name.id, annotation=convert(name.annotation), type_comment=name.type_comment)
 
     def convert(value):
-        if isinstance(value, list):
+        cls = value.__class__
+        if cls is list:
             return [convert(item) for item in value]
+        if cls in _LEAF_VALUES:
+            return value
+        if cls is name_class:
+            new = ast_name()
+            new.id = value.id
+            new.ctx = contexts.get(value.ctx.__class__) or convert(value.ctx)
+            return new
         if not isinstance(value, gast.AST):
             return value
-        cls = value.__class__
-        if cls is gast.Name:
-            return ast.Name(id=value.id, ctx=contexts.get(value.ctx.__class__) or convert(value.ctx))
-        if cls is gast.arguments:
+        if cls is arguments_class:
             return ast.arguments(posonlyargs=[arg(a) for a in value.posonlyargs],
                                  args=[arg(a) for a in value.args], vararg=arg(value.vararg),
                                  kwonlyargs=[arg(a) for a in value.kwonlyargs],
                                  kw_defaults=convert(value.kw_defaults), kwarg=arg(value.kwarg),
                                  defaults=convert(value.defaults))
-        target = _ast_class(cls)
+        target, fields, is_statement = _PLANS.get(cls) or _plan(cls)
         if target is None:
             return None
         new = target()
-        for field in cls._fields:
-            item = getattr(value, field, _MISSING)
-            if item is not _MISSING:
+        attributes = value.__dict__
+        for field in fields:
+            item = attributes.get(field, _MISSING)
+            if item is _MISSING:
+                continue
+            item_class = item.__class__
+            if item_class in _LEAF_VALUES:
+                setattr(new, field, item)
+            elif item_class in shared:
+                setattr(new, field, shared[item_class])
+            else:
                 setattr(new, field, convert(item))
-        if cls is gast.ExceptHandler and value.name is not None:
+        if cls is handler_class and value.name is not None:
             new.name = value.name.id
-        elif cls is gast.Assign:
+        elif cls is assign_class:
             new.type_comment = None
-        if isinstance(value, gast.stmt):
-            new.lineno = getattr(value, 'lineno', 0)   # the unparser looks up type comments by line
+        if is_statement:
+            new.lineno = attributes.get('lineno', 0)   # the unparser looks up type comments by line
             if on_statement is not None:
                 on_statement(value, new)
         return new
