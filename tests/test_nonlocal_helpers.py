@@ -146,3 +146,29 @@ def test_a_tensor_while_test_that_rebinds_a_variable_is_refused_by_name():
     assert message.startswith("the condition of a tensor-dependent while loop changes 'count'")
     assert "Make the update in the loop body" in message
     assert "while step():" in message  # the user's line
+
+
+# --- a variable only the branches of a loop's `if` assign ----------------------------------------------
+# Its `nonlocal` in the branch functions needs a binding in the converted function itself (none of
+# the functions around the branches assigns it): the converter binds it to Undefined up front.
+def branch_only_variable(n):
+    while n > 0:
+        if n > 2:
+            y = n
+        else:
+            y = 0
+        n = n - 1 - y * 0
+    return n
+
+
+def test_a_variable_only_branch_functions_assign_is_bound_once_at_the_top():
+    lines = ag.to_code(branch_only_variable).split('\n')
+    assert lines[1] == "    y = ag__.Undefined('y')"
+    assert sum("ag__.Undefined('y')" in line for line in lines) == 1
+    for n in (0, 1, 3, 7):
+        assert same_on_python_values(branch_only_variable, n) == 0
+    assert run_three_ways(branch_only_variable, rt.constant(5)) == 0
+
+
+def test_no_binding_is_added_when_the_function_binds_every_name_its_helpers_declare():
+    assert 'Undefined' not in ag.to_code(count_with_nonlocal_helper)

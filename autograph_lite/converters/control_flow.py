@@ -37,20 +37,27 @@ class ControlFlowTransformer(Transformer):
         self.scope = None            # activity.FunctionScope of the user function being converted
         self.initialized: Set[str] = set()  # names bound by an enclosing Undefined(...) and visible here
         self.vars_ = None            # parameter name of every set_state
+        self.declared_nonlocal: Set[str] = set()  # names body functions of this user function declare nonlocal
 
     def visit_FunctionDef(self, node):
-        saved = self.scope, self.initialized
-        self.scope, self.initialized = anno.getanno(node, anno.SCOPE), set()
+        saved = self.scope, self.initialized, self.declared_nonlocal
+        self.scope, self.initialized, self.declared_nonlocal = anno.getanno(node, anno.SCOPE), set(), set()
         node = self.generic_visit(node)
         node.body = self._bind_nonlocals(node.body) + node.body
-        self.scope, self.initialized = saved
+        self.scope, self.initialized, self.declared_nonlocal = saved
         return node
 
     def _bind_nonlocals(self, body) -> List[gast.stmt]:
         """``name = ag__.Undefined('name')`` for each name a body function declares ``nonlocal`` that no
         enclosing function binds: possible when every assignment of it moved into body functions where
         it is a local (not live after them), and a ``nonlocal`` needs a binding to refer to."""
-        unbound = _unresolved_nonlocals(body, [bound_names(body) | self.scope.params])
+        bound_here = bound_names(body) | self.scope.params
+        # Every `nonlocal` in this function's body functions is one _declarations wrote: when this
+        # function binds all their names, no body function (at any depth) can miss one, and the walk
+        # over all of them is not needed.
+        if not self.declared_nonlocal - bound_here - self.scope.nonlocals - self.scope.globals:
+            return []
+        unbound = _unresolved_nonlocals(body, [bound_here])
         unbound -= self.scope.nonlocals | self.scope.globals
         return [statement for name in sorted(unbound) for statement in
                 templates.replace('name = ag__.Undefined(symbol)', name=name, symbol=templates.literal(name))]
@@ -79,6 +86,7 @@ class ControlFlowTransformer(Transformer):
     def _declarations(self, names) -> List[gast.stmt]:
         globals_ = [n for n in names if n in self.scope.globals]
         nonlocals = [n for n in names if n not in self.scope.globals]
+        self.declared_nonlocal.update(nonlocals)
         out = templates.replace('nonlocal names', names=nonlocals) if nonlocals else []
         return out + (templates.replace('global names', names=globals_) if globals_ else [])
 
