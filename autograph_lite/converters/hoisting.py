@@ -45,7 +45,6 @@ from typing import Dict, List, Set
 import gast
 
 from autograph_lite.pyct import anno, nodes
-from autograph_lite.pyct.scopes import bound_names
 
 _BLOCK_FIELDS = ('body', 'orelse', 'finalbody')
 
@@ -75,9 +74,14 @@ class _Hoister:
         for statement in statements:
             if isinstance(statement, gast.FunctionDef):
                 statement.body = self.block(statement.body)
+                names, bound, inner = self._read(statement)
                 if _is_body_function(statement):
-                    out.extend(self._give_up_helpers(statement))
-                self.mentioned[id(statement)] = self._names_in(statement)
+                    out.extend(self._give_up_helpers(statement, bound))
+                for function in statement.body:
+                    if id(function) in inner:
+                        names |= self.mentioned[id(function)]
+                        names.add(function.name)
+                self.mentioned[id(statement)] = names
             elif not isinstance(statement, (gast.ClassDef, gast.AsyncFunctionDef)):
                 for field in _BLOCK_FIELDS:
                     block = getattr(statement, field, None)
@@ -88,11 +92,12 @@ class _Hoister:
             out.append(statement)
         return out
 
-    def _give_up_helpers(self, function: gast.FunctionDef) -> List[gast.stmt]:
-        """Remove from ``function``'s body the body functions that use none of its locals; return them."""
+    def _give_up_helpers(self, function: gast.FunctionDef, bound: Set[str]) -> List[gast.stmt]:
+        """Remove from ``function``'s body the body functions that use none of its locals; return them.
+        ``bound``: the names its body binds in its own scope (``scopes.bound_names``)."""
         declared = {name for s in function.body if isinstance(s, (gast.Nonlocal, gast.Global)) for name in s.names}
         globals_ = {name for s in function.body if isinstance(s, gast.Global) for name in s.names}
-        own = (bound_names(function.body) | _parameters(function)) - declared
+        own = (bound | _parameters(function)) - declared
         moved, kept = [], []
         for statement in function.body:
             if _is_body_function(statement):
@@ -107,24 +112,55 @@ class _Hoister:
         function.body = kept or [gast.Pass()]
         return moved
 
-    def _names_in(self, function: gast.FunctionDef) -> Set[str]:
-        """Every name mentioned in ``function`` (read, written, declared; nested scopes included)."""
+    def _read(self, function: gast.FunctionDef):
+        """One walk over ``function`` (its finished nested functions read from ``mentioned``):
+
+        - every name mentioned in it (read, written, declared; nested scopes included), except in the
+          finished functions that are statements of its body (the caller adds those it keeps);
+        - the names its body binds in its own scope (what ``scopes.bound_names(function.body)`` says);
+        - the ids of those finished functions of its body.
+        """
         names: Set[str] = set()
-        stack = list(nodes.children(function))
+        bound: Set[str] = set()
+        inner: Set[int] = set()
+        # (node, in the body's own scope, a statement of the body itself)
+        stack = [(statement, True, True) for statement in function.body]
+        stack += [(child, False, False) for child in nodes.children(function) if not _in(child, function.body)]
+        mentioned = self.mentioned
         while stack:
-            node = stack.pop()
-            if isinstance(node, gast.FunctionDef) and id(node) in self.mentioned:
-                names |= self.mentioned[id(node)]
-                names.add(node.name)
-                continue
-            if isinstance(node, gast.Name):
+            node, own, top = stack.pop()
+            cls = node.__class__
+            if cls is gast.Name:
                 names.add(node.id)
+                if own and isinstance(node.ctx, (gast.Store, gast.Del)):
+                    bound.add(node.id)
                 continue
-            if isinstance(node, (gast.Nonlocal, gast.Global)):
+            if cls is gast.FunctionDef and id(node) in mentioned:
+                if own:
+                    bound.add(node.name)
+                if top:
+                    inner.add(id(node))
+                else:
+                    names |= mentioned[id(node)]
+                    names.add(node.name)
+                continue
+            if cls is gast.Nonlocal or cls is gast.Global:
                 names.update(node.names)
                 continue
-            stack.extend(nodes.children(node))
-        return names
+            if own:
+                if cls is gast.FunctionDef or cls is gast.AsyncFunctionDef or cls is gast.ClassDef:
+                    bound.add(node.name)
+                    own = False
+                elif cls is gast.Lambda:
+                    own = False
+                elif cls is gast.alias:
+                    bound.add((node.asname or node.name).split('.')[0])
+            stack.extend((child, own, False) for child in nodes.children(node))
+        return names, bound, inner
+
+
+def _in(node, statements) -> bool:
+    return any(node is statement for statement in statements)
 
 
 def _parameters(function: gast.FunctionDef) -> Set[str]:
