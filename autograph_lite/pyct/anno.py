@@ -7,7 +7,7 @@
 """
 from typing import Any
 
-_FIELD = '__ag_anno'
+FIELD = _FIELD = '__ag_anno'   # the attribute of a node that holds its annotations
 _MISSING = object()
 
 

@@ -60,14 +60,31 @@ class Context:
         return name
 
 
+# Expression contexts and operators: no converter replaces one (so none passes an origin on) and
+# none has a line of its own; they get no origin.
+_WITHOUT_ORIGIN = frozenset([gast.Load, gast.Store, gast.Del, gast.Param, gast.Add, gast.Sub, gast.Mult,
+                             gast.MatMult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
+                             gast.BitOr, gast.BitXor, gast.BitAnd, gast.Eq, gast.NotEq, gast.Lt, gast.LtE,
+                             gast.Gt, gast.GtE, gast.Is, gast.IsNot, gast.In, gast.NotIn, gast.And, gast.Or,
+                             gast.USub, gast.UAdd, gast.Invert, gast.Not])
+
+
 def propagate_origin(new, origin) -> None:
     """Give ``new`` (a node or list of nodes) and the nodes under it that have none the origin ``origin``."""
     stack = list(new) if isinstance(new, list) else [new]
+    key, field = anno.ORIGIN, anno.FIELD
     while stack:
         node = stack.pop()
-        if not isinstance(node, gast.AST) or anno.hasanno(node, anno.ORIGIN):
+        if node.__class__ in _WITHOUT_ORIGIN or not isinstance(node, gast.AST):
             continue
-        anno.setanno(node, anno.ORIGIN, origin)
+        attributes = node.__dict__
+        annotations = attributes.get(field)
+        if annotations is None:
+            attributes[field] = {key: origin}   # anno.setanno, inlined: this loop sees every new node
+        elif key in annotations:
+            continue
+        else:
+            annotations[key] = origin
         stack.extend(nodes.children(node))
 
 
