@@ -26,6 +26,7 @@ from autograph_lite.converters import (annotations, asserts, break_statements, c
                                        lists, logical_expressions, match_statements, plain_form, return_statements, slices,
                                        unbound_reads, unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, rewritten_code, static_analysis
+from autograph_lite.pyct.allocation import without_cycle_collection
 from autograph_lite.pyct.errors import ConversionError
 from autograph_lite.pyct.origin_info import Origin
 from autograph_lite.pyct.transformer import Context
@@ -120,6 +121,7 @@ _code_cache: 'weakref.WeakKeyDictionary[types.CodeType, dict]' = weakref.WeakKey
 conversion_observers: List[Callable[[Callable, ConvertedCode], None]] = []
 
 
+@without_cycle_collection
 def convert_code(entity: Callable) -> ConvertedCode:
     """Convert a plain function or lambda (cached by its code object)."""
     # Equal code objects from different files compare equal: the inner key tells them apart.
