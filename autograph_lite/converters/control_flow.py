@@ -135,8 +135,11 @@ class ControlFlowTransformer(Transformer):
 
     def _state_value(self, node, qn):
         """How get_state reads ``qn``: an attribute or item this function adds to an object it made
-        (``box.value`` after ``box = Box()``) may not exist yet, so it reads as Undefined then."""
-        if qn.is_simple and qn.text in _deleted_names(node):
+        (``box.value`` after ``box = Box()``) may not exist yet, so it reads as Undefined then.
+
+        Only a ``del`` of the user's makes a name deleted (no converter writes one unless the user did),
+        so without one in the code the construct is not searched for them."""
+        if qn.is_simple and gast.Delete in self.ctx.node_kinds and qn.text in _deleted_names(node):
             # `del x` inside: x may be unbound when the state is read (an Undefined, like any missing value).
             return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
                                                    value=templates.expression(qn.text),
