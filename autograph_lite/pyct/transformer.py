@@ -11,6 +11,7 @@ import gast
 from autograph_lite.pyct import anno, nodes, templates
 
 SKIP = 'skip_conversion'
+_AST = gast.AST
 # Nodes no converter rewrites and that have no children worth visiting.
 _LEAVES = frozenset([gast.Name, gast.Constant, gast.Load, gast.Store, gast.Del, gast.Pass,
                      gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
@@ -144,7 +145,10 @@ class Transformer(gast.NodeTransformer):
 
     def visit(self, node):
         cls = node.__class__
-        if cls in _LEAVES or anno.hasanno(node, SKIP):
+        if cls in _LEAVES:
+            return node
+        annotations = node.__dict__.get(anno.FIELD)   # anno.hasanno, inlined: every node passes here
+        if annotations and SKIP in annotations:
             return node
         # The visitor method of each node class, looked up once per converter class.
         methods = type(self).__dict__.get('_methods')
@@ -155,8 +159,10 @@ class Transformer(gast.NodeTransformer):
         if method is None:
             method = methods[cls] = getattr(type(self), 'visit_' + cls.__name__, type(self).generic_visit)
         result = method(self, node)
-        if result is not node and result is not None and anno.hasanno(node, anno.ORIGIN):
-            propagate_origin(result, anno.getanno(node, anno.ORIGIN))
+        if result is not node and result is not None:
+            annotations = node.__dict__.get(anno.FIELD)
+            if annotations and anno.ORIGIN in annotations:
+                propagate_origin(result, annotations[anno.ORIGIN])
         return result
 
     def visit_block(self, statements: List[gast.stmt]) -> List[gast.stmt]:
@@ -165,31 +171,40 @@ class Transformer(gast.NodeTransformer):
             result = self.visit(statement)
             if result is None:
                 continue
-            out.extend(result if isinstance(result, list) else [result])
+            if result.__class__ is list:
+                out.extend(result)
+            else:
+                out.append(result)
         return out
 
     def generic_visit(self, node):
+        attributes = node.__dict__
         for field in _block_fields(node.__class__):
-            if isinstance(getattr(node, field, None), list):
-                setattr(node, field, self.visit_block(getattr(node, field)))
+            value = attributes.get(field)
+            if value.__class__ is list:
+                attributes[field] = self.visit_block(value)
         if self.statements_only:
-            for handler in getattr(node, 'handlers', ()):
+            for handler in attributes.get('handlers', ()):
                 handler.body = self.visit_block(handler.body)
             return node
         for field in node._fields:
-            value = getattr(node, field, None)
-            if field in _BLOCK_FIELDS and isinstance(value, list):
-                continue
-            if isinstance(value, list):
+            value = attributes.get(field)
+            if value.__class__ is list:
+                if field in _BLOCK_FIELDS:
+                    continue   # visited above, as a block
                 new_values = []
                 for item in value:
-                    if not isinstance(item, gast.AST):
+                    if not isinstance(item, _AST):
                         new_values.append(item)  # e.g. the None key of `{**d}`
                         continue
                     result = self.visit(item)
-                    if result is not None:
-                        new_values.extend(result if isinstance(result, list) else [result])
+                    if result is None:
+                        continue
+                    if result.__class__ is list:
+                        new_values.extend(result)
+                    else:
+                        new_values.append(result)
                 value[:] = new_values
-            elif isinstance(value, gast.AST):
-                setattr(node, field, self.visit(value))
+            elif isinstance(value, _AST):
+                attributes[field] = self.visit(value)
         return node
