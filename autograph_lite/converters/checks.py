@@ -24,11 +24,30 @@ def _fail(node, problem: str, fix: str):
     raise ConversionError(problem, _location(node), fix)
 
 
-class UnsupportedChecker(gast.NodeVisitor):
-    """Visits the function being converted (the root) and everything converted with it."""
+class UnsupportedChecker:
+    """Visits the function being converted (the root) and everything converted with it, depth first
+    in field order (``gast.NodeVisitor``'s order, without its per-field generators)."""
+
+    _methods = {}   # node class -> visitor method, or None for generic_visit
 
     def __init__(self, root):
         self.root = root
+
+    def visit(self, node):
+        cls = node.__class__
+        try:
+            method = self._methods[cls]
+        except KeyError:
+            method = self._methods[cls] = getattr(UnsupportedChecker, 'visit_' + cls.__name__, None)
+        if method is None:
+            for child in nodes.children(node):
+                self.visit(child)
+        else:
+            method(self, node)
+
+    def generic_visit(self, node):
+        for child in nodes.children(node):
+            self.visit(child)
 
     def visit_FunctionDef(self, node):
         generator = contains(node.body, (gast.Yield, gast.YieldFrom), stop_at=_SCOPES)

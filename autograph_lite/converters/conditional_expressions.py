@@ -9,13 +9,13 @@ by ``record_user_text`` before the other converters rewrite its parts (calls, sl
 """
 import gast
 
-from autograph_lite.pyct import anno, codegen, templates
+from autograph_lite.pyct import anno, codegen, nodes, templates
 from autograph_lite.pyct.transformer import Transformer, binds_by_walrus, walrus_guard
 
 
 def record_user_text(tree) -> None:
     """Annotate every conditional expression of ``tree`` with its text, while it is still the user's."""
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         if isinstance(node, gast.IfExp):
             anno.setanno(node, anno.USER_TEXT, codegen.unparse_expression(node))
 

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import gast
 
-from autograph_lite.pyct import anno, templates
+from autograph_lite.pyct import anno, nodes, templates
 from autograph_lite.pyct.scopes import Scope, owner_of, reads_as_local, scopes_of
 from autograph_lite.pyct.transformer import Transformer, propagate_origin
 
@@ -110,7 +110,7 @@ def transform(node, ctx):
     """Rewrite ``node`` (a function) if some ``del`` (or the end of an ``except ... as e:`` clause whose ``e``
     is read after it) removes a local; else return it unchanged."""
     if not any((isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
-               or (isinstance(n, gast.ExceptHandler) and n.name is not None) for n in gast.walk(node)):
+               or (isinstance(n, gast.ExceptHandler) and n.name is not None) for n in nodes.walk(node)):
         return node
     scope_of = scopes_of(node)
     deleted = set()

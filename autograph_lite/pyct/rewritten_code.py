@@ -19,14 +19,17 @@ from typing import List, Set
 
 import gast
 
+from autograph_lite.pyct import nodes
+
 _NAME_FIELDS = ('id', 'attr', 'name', 'asname', 'arg')
 
 
 def _source_names(node) -> Set[str]:
     names = set()
-    for child in gast.walk(node):
+    for child in nodes.walk(node):
+        attributes = child.__dict__
         for field in _NAME_FIELDS:
-            value = getattr(child, field, None)
+            value = attributes.get(field)
             if isinstance(value, str):
                 names.add(value)
                 names.update(value.split('.'))   # `import a.b` uses both 'a.b' and 'a'
