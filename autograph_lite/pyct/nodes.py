@@ -17,15 +17,36 @@ _AST = gast.AST
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
+# Fields that the grammar types as identifiers, strings, ints or constants: never a node (or a list
+# of nodes). gast keeps them as Python values, except the name of an ``except ... as e`` clause
+# (a Name node there), which is therefore not listed.
+_SCALAR_FIELDS = frozenset(['id', 'attr', 'asname', 'module', 'level', 'kind', 'conversion', 'is_async',
+                            'simple', 'type_comment', 'tag', 'rest', 'kwd_attrs'])
+_SCALAR_FIELDS_OF = {'Constant': ('value',), 'MatchSingleton': ('value',), 'FunctionDef': ('name',),
+                     'AsyncFunctionDef': ('name',), 'ClassDef': ('name',), 'alias': ('name',),
+                     'MatchAs': ('name',), 'MatchStar': ('name',), 'keyword': ('arg',),
+                     'Global': ('names',), 'Nonlocal': ('names',)}
+
+
+def _node_fields(cls) -> Tuple[str, ...]:
+    """The fields of ``cls`` that can hold nodes, in field order."""
+    scalar = _SCALAR_FIELDS.union(_SCALAR_FIELDS_OF.get(cls.__name__, ()))
+    fields = _FIELDS[cls] = tuple(field for field in cls._fields if field not in scalar)
+    return fields
+
+
 def children(node) -> List[gast.AST]:
     """The child nodes of ``node``, in field order (lists flattened), as a list."""
     cls = node.__class__
     fields = _FIELDS.get(cls)
     if fields is None:
-        fields = _FIELDS[cls] = tuple(cls._fields)
+        fields = _node_fields(cls)
     out = []
+    if not fields:
+        return out
+    attributes = node.__dict__
     for field in fields:
-        value = getattr(node, field, None)
+        value = attributes.get(field)
         if value.__class__ is list:
             for item in value:
                 if isinstance(item, _AST):
