@@ -28,10 +28,16 @@ _SCALAR_FIELDS_OF = {'Constant': ('value',), 'MatchSingleton': ('value',), 'Func
                      'Global': ('names',), 'Nonlocal': ('names',)}
 
 
-def _node_fields(cls) -> Tuple[str, ...]:
-    """The fields of ``cls`` that can hold nodes, in field order."""
-    scalar = _SCALAR_FIELDS.union(_SCALAR_FIELDS_OF.get(cls.__name__, ()))
-    fields = _FIELDS[cls] = tuple(field for field in cls._fields if field not in scalar)
+def node_fields(cls) -> Tuple[str, ...]:
+    """The fields of node class ``cls`` that can hold nodes (or lists of nodes), in field order.
+
+    >>> node_fields(gast.Name)
+    ('ctx', 'annotation')
+    """
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        scalar = _SCALAR_FIELDS.union(_SCALAR_FIELDS_OF.get(cls.__name__, ()))
+        fields = _FIELDS[cls] = tuple(field for field in cls._fields if field not in scalar)
     return fields
 
 
@@ -40,7 +46,7 @@ def children(node) -> List[gast.AST]:
     cls = node.__class__
     fields = _FIELDS.get(cls)
     if fields is None:
-        fields = _node_fields(cls)
+        fields = node_fields(cls)
     out = []
     if not fields:
         return out

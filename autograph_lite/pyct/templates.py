@@ -17,6 +17,7 @@ from typing import Any, Dict, List
 
 import gast
 
+from autograph_lite.pyct.nodes import node_fields
 from autograph_lite.pyct.parser import parse_str
 
 
@@ -78,16 +79,19 @@ def _substituted(node: gast.AST, replacements: Dict[str, Any]):
         if isinstance(value, (list, tuple)) and all(isinstance(v, gast.stmt) for v in value):
             return list(value)
     new = cls.__new__(cls)
-    fields = cls._fields
     attributes = new.__dict__
-    for key, value in node.__dict__.items():
-        if isinstance(value, list):
-            value = _substituted_list(value, replacements) if key in fields else list(value)
+    source = node.__dict__
+    attributes.update(source)   # names, constants, locations; the fields holding nodes are redone:
+    for key in node_fields(cls):
+        value = source.get(key)
+        if value.__class__ is list:
+            attributes[key] = _substituted_list(value, replacements)
         elif isinstance(value, gast.AST):
             value = _substituted(value, replacements)
             if value is None:
-                continue   # a placeholder replaced by None: the (optional) field is left out
-        attributes[key] = value
+                del attributes[key]   # a placeholder replaced by None: the (optional) field is left out
+            else:
+                attributes[key] = value
     if cls is gast.FunctionDef:
         new.name = replacements.get(new.name, new.name)
     elif cls is gast.Nonlocal or cls is gast.Global:
