@@ -109,6 +109,8 @@ def _handlers_to_clean_up(node, scope_of) -> List[gast.ExceptHandler]:
 def transform(node, ctx):
     """Rewrite ``node`` (a function) if some ``del`` (or the end of an ``except ... as e:`` clause whose ``e``
     is read after it) removes a local; else return it unchanged."""
+    if gast.Delete not in ctx.node_kinds and gast.ExceptHandler not in ctx.node_kinds:
+        return node   # the user's code has neither (the converters before this one write none)
     if not any((isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
                or (isinstance(n, gast.ExceptHandler) and n.name is not None) for n in nodes.walk(node)):
         return node

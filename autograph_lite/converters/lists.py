@@ -21,7 +21,7 @@ becomes ``ag__.list_pop_in_expression(xs, 'xs')``, followed by ``xs = xs`` so th
 import gast
 
 from autograph_lite.pyct import nodes, templates
-from autograph_lite.pyct.scopes import function_locals
+from autograph_lite.pyct.scopes import LazyLocals
 from autograph_lite.pyct.transformer import Transformer
 
 
@@ -44,7 +44,7 @@ class ListTransformer(Transformer):
         self.local_names = set()  # of the innermost function: only those may be rebound
 
     def visit_FunctionDef(self, node):
-        saved, self.local_names = self.local_names, function_locals(node)
+        saved, self.local_names = self.local_names, LazyLocals(node)
         node = self.generic_visit(node)
         self.local_names = saved
         return node

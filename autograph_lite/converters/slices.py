@@ -18,7 +18,7 @@ from typing import Set
 import gast
 
 from autograph_lite.pyct import templates
-from autograph_lite.pyct.scopes import function_locals
+from autograph_lite.pyct.scopes import LazyLocals
 from autograph_lite.pyct.transformer import Transformer
 
 _AUGMENTED = {gast.Add: '+=', gast.Sub: '-=', gast.Mult: '*=', gast.Div: '/=', gast.FloorDiv: '//=',
@@ -46,7 +46,7 @@ class SliceTransformer(Transformer):
         self.locals: Set[str] = set()   # of the innermost function being converted
 
     def visit_FunctionDef(self, node):
-        saved, self.locals = self.locals, function_locals(node)
+        saved, self.locals = self.locals, LazyLocals(node)
         node = self.generic_visit(node)
         self.locals = saved
         return node

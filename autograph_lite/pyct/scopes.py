@@ -42,6 +42,30 @@ def function_locals(node) -> Set[str]:
     return names - declared
 
 
+class LazyLocals:
+    """``function_locals(node)``, computed at the first ``name in ...`` test: converters that ask only
+    about the targets of constructs most functions lack (``x.append(v)``, ``x[i] = v``) skip the walk.
+
+    The converters that use it rebind only names already local, and ask before they rewrite, so the
+    set is the one an eager ``function_locals`` would have given.
+
+    >>> tree = gast.parse("def f(a):\\n    b = 1").body[0]
+    >>> 'b' in LazyLocals(tree), 'c' in LazyLocals(tree)
+    (True, False)
+    """
+
+    __slots__ = ('_function', '_names')
+
+    def __init__(self, function):
+        self._function = function
+        self._names = None
+
+    def __contains__(self, name: str) -> bool:
+        if self._names is None:
+            self._names = function_locals(self._function)
+        return name in self._names
+
+
 def bound_names(statements) -> Set[str]:
     """Names a block binds in its own scope, not inside nested functions, lambdas or classes (a name bound
     in a comprehension counts too: an over-approximation, which is what callers need).
