@@ -17,7 +17,7 @@ from the top of its function.
 """
 import gast
 
-from autograph_lite.pyct import templates
+from autograph_lite.pyct import nodes, templates
 from autograph_lite.pyct.transformer import Transformer
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -26,7 +26,7 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 def _assigned_names(function) -> set:
     """The names ``function``'s own scope stores, bare annotations aside."""
     names = set()
-    stack = list(gast.iter_child_nodes(function))
+    stack = nodes.children(function)
     while stack:
         node = stack.pop()
         if isinstance(node, gast.AnnAssign) and node.value is None:
@@ -34,7 +34,7 @@ def _assigned_names(function) -> set:
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
         if not isinstance(node, _SCOPES):
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(nodes.children(node))
     return names
 
 
@@ -54,6 +54,8 @@ class AnnotationTransformer(Transformer):
         self._assigned, self._hoisted = set(), []   # of the function being visited
 
     def visit_FunctionDef(self, node):
+        if gast.AnnAssign not in self.ctx.node_kinds:
+            return node   # no annotated assignment anywhere in the user's code: nothing to do
         outer = self._assigned, self._hoisted
         self._assigned, self._hoisted = _assigned_names(node), []
         node = self.generic_visit(node)

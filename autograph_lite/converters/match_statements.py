@@ -115,6 +115,6 @@ def _copy(name):
 
 def transform(node, ctx):
     """Rewrite the match statements of ``node`` (checks.py has rejected those it cannot convert)."""
-    if not any(isinstance(n, gast.Match) for n in gast.walk(node)):
-        return node
+    if gast.Match not in ctx.node_kinds:
+        return node   # the user's code has none (the context saw every node of it)
     return MatchTransformer(ctx).visit(node)
