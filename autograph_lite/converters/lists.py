@@ -71,9 +71,12 @@ class ListTransformer(Transformer):
 
     def _pops_inside(self, statement, parts):
         """``name.pop(...)`` calls inside the expressions ``parts`` of ``statement`` (in evaluation order)."""
-        shadowed = _bound_in_nested_scopes(parts)
         pops = [n for part in parts for n in nodes.walk(part) if _method_call(n, 'pop', 1) is not None
-                and n.func.value.id in self.local_names and n.func.value.id not in shadowed]
+                and n.func.value.id in self.local_names]
+        if not pops:
+            return statement   # (most statements: the nested scopes below need not be searched)
+        shadowed = _bound_in_nested_scopes(parts)
+        pops = [n for n in pops if n.func.value.id not in shadowed]
         if not pops:
             return statement
         before, after = [], []

@@ -160,7 +160,7 @@ def scopes_of(root) -> Dict[int, Scope]:
             scope.bound.add(node.id)
         elif isinstance(node, gast.alias):
             scope.bound.add((node.asname or node.name).split('.')[0])
-        stack.extend((child, scope) for child in gast.iter_child_nodes(node))
+        stack.extend((child, scope) for child in nodes.children(node))
     return scope_of
 
 
