@@ -8,7 +8,7 @@ generated filename so that tracebacks through generated code can be mapped back.
 'File "/u.py", line 12, in simple_relu\\n  if x > 0:'
 """
 import types
-from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence
+from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import gast
 
@@ -33,19 +33,30 @@ def resolve(tree, source_lines: Sequence[str], filename: str, first_line: int) -
 
     ``first_line`` is the line number, in ``filename``, of ``source_lines[0]``.
     """
-    def visit(node, function_name):
-        lineno = getattr(node, 'lineno', None)
-        if lineno is not None and 0 < lineno <= len(source_lines):
-            text = source_lines[lineno - 1].strip()
-            anno.setanno(node, anno.ORIGIN, Origin(filename, lineno + first_line - 1, function_name, text))
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+    # One Origin per (line, function), shared by the nodes on that line (it is immutable).
+    origins: Dict[Tuple[int, str], Origin] = {}
+    count = len(source_lines)
+    stack = [(tree, getattr(tree, 'name', '<lambda>'))]
+    while stack:
+        node, function_name = stack.pop()
+        attributes = node.__dict__
+        lineno = attributes.get('lineno')
+        if lineno is not None and 0 < lineno <= count:
+            origin = origins.get((lineno, function_name))
+            if origin is None:
+                origin = origins[lineno, function_name] = Origin(
+                    filename, lineno + first_line - 1, function_name, source_lines[lineno - 1].strip())
+            annotations = attributes.get(anno.FIELD)
+            if annotations is None:
+                attributes[anno.FIELD] = {anno.ORIGIN: origin}   # anno.setanno, inlined (every node)
+            else:
+                annotations[anno.ORIGIN] = origin
+        cls = node.__class__
+        if cls is gast.FunctionDef or cls is gast.AsyncFunctionDef:
             function_name = node.name
-        elif isinstance(node, gast.Lambda):
+        elif cls is gast.Lambda:
             function_name = '<lambda>'
-        for child in nodes.children(node):
-            visit(child, function_name)
-
-    visit(tree, getattr(tree, 'name', '<lambda>'))
+        stack.extend((child, function_name) for child in nodes.children(node))
 
 
 # generated filename -> per-line origins (index 0 is line 1)

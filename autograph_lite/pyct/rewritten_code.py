@@ -15,7 +15,7 @@ compiler makes up itself (``.0`` of a comprehension, dunders such as ``__class__
 """
 import builtins
 import sys
-from typing import List, Set
+from typing import Dict, List, Set, Tuple
 
 import gast
 
@@ -24,11 +24,18 @@ from autograph_lite.pyct import nodes
 _NAME_FIELDS = ('id', 'attr', 'name', 'asname', 'arg')
 
 
+_NAME_FIELDS_OF: Dict[type, Tuple[str, ...]] = {}   # node class -> those of _NAME_FIELDS it has
+
+
 def _source_names(node) -> Set[str]:
     names = set()
     for child in nodes.walk(node):
+        cls = child.__class__
+        fields = _NAME_FIELDS_OF.get(cls)
+        if fields is None:
+            fields = _NAME_FIELDS_OF[cls] = tuple(f for f in _NAME_FIELDS if f in cls._fields)
         attributes = child.__dict__
-        for field in _NAME_FIELDS:
+        for field in fields:
             value = attributes.get(field)
             if isinstance(value, str):
                 names.add(value)
