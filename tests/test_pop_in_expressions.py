@@ -92,3 +92,35 @@ def test_a_pop_that_cannot_move_in_a_tensor_loop_is_a_clear_error(function, args
     raises(rt.errors.StateError, ag.function(function), (rt.constant(2), *args),
            "'xs.pop()' inside a larger expression cannot change the list 'xs' in a tensor-dependent loop",
            '`value = xs.pop()`', at='xs.pop()')
+
+
+def pop_in_an_if_test(n):
+    xs = [1.0, -2.0, 3.0]
+    total = 0.0
+    for i in range(n):
+        if xs.pop() > 0:
+            total += 1.0
+    return total
+
+
+def pop_in_a_while_test(xs):
+    count = 0
+    while xs.pop() > 0:
+        count += 1
+    return count
+
+
+def test_a_pop_in_an_if_test_moves_before_the_if():
+    assert '(xs, popped) = ag__.list_pop(xs)' in ag.to_code(pop_in_an_if_test)
+    assert pop_in_an_if_test(3) == ag.to_graph(pop_in_an_if_test)(3) == 2.0
+    assert float(ag.function(pop_in_an_if_test)(rt.constant(3))) == 2.0
+    assert float(ag.function(pop_in_an_if_test)(rt.constant(1))) == 1.0
+
+
+def test_a_pop_in_a_while_test_is_python_or_a_clear_error():
+    assert pop_in_a_while_test([-1, 2, 3]) == ag.to_graph(pop_in_a_while_test)([-1, 2, 3]) == 2
+    xs = [-1, 2, 3]
+    ag.to_graph(pop_in_a_while_test)(xs)
+    assert xs == []
+    raises(rt.errors.StateError, ag.function(pop_in_a_while_test), (rt.TensorList.from_tensors([-1, 2, 3]),),
+           "'xs.pop()' inside a larger expression cannot change the list 'xs'")

@@ -14,8 +14,8 @@ nothing Python would see (nothing the statement evaluates before it calls anythi
     total += xs.pop()    ->  xs, popped = ag__.list_pop(xs)
                              total += popped
 
-Elsewhere (after another call, in a branch of ``and``/``or``/``if else``, in a lambda or comprehension) it
-becomes ``ag__.list_pop_in_expression(xs, 'xs')``, followed by ``xs = xs`` so that a tensor loop carries
+The same in an ``if`` test. Elsewhere (a ``while`` test, after another call, in a branch of
+``and``/``or``/``if else``, in a lambda or comprehension) it becomes ``ag__.list_pop_in_expression(xs, 'xs')``, followed by ``xs = xs`` so that a tensor loop carries
 ``xs``: Python's pop on Python values, a clear error when a tensor-dependent loop would change the list.
 """
 import gast
@@ -69,7 +69,19 @@ class ListTransformer(Transformer):
     def visit_AugAssign(self, node):
         return self._pops_inside(node, [node.target, node.value])   # `x += v` reads x (target) first
 
-    def _pops_inside(self, statement, parts):
+    def visit_If(self, node):
+        return self._pops_inside(self.generic_visit(node), [node.test])
+
+    def visit_While(self, node):
+        # The test runs before every iteration: a pop there cannot move, so the loop carries the list
+        # (`xs = xs` ends the body) and a tensor loop is the clear error, not a pop made once at trace time.
+        node = self.generic_visit(node)
+        statements = self._pops_inside(node, [node.test], movable=False)
+        if isinstance(statements, list):
+            node.body += statements[1:]
+        return node
+
+    def _pops_inside(self, statement, parts, movable=True):
         """``name.pop(...)`` calls inside the expressions ``parts`` of ``statement`` (in evaluation order)."""
         pops = [n for part in parts for n in nodes.walk(part) if _method_call(n, 'pop', 1) is not None
                 and n.func.value.id in self.local_names]
@@ -88,7 +100,7 @@ class ListTransformer(Transformer):
                 name, args = _method_call(node, 'pop', 1)
                 reads_list_before = any(isinstance(n, gast.Name) and n.id == name for n, _ in order[:position]
                                         if n is not node.func.value)
-                if not conditional and not earlier_effects and not reads_list_before:
+                if movable and not conditional and not earlier_effects and not reads_list_before:
                     popped = self.ctx.new_name('popped')
                     before += self._pop((name, args), popped)
                     hoisted[id(node)] = gast.Name(popped, gast.Load(), None, None)
