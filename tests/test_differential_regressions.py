@@ -392,3 +392,19 @@ def test_a_function_whose_code_a_decorator_recompiled_is_called_not_converted():
         assert ag.to_graph(plurals)(['cat', 'dog'], 2) == plurals(['cat', 'dog'], 2) == ['cats', 'dogs']
     with pytest.raises(TypeError, match='count must be positive, got -1'):
         ag.to_graph(plurals)(['cat'], -1)
+
+
+def imports_inside(text):
+    """python-dateutil's rrulestr._parse_rfc imports in its body (`from dateutil import parser`)."""
+    from os import path
+    import xml.etree.ElementTree as tree
+    from json import decoder as json_decoder
+    return path.basename(text), tree.__name__, json_decoder.__name__
+
+
+def test_imports_in_the_body_are_in_the_source():
+    """`from os import path` makes the code use 'os', which the ImportFrom's module field says: the
+    function is converted, not refused as recompiled (dateutil's rrulestr tests all failed)."""
+    converted = ag.to_graph(imports_inside)
+    assert converted('/a/b.txt') == imports_inside('/a/b.txt') == ('b.txt', 'xml.etree.ElementTree', 'json.decoder')
+    assert 'ag__.converted_call(path.basename' in ag.to_code(imports_inside)

@@ -21,7 +21,7 @@ import gast
 
 from autograph_lite.pyct import nodes
 
-_NAME_FIELDS = ('id', 'attr', 'name', 'asname', 'arg')
+_NAME_FIELDS = ('id', 'attr', 'name', 'asname', 'arg', 'module')   # module: `from a.b import c`
 
 
 _NAME_FIELDS_OF: Dict[type, Tuple[str, ...]] = {}   # node class -> those of _NAME_FIELDS it has
