@@ -395,7 +395,8 @@ def test_a_function_whose_code_a_decorator_recompiled_is_called_not_converted():
 
 
 def imports_inside(text):
-    """python-dateutil's rrulestr._parse_rfc imports in its body (`from dateutil import parser`)."""
+    """python-dateutil's rrulestr._parse_rfc imports in its body (`from dateutil import parser`,
+    `from . import tz`)."""
     from os import path
     import xml.etree.ElementTree as tree
     from json import decoder as json_decoder
@@ -408,3 +409,14 @@ def test_imports_in_the_body_are_in_the_source():
     converted = ag.to_graph(imports_inside)
     assert converted('/a/b.txt') == imports_inside('/a/b.txt') == ('b.txt', 'xml.etree.ElementTree', 'json.decoder')
     assert 'ag__.converted_call(path.basename' in ag.to_code(imports_inside)
+
+
+
+def test_a_relative_import_is_in_the_source():
+    """`from . import tz` compiles to the module name '' (dateutil's rrulestr._parse_date_value was refused)."""
+    import gast
+    from autograph_lite.pyct import rewritten_code
+    source = 'def parse(text):\n    from . import tz\n    from .. import parser as p\n    return tz, p\n'
+    code = next(c for c in compile(source, '<test>', 'exec').co_consts if hasattr(c, 'co_names'))
+    assert '' in code.co_names
+    assert rewritten_code.names_not_in_source(code, gast.parse(source).body[0]) == []

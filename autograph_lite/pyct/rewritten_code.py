@@ -54,7 +54,8 @@ def _code_names(code) -> Set[str]:
 
 
 def _made_by_the_compiler(name: str) -> bool:
-    return name.startswith(('.', '@')) or (name.startswith('__') and name.endswith('__'))
+    # '': the module of `from . import x`
+    return not name or name.startswith(('.', '@')) or (name.startswith('__') and name.endswith('__'))
 
 
 def _pytest_assert_helpers(names: Set[str]) -> Set[str]:
