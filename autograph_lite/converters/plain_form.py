@@ -91,6 +91,8 @@ def mark_nested_scopes(function: gast.FunctionDef) -> Tuple[_Shape, ...]:
 def staged_nested_scopes(staged: gast.AST, count: int) -> Optional[Tuple[gast.AST, ...]]:
     """The converted nodes of the ``count`` scopes ``mark_nested_scopes`` numbered, found in the staged
     tree; None if one of them is missing (then the function gets no plain form)."""
+    if not count:
+        return ()   # nothing to look for: no walk of the (large) staged tree
     found = {}
     stack = [staged]
     while stack:
