@@ -81,3 +81,28 @@ def test_tensors_hash_by_identity_while_equality_is_elementwise():
     a, b = rt.constant([1, 2]), rt.constant([1, 2])
     assert {a: "a", b: "b"}[a] == "a" and hash(a) != hash(b)
     assert (a == b).numpy().tolist() == [True, True] and (a != 1).numpy().tolist() == [False, True]
+
+
+@settings(max_examples=100, deadline=None)
+@given(shape=st.lists(st.integers(0, 3), min_size=0, max_size=3), dtype=st.sampled_from(NUMERIC),
+       keepdims=st.booleans(), data=st.data())
+def test_reduction_kernels_give_numpys_results_and_errors(shape, dtype, keepdims, data):
+    """The kernels call the array's methods (no np.sum wrapper); values, dtypes and errors are numpy's."""
+    array = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    axis = data.draw(st.one_of(st.none(), st.lists(st.integers(-len(shape), max(len(shape) - 1, 0)),
+                                                   max_size=len(shape), unique=True).map(tuple)))
+    for name, reference in (("Sum", lambda: np.sum(array, axis=axis, keepdims=keepdims, dtype=array.dtype)),
+                            ("Prod", lambda: np.prod(array, axis=axis, keepdims=keepdims, dtype=array.dtype)),
+                            ("Max", lambda: np.max(array, axis=axis, keepdims=keepdims)),
+                            ("Min", lambda: np.min(array, axis=axis, keepdims=keepdims))):
+        kernel = get_op(name).kernel
+        try:
+            expected = reference()
+        except Exception as error:  # noqa: BLE001 - the same error type and text is expected
+            with pytest.raises(type(error), match=None) as raised:
+                kernel(array, axis=axis, keepdims=keepdims)
+            assert str(raised.value) == str(error)
+            continue
+        got = kernel(array, axis=axis, keepdims=keepdims)
+        assert np.asarray(got).dtype == np.asarray(expected).dtype
+        assert np.asarray(got).tobytes() == np.asarray(expected).tobytes() and np.shape(got) == np.shape(expected)

@@ -38,10 +38,13 @@ def _normalize_axis(axis: Axis, tensor: Tensor, op_name: str) -> Optional[Tuple[
             raise TypeError(f"{op_name}: axis must be known while tracing (a Python int, list of ints or "
                             f"constant), got {axis!r}")
         axis = known.tolist()
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    if not all(isinstance(a, (int, np.integer)) for a in axes):
-        raise TypeError(f"{op_name}: axis must be an int or a list of ints, got {axis!r}")
-    axes = tuple(int(a) for a in axes)
+    if type(axis) is int:  # the common case, without the checks below
+        axes = (axis,)
+    else:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        if not all(isinstance(a, (int, np.integer)) for a in axes):
+            raise TypeError(f"{op_name}: axis must be an int or a list of ints, got {axis!r}")
+        axes = tuple(int(a) for a in axes)
     if tensor.ndim is not None:
         for a in axes:
             if not -tensor.ndim <= a < max(tensor.ndim, 1):
@@ -100,20 +103,22 @@ def _declare_reduction(public: str, name: str, kernel: Callable, kinds: str, doc
     return named(reduce, public)
 
 
+# The kernels call the array's methods: the same ufunc reductions as np.sum & co., without their Python
+# wrappers (a third of an eager reduce_sum of a small tensor).
 reduce_sum = _declare_reduction(
-    "reduce_sum", "Sum", lambda x, *, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC, "sum")
+    "reduce_sum", "Sum", lambda x, *, axis, keepdims: x.sum(axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC, "sum")
 reduce_prod = _declare_reduction(
-    "reduce_prod", "Prod", lambda x, *, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC,
+    "reduce_prod", "Prod", lambda x, *, axis, keepdims: x.prod(axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC,
     "product")
 reduce_mean = _declare_reduction("reduce_mean", "Mean", _mean_kernel, _NUMERIC, "mean (truncated for integers)")
 reduce_max = _declare_reduction(
-    "reduce_max", "Max", lambda x, *, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims), _NUMERIC, "maximum")
+    "reduce_max", "Max", lambda x, *, axis, keepdims: x.max(axis=axis, keepdims=keepdims), _NUMERIC, "maximum")
 reduce_min = _declare_reduction(
-    "reduce_min", "Min", lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims), _NUMERIC, "minimum")
+    "reduce_min", "Min", lambda x, *, axis, keepdims: x.min(axis=axis, keepdims=keepdims), _NUMERIC, "minimum")
 reduce_any = _declare_reduction(
-    "reduce_any", "Any", lambda x, *, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims), _BOOL, "logical or")
+    "reduce_any", "Any", lambda x, *, axis, keepdims: x.any(axis=axis, keepdims=keepdims), _BOOL, "logical or")
 reduce_all = _declare_reduction(
-    "reduce_all", "All", lambda x, *, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims), _BOOL, "logical and")
+    "reduce_all", "All", lambda x, *, axis, keepdims: x.all(axis=axis, keepdims=keepdims), _BOOL, "logical and")
 SUM, MEAN, MAX, MIN = (f.op_def for f in (reduce_sum, reduce_mean, reduce_max, reduce_min))
 
 
