@@ -61,10 +61,14 @@ class Operation:
         a pass may rewrite an op or a subgraph in place)."""
         if self.op_def.stateful:
             return True
-        return any(g.has_stateful_ops() for g in self.subgraphs())
+        for value in self.attrs.values():   # (no list: asked of every op by each prune and plan)
+            if isinstance(value, FuncGraph) and value.has_stateful_ops():
+                return True
+        return False
 
     def subgraphs(self) -> List["FuncGraph"]:
-        return [v for v in self.attrs.values() if isinstance(v, FuncGraph)]
+        attrs = self.attrs
+        return [v for v in attrs.values() if isinstance(v, FuncGraph)] if attrs else []
 
     def __repr__(self) -> str:
         return f"<Operation '{self.name}' type={self.type}>"
@@ -109,7 +113,9 @@ class Graph:
         if site is FROM_STACK:
             site = creation_site()
         op_name = self.unique_name(context.scoped_name(name or op_def.name))
-        graph_inputs = [self._as_graph_tensor(t, op_name, op_def.input_name(i)) for i, t in enumerate(inputs)]
+        # A tensor of this graph is its own graph input (most inputs): no name for a constant or an error.
+        graph_inputs = [t if isinstance(t, SymbolicTensor) and t.op.graph is self
+                        else self._as_graph_tensor(t, op_name, op_def.input_name(i)) for i, t in enumerate(inputs)]
         if output_specs is not None:
             specs = output_specs
         else:
