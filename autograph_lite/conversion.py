@@ -164,6 +164,7 @@ def converted_source(entity: Callable) -> str:
 _plain_cache: 'weakref.WeakKeyDictionary[types.CodeType, dict]' = weakref.WeakKeyDictionary()
 
 
+@without_cycle_collection
 def plain_code(entity: types.FunctionType) -> Optional[PlainForm]:
     """The plain form of a function (cached by its code object), made from the same source as its
     staged form; None for a lambda, or when its source changed since the staged form was made."""
