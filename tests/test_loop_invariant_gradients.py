@@ -147,3 +147,23 @@ def test_an_if_gradient_skips_inputs_no_source_reaches():
     graph = step.get_concrete_function(rt.constant(1.5), data).unoptimized_graph
     (gradient_if,) = [op for op in graph.operations if op.name == "cond_grad"]
     assert len(gradient_if.outputs) == 1   # x's gradient only, not data's
+
+
+def test_a_long_chain_in_a_loop_body_is_no_recursion_problem():
+    def long_body(x, w):
+        i = rt.constant(0)
+        while i < 2:
+            for _ in range(1500):      # a Python loop: 1500 chained ops in the tensor loop's body
+                x = x * w
+            i += 1
+        return rt.reduce_sum(x)
+
+    @ag.function
+    def grad(x, w):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = long_body(x, w)
+        return tape.gradient(y, x)
+
+    assert float(grad(rt.constant(2.0, rt.float64), rt.constant(1.0001, rt.float64))) == pytest.approx(
+        1.0001 ** 3000, rel=1e-9)

@@ -203,13 +203,18 @@ class _BackwardBody(FuncGraph):
         variable the body passes on unchanged, a constant, a read of a variable the loop does not assign, or
         a pure op of such values (``W * 0.5``), which the backward body recomputes instead of accumulating."""
         known = self._invariants.get(id(tensor))
-        if known is None:
-            op, forward = tensor.op, self.forward
-            known = (id(tensor) in forward.invariant or op.op_def is CONST
-                     or (op.op_def is READ_VARIABLE and id(op.attrs["variable"]) not in forward.assigned)
-                     or (op.op_def is not PLACEHOLDER and not op.op_def.stateful and not op.subgraphs()
-                         and all(self._invariant(t) for t in op.inputs)))
-            self._invariants[id(tensor)] = known
+        if known is None:  # one pass over the body in program order (no recursion: bodies may be long chains)
+            forward = self.forward
+            for op in forward.body.operations:
+                if not op.outputs or id(op.outputs[0]) in self._invariants:
+                    continue
+                invariant = (op.op_def is CONST
+                             or (op.op_def is READ_VARIABLE and id(op.attrs["variable"]) not in forward.assigned)
+                             or (op.op_def is not PLACEHOLDER and not op.op_def.stateful and not op.subgraphs()
+                                 and all(self._invariants.get(id(t), False) for t in op.inputs)))
+                for out in op.outputs:
+                    self._invariants[id(out)] = invariant or id(out) in forward.invariant
+            known = self._invariants.setdefault(id(tensor), id(tensor) in forward.invariant)
         return known
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
