@@ -167,3 +167,27 @@ def test_a_long_chain_in_a_loop_body_is_no_recursion_problem():
 
     assert float(grad(rt.constant(2.0, rt.float64), rt.constant(1.0001, rt.float64))) == pytest.approx(
         1.0001 ** 3000, rel=1e-9)
+
+
+def test_a_long_chain_of_invariant_ops_is_recomputed_without_recursion():
+    def scaled(x, w):
+        i = rt.constant(0)
+        while i < 2:
+            scale = w
+            for _ in range(1500):      # 1500 chained ops of the captured w: invariant, recomputed once
+                scale = scale * 1.0001
+            x = x * scale
+            i += 1
+        return rt.reduce_sum(x)
+
+    @ag.function
+    def grad(x, w):
+        with rt.GradientTape() as tape:
+            tape.watch([x, w])
+            y = scaled(x, w)
+        return tape.gradient(y, [x, w])
+
+    dx, dw = grad(rt.constant(2.0, rt.float64), rt.constant(1.0, rt.float64))
+    # y = x * (w * 1.0001**1500)**2: dy/dx = (w c)**2, dy/dw = 2 x w c**2, with c = 1.0001**1500
+    c = 1.0001 ** 1500
+    assert (float(dx), float(dw)) == (pytest.approx(c * c, rel=1e-12), pytest.approx(4.0 * c * c, rel=1e-12))

@@ -217,6 +217,23 @@ class _BackwardBody(FuncGraph):
             known = self._invariants.setdefault(id(tensor), id(tensor) in forward.invariant)
         return known
 
+    def _recompute(self, tensor: SymbolicTensor) -> SymbolicTensor:
+        """Copy the ops computing the invariant ``tensor`` here, in program order, each input read from the
+        copies already made (iteratively: the chain may be long); leaves (captured values, constants,
+        variable reads) are read by ``capture``."""
+        leaves = (PLACEHOLDER, CONST, READ_VARIABLE)
+        needed, pending = set(), [tensor.op]
+        while pending:
+            op = pending.pop()
+            if id(op) not in needed:
+                needed.add(id(op))
+                pending.extend(t.op for t in op.inputs if id(t) not in self.popped and t.op.op_def not in leaves)
+        for op in self.forward.body.operations:
+            if id(op) in needed and not any(id(out) in self.popped for out in op.outputs):
+                copy = self.create_op(op.op_def, list(op.inputs), dict(op.attrs), name=op.name, site=op.creation_site)
+                self.popped.update((id(old), new) for old, new in zip(op.outputs, copy.outputs))
+        return self.popped[id(tensor)]
+
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
         if tensor.op.graph is not self.forward.body:
             return super().capture(tensor)
@@ -244,8 +261,7 @@ class _BackwardBody(FuncGraph):
                         forward.op, READ_VARIABLE, {"variable": variable}, f"{variable.name}_before_loop")
                 return super().capture(before)
             if self._invariant(tensor):  # recomputed from invariant values (then hoisted if it cannot fail)
-                copy = self.create_op(op.op_def, list(op.inputs), dict(op.attrs), name=op.name, site=op.creation_site)
-                return copy.outputs[tensor.index]
+                return self._recompute(tensor)
             accumulator = forward.accumulate(tensor)
             handle = self.add_placeholder(dtypes.variant, accumulator.shape, name=accumulator.op.name)
             last = self.constant(np.array(-1, np.int32), name="last")
