@@ -185,3 +185,31 @@ def test_second_derivatives_through_gather_and_scatter():
     first, second_derivative = second(rt.constant(x))
     np.testing.assert_allclose(first.numpy(), 5 * x ** 4, rtol=1e-14)
     np.testing.assert_allclose(second_derivative.numpy(), 20 * x ** 3, rtol=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_scatter_gradients_keep_only_the_last_write_of_each_index(seed):
+    rng = np.random.default_rng(seed)
+    count = int(rng.integers(1, 12))
+    indices = rng.integers(0, 4, size=count)   # repeats are likely
+    rows = rt.constant(rng.standard_normal((count, 2)))
+    with rt.GradientTape() as tape:
+        tape.watch(rows)
+        stacked = rt.TensorArray(F64, size=4).write(0, [0.0, 0.0]).write(1, [0.0, 0.0]).write(
+            2, [0.0, 0.0]).write(3, [0.0, 0.0]).scatter(indices.astype(np.int32), rows).stack()
+    weights = rng.standard_normal((4, 2))
+    grad = tape.gradient(stacked, rows, output_gradients=rt.constant(weights)).numpy()
+    expected = np.zeros((count, 2))
+    for j, index in enumerate(indices):
+        if index not in indices[j + 1:]:   # the last write of this index wins
+            expected[j] = weights[index]
+    np.testing.assert_array_equal(grad, expected)
+
+
+def test_an_unstack_of_many_rows_differentiates_without_a_quadratic_mask():
+    values = rt.constant(np.arange(20000.0).reshape(10000, 2))
+    with rt.GradientTape() as tape:
+        tape.watch(values)
+        array = rt.TensorArray(F64, size=10000).unstack(values)
+        loss = rt.reduce_sum(array.stack() * 2.0)
+    np.testing.assert_array_equal(tape.gradient(loss, values).numpy(), np.full((10000, 2), 2.0))
