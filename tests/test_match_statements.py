@@ -6,6 +6,7 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
+from tests.converted_forms import FORMS, in_form
 
 
 def classify(x):
@@ -65,14 +66,16 @@ def sequence_pattern(xs):
 def test_graph_eager_and_python_agree(function, values):
     for value in values:
         expected = function(value)
-        assert ag.to_graph(function)(value) == expected, value
+        assert [in_form(form, ag.to_graph(function), value) for form in FORMS] == [expected, expected], value
         assert int(function(rt.constant(value))) == expected, value                 # unconverted, eager
         assert int(ag.to_graph(function)(rt.constant(value))) == expected, value
         assert int(ag.function(function)(rt.constant(value))) == expected, value
 
 
 def test_singletons_match_by_identity_as_in_python():
-    assert [ag.to_graph(flags)(v) for v in (True, False, 1)] == [flags(v) for v in (True, False, 1)] == [1, 2, 3]
+    for form in FORMS:
+        assert [in_form(form, ag.to_graph(flags), v) for v in (True, False, 1)] == [1, 2, 3]
+    assert [flags(v) for v in (True, False, 1)] == [1, 2, 3]
     # A tensor is never the object True (Python's `case True:` is `is True`): the same on all three.
     assert flags(rt.constant(True)) == ag.to_graph(flags)(rt.constant(True)) == 3
     assert int(ag.function(flags)(rt.constant(True))) == 3

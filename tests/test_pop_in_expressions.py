@@ -6,6 +6,7 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
+from tests.converted_forms import FORMS, in_form
 from tests.user_errors import raises
 
 
@@ -66,7 +67,7 @@ def reads_the_list_first(xs):
                                                    (pops_a_tensor_list, 3, 6.0)])
 def test_tensor_loop_pops_once_per_iteration(function, n, expected):
     assert function(n) == expected
-    assert ag.to_graph(function)(n) == expected
+    assert [in_form(form, ag.to_graph(function), n) for form in FORMS] == [expected, expected]
     assert float(ag.to_graph(function)(rt.constant(n))) == expected        # eager tensor
     assert float(ag.function(function)(rt.constant(n))) == expected        # staged loop
 
@@ -76,13 +77,14 @@ def test_the_pop_gets_a_statement_of_its_own():
     assert '(xs, popped) = ag__.list_pop(xs)\n        total += popped' in code
 
 
-def test_python_lists_keep_python_semantics():
-    assert ag.to_graph(pop_while_not_empty)([1, 2, 3]) == pop_while_not_empty([1, 2, 3]) == 6
-    assert ag.to_graph(pop_after_another_call)(2) == pop_after_another_call(2) == 7.0
-    assert ag.to_graph(pop_in_a_branch)(2, True) == pop_in_a_branch(2, True) == 5.0
-    assert ag.to_graph(reads_the_list_first)([1, 2]) == reads_the_list_first([1, 2]) == 5
+@pytest.mark.parametrize('form', FORMS)
+def test_python_lists_keep_python_semantics(form):
+    assert in_form(form, ag.to_graph(pop_while_not_empty), [1, 2, 3]) == pop_while_not_empty([1, 2, 3]) == 6
+    assert in_form(form, ag.to_graph(pop_after_another_call), 2) == pop_after_another_call(2) == 7.0
+    assert in_form(form, ag.to_graph(pop_in_a_branch), 2, True) == pop_in_a_branch(2, True) == 5.0
+    assert in_form(form, ag.to_graph(reads_the_list_first), [1, 2]) == reads_the_list_first([1, 2]) == 5
     values = [4, 5]
-    ag.to_graph(reads_the_list_first)(values)
+    in_form(form, ag.to_graph(reads_the_list_first), values)
     assert values == [4]
 
 
@@ -112,15 +114,16 @@ def pop_in_a_while_test(xs):
 
 def test_a_pop_in_an_if_test_moves_before_the_if():
     assert '(xs, popped) = ag__.list_pop(xs)' in ag.to_code(pop_in_an_if_test)
-    assert pop_in_an_if_test(3) == ag.to_graph(pop_in_an_if_test)(3) == 2.0
+    assert pop_in_an_if_test(3) == in_form('staged form', ag.to_graph(pop_in_an_if_test), 3) == 2.0
     assert float(ag.function(pop_in_an_if_test)(rt.constant(3))) == 2.0
     assert float(ag.function(pop_in_an_if_test)(rt.constant(1))) == 1.0
 
 
 def test_a_pop_in_a_while_test_is_python_or_a_clear_error():
-    assert pop_in_a_while_test([-1, 2, 3]) == ag.to_graph(pop_in_a_while_test)([-1, 2, 3]) == 2
-    xs = [-1, 2, 3]
-    ag.to_graph(pop_in_a_while_test)(xs)
-    assert xs == []
+    for form in FORMS:
+        assert pop_in_a_while_test([-1, 2, 3]) == in_form(form, ag.to_graph(pop_in_a_while_test), [-1, 2, 3]) == 2
+        xs = [-1, 2, 3]
+        in_form(form, ag.to_graph(pop_in_a_while_test), xs)
+        assert xs == []
     raises(rt.errors.StateError, ag.function(pop_in_a_while_test), (rt.TensorList.from_tensors([-1, 2, 3]),),
            "'xs.pop()' inside a larger expression cannot change the list 'xs'")

@@ -6,6 +6,7 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
+from tests.converted_forms import FORMS, form_context, in_form
 from tests.user_errors import full_message, line_of, raises
 
 
@@ -187,11 +188,13 @@ def _python_error(function, args):
     return original.value
 
 
+@pytest.mark.parametrize('form', FORMS)
 @pytest.mark.parametrize('function, args, name, error, line', CASES, ids=IDS)
-def test_converted_raises_what_python_raises(function, args, name, error, line):
+def test_converted_raises_what_python_raises(function, args, name, error, line, form):
     original = _python_error(function, args)
     assert type(original) is error and f"'{name}'" in str(original)
-    message = raises(error, ag.to_graph(function), args, str(original))
+    with form_context(form):   # the staged form runs on Python values too (e.g. in a loop traced unrolled)
+        message = raises(error, ag.to_graph(function), args, str(original))
     assert f'File "{__file__}", line {line_of(function, line)}' in message, message
 
 
@@ -210,9 +213,10 @@ DEFINED_ARGS = [(read_in_assignment, (True,)), (read_in_call, (True,)), (read_in
                 (read_in_else_after_loop, (2,))]
 
 
+@pytest.mark.parametrize('form', FORMS)
 @pytest.mark.parametrize('function, args', DEFINED_ARGS, ids=[c[0].__name__ for c in DEFINED_ARGS])
-def test_assigned_values_pass_through(function, args):
-    assert ag.to_graph(function)(*args) == function(*args)
+def test_assigned_values_pass_through(function, args, form):
+    assert in_form(form, ag.to_graph(function), *args) == function(*args)
 
 
 def test_definitely_assigned_reads_are_not_checked():

@@ -7,6 +7,7 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
+from tests.converted_forms import FORMS, in_form
 from tests.user_errors import raises
 
 
@@ -61,7 +62,8 @@ def _values(result):
                                              (in_loop_body, 4), (in_loop_body, 0)])
 def test_works_traced_as_in_python(function, value):
     expected = _values(function(value))
-    assert _values(ag.to_graph(function)(value)) == expected                 # Python values
+    for form in FORMS:
+        assert _values(in_form(form, ag.to_graph(function), value)) == expected   # Python values
     assert _values(ag.to_graph(function)(rt.constant(value))) == expected    # eager tensor
     assert _values(ag.function(function)(rt.constant(value))) == expected    # graph
 
@@ -70,7 +72,8 @@ def test_works_traced_as_in_python(function, value):
                                              (in_comprehension, [1, 2, 3]), (in_while_test, 4)])
 def test_python_values_and_eager_tensors_keep_python_semantics(function, value):
     expected = _values(function(value))
-    assert _values(ag.to_graph(function)(value)) == expected
+    for form in FORMS:
+        assert _values(in_form(form, ag.to_graph(function), value)) == expected
     assert _values(ag.to_graph(function)(rt.constant(value))) == expected
 
 
