@@ -84,17 +84,18 @@ def from_gast(node, on_statement: Optional[Callable[[gast.stmt, ast.stmt], None]
             return None
         new = target()
         attributes = value.__dict__
+        new_attributes = new.__dict__   # an ast node keeps its fields in its __dict__, as gast's do
         for field in fields:
             item = attributes.get(field, _MISSING)
             if item is _MISSING:
                 continue
             item_class = item.__class__
             if item_class in _LEAF_VALUES:
-                setattr(new, field, item)
+                new_attributes[field] = item
             elif item_class in shared:
-                setattr(new, field, shared[item_class])
+                new_attributes[field] = shared[item_class]
             else:
-                setattr(new, field, convert(item))
+                new_attributes[field] = convert(item)
         if cls is handler_class and value.name is not None:
             new.name = value.name.id
         elif cls is assign_class:
