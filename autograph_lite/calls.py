@@ -17,7 +17,7 @@ import sysconfig
 import types
 import warnings
 import weakref
-from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Optional
 
 from autograph_lite import conversion
 from autograph_lite import operators

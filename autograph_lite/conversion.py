@@ -16,7 +16,7 @@ import linecache
 import os
 import types
 import weakref
-from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, List, NamedTuple, Optional, Sequence
 
 import gast
 

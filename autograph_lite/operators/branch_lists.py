@@ -27,7 +27,7 @@ from autograph_lite.operators.data_structures import tensor_list_from
 from autograph_lite.operators.staged_state import Retrace
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import all, enumerate, isinstance, len, list, tuple, type, zip
+from builtins import all, enumerate, len, list, tuple, type, zip
 
 
 class NeedsBranchTensorList(Retrace):

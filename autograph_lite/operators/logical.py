@@ -151,7 +151,7 @@ def walrus_guard(value: Any, construct: str, names: tuple) -> Any:
         raise rt.errors.OperatorNotAllowedInGraphError(
             f"this {shown} assigns {quoted} with :=, so it stays Python's own {shown}, which cannot {action} a "
             f"symbolic tensor ({getattr(value, 'name', type(value).__name__)}) while tracing. " + (
-                f"Write it without := (repeat the expression, or use a `for` loop that appends): it then "
+                "Write it without := (repeat the expression, or use a `for` loop that appends): it then "
                 "becomes a graph loop" if construct == 'comprehension' else
                 f"Assign {first} in a statement before it (`{first} = ...`) and use {first} in the {shown}: "
                 "it then becomes a graph operation"))

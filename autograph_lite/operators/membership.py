@@ -13,7 +13,7 @@ import runtime as rt
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import isinstance, len
+from builtins import isinstance
 
 
 def in_(value: Any, container: Any) -> Any:

@@ -32,7 +32,7 @@ from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_re
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import bool, enumerate, float, int, isinstance, iter, list, next, str, super, tuple, zip
+from builtins import bool, enumerate, float, int, isinstance, iter, list, next, str, tuple, zip
 
 # Kinds of a state variable at the end of one branch.
 UNDEFINED, NO_RETURN, OUTPUT, PARTIAL, PASSTHROUGH = "undefined", "no return", "output", "partial", "passthrough"

@@ -15,7 +15,7 @@ from autograph_lite.contract import GLOBAL, RETURN_VALUE, Roles
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import (Exception, NotImplementedError, all, bool, dict, float, frozenset, getattr, int, isinstance,
+from builtins import (Exception, NotImplementedError, all, bool, dict, float, int, isinstance,
                       len, list, str, super, tuple, type)
 
 _SCALARS = (bool, int, float, np.generic, np.ndarray)

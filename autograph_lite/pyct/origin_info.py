@@ -15,7 +15,7 @@ import gast
 from autograph_lite.pyct import anno, nodes
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import bool, getattr, int, isinstance, len, str
+from builtins import bool, getattr, int, len, str
 
 
 class Origin(NamedTuple):

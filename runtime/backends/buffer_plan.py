@@ -46,7 +46,6 @@ from runtime.ops.combine_ops import SELECT
 from runtime.ops.core import CONST, PLACEHOLDER
 from runtime.ops.math_ops import MATMUL
 from runtime.ops.variables import ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE
-from runtime.core.graph import CONST
 
 MIN_BUFFER_ELEMENTS = 4096  # below this an allocation is cheaper than managing a buffer
 PARALLEL_MIN_ELEMENTS = 1 << 18  # smaller regions run on the calling thread only (measured: see PERFORMANCE.md)

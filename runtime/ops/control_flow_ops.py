@@ -13,7 +13,6 @@ from typing import List
 
 from runtime.core.registry import OutputSpec, register_op
 from runtime.core.shapes import format_shape, most_specific_common_shape
-from runtime.core.tensor import Shape
 
 
 def _check_inputs(graph, specs: List[OutputSpec], op: str, role: str) -> None:

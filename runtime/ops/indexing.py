@@ -347,7 +347,7 @@ def _gather_gradient(op, grads, ops):
 
 @register_gradient(STRIDED_SLICE_UPDATE)
 def _slice_update_gradient(op, grads, ops):
-    x, value, dynamic = op.inputs[0], op.inputs[1], op.inputs[2:]
+    value, dynamic = op.inputs[1], op.inputs[2:]
     grad, key = grads[0], op.attrs["key"]
     overwritten = apply_op(STRIDED_SLICE_UPDATE, (grad, ops.zeros([], grad.dtype), *dynamic), {"key": key})
     part = apply_op(STRIDED_SLICE, (grad, *dynamic), {"key": key})

@@ -19,7 +19,7 @@ from runtime.core import shapes
 from runtime.ops.convert import convert_operands
 from runtime.ops.cast_op import CAST
 from runtime.ops.gradient_ops import unbroadcast
-from runtime.core.registry import (Algebra, OpDef, apply_op, get_op, not_differentiable, register_gradient,
+from runtime.core.registry import (Algebra, apply_op, get_op, not_differentiable, register_gradient,
                                    register_op)
 from runtime.core.public_names import named
 from runtime.core.tensor import Tensor

@@ -18,10 +18,8 @@ If/While bodies are pruned the same way against their own outputs.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Set
 
 from runtime.core.graph import FuncGraph
-from runtime.core.tensor import SymbolicTensor
 from runtime.passes.analysis import needed_ops
 from runtime.passes.rewrite import rebuild
 
