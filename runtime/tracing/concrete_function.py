@@ -12,7 +12,7 @@ Tensor([2 4], shape=(2,), dtype=int32)
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Sequence, Tuple
 
 import numpy as np
 
@@ -136,14 +136,10 @@ class ConcreteFunction:
             raise TypeError(f"{self.name}: this concrete function takes {len(self._tensor_params)} tensor "
                             f"argument(s) ({names}), got {len(args)}")
 
-    def _inline(self, args: Sequence[Any]) -> Any:
-        """The call as ops of the graph being traced: a copy of this function's (unoptimized) graph reading
-        ``args``, so the caller's optimizer, gradients and saving see through it. Each argument must be
-        known to have the shape this function was traced for (its ops were built for that shape)."""
-        self._check_arity(args)
-        graph = context.current_graph()
+    def _argument_leaves(self, args: Sequence[Any]) -> Iterator[Tuple[str, Any, Any]]:
+        """(parameter name, spec, value) for each tensor leaf of ``args``, matched against the traced
+        signature's structure (a TypeError naming the argument when a structure differs)."""
         specs = self.structured_input_signature[0]
-        inputs: List[Any] = []
         for index, value in zip(self._tensor_params, args):
             name = self._param_names[index]
             expected = nest.flatten(specs[index])
@@ -151,8 +147,15 @@ class ConcreteFunction:
             if len(given) != len(expected):
                 raise TypeError(f"{self.name}: argument '{name}' must be {describe_structure(specs[index])}, "
                                 f"got {value!r}")
-            for spec, leaf in zip(expected, given):
-                inputs.append(_traced_argument(self.name, name, spec, leaf))
+            yield from ((name, spec, leaf) for spec, leaf in zip(expected, given))
+
+    def _inline(self, args: Sequence[Any]) -> Any:
+        """The call as ops of the graph being traced: a copy of this function's (unoptimized) graph reading
+        ``args``, so the caller's optimizer, gradients and saving see through it. Each argument must be
+        known to have the shape this function was traced for (its ops were built for that shape)."""
+        self._check_arity(args)
+        graph = context.current_graph()
+        inputs = [_traced_argument(self.name, name, spec, leaf) for name, spec, leaf in self._argument_leaves(args)]
         source = self.unoptimized_graph
         copies = copy_into(source, graph, inputs)
         return nest.map_structure(lambda v: copies.get(id(v), v) if isinstance(v, SymbolicTensor) else v,
@@ -173,18 +176,10 @@ class ConcreteFunction:
         self._check_arity(args)
         arrays: List[np.ndarray] = []
         leaves: List[Any] = []
-        specs = self.structured_input_signature[0]
-        for index, value in zip(self._tensor_params, args):
-            name = self._param_names[index]
-            expected = nest.flatten(specs[index])
-            given = nest.flatten(value) if isinstance(value, (list, tuple, dict)) else [value]
-            if len(given) != len(expected):
-                raise TypeError(f"{self.name}: argument '{name}' must be {describe_structure(specs[index])}, "
-                                f"got {value!r}")
-            for spec, leaf in zip(expected, given):
-                array = checked_array(self.name, name, spec, leaf)
-                arrays.append(array)
-                leaves.append(leaf if isinstance(leaf, Tensor) else EagerTensor(array))
+        for name, spec, leaf in self._argument_leaves(args):
+            array = checked_array(self.name, name, spec, leaf)
+            arrays.append(array)
+            leaves.append(leaf if isinstance(leaf, Tensor) else EagerTensor(array))
         result = self._call_flat(arrays)
         if call_hooks:
             outputs = [t for t in nest.flatten(result) if isinstance(t, EagerTensor)]
