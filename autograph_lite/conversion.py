@@ -51,14 +51,28 @@ class ConvertedCode(NamedTuple):
         return origin_info.lookup(self.filename, self.first_line + source_line - 1)
 
 
-# Converters that only rewrite constructs the user wrote (no converter generates them): skipped when
-# the user's code has none (each would walk the whole converted tree for nothing).
-_ONLY_FOR = {comprehensions.ComprehensionTransformer: (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp),
-             conditional_expressions.ConditionalExpressionTransformer: (gast.IfExp,)}
+# Converters that only rewrite constructs the user wrote (no converter before them writes one): skipped
+# when the user's code has none (each would walk the whole converted tree for nothing). A match
+# statement becomes assignments and subscripts: it keeps the converters of those.
+_ONLY_FOR = {
+    comprehensions.ComprehensionTransformer: lambda ctx: _has(ctx, gast.ListComp, gast.SetComp, gast.DictComp,
+                                                              gast.GeneratorExp),
+    conditional_expressions.ConditionalExpressionTransformer: lambda ctx: _has(ctx, gast.IfExp),
+    break_statements.BreakTransformer: lambda ctx: ctx.loop_has_else or _has(ctx, gast.Break),   # also moves loop elses
+    continue_statements.ContinueTransformer: lambda ctx: _has(ctx, gast.Continue),
+    asserts.AssertTransformer: lambda ctx: _has(ctx, gast.Assert),
+    lists.ListTransformer: lambda ctx: not ctx.attribute_names.isdisjoint(('append', 'pop')),
+    slices.SliceTransformer: lambda ctx: _has(ctx, gast.Subscript, gast.Match),
+    unpacking.UnpackingTransformer: lambda ctx: _has(ctx, gast.Tuple, gast.List, gast.Match),
+}
+
+
+def _has(ctx: Context, *kinds: type) -> bool:
+    return not ctx.node_kinds.isdisjoint(kinds)
 
 
 def _needed(transformers, ctx: Context):
-    return [t for t in transformers if t not in _ONLY_FOR or not ctx.node_kinds.isdisjoint(_ONLY_FOR[t])]
+    return [t for t in transformers if t not in _ONLY_FOR or _ONLY_FOR[t](ctx)]
 
 
 def _convert_tree(node, ctx: Context):
@@ -73,10 +87,10 @@ def _convert_tree(node, ctx: Context):
         return node
     node = annotations.AnnotationTransformer(ctx).visit(match_statements.transform(node, ctx))   # match: if/elif
     node = unbound_reads.mark(deletions.transform(node, ctx))   # dels; then reads that may find no value
-    for transformer in (break_statements.BreakTransformer, continue_statements.ContinueTransformer,
-                        return_statements.ReturnTransformer, asserts.AssertTransformer,
-                        lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer,
-                        unpacking.UnpackingTransformer, unbound_reads.CheckWriter):
+    for transformer in _needed((break_statements.BreakTransformer, continue_statements.ContinueTransformer,
+                                return_statements.ReturnTransformer, asserts.AssertTransformer,
+                                lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer,
+                                unpacking.UnpackingTransformer, unbound_reads.CheckWriter), ctx):
         node = transformer(ctx).visit(node)
     static_analysis.analyze(node, ctx.always_live)   # once, on the lowered code, for the control flow converter
     for transformer in _needed((control_flow.ControlFlowTransformer, comprehensions.ComprehensionTransformer,

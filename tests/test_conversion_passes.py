@@ -1,5 +1,7 @@
 """conversion.py skips the converters of constructs the user's code does not contain; where the code
 has them (anywhere: a loop test, a nested function, a lambda) they are converted as before."""
+import weakref
+
 import autograph_lite as ag
 import runtime as rt
 from autograph_lite import conversion
@@ -43,3 +45,66 @@ def test_a_function_without_them_skips_their_converters(monkeypatch):
     assert set(ran) == {'LogicalExpressionTransformer'}
     staged = ag.function(count_down)
     assert int(staged(rt.constant(3)).numpy()) == 3
+
+
+def _statement_converters_run(monkeypatch, function):
+    ran = []
+    for transformer in conversion._ONLY_FOR:
+        real_visit = transformer.visit
+        monkeypatch.setattr(transformer, 'visit', lambda self, node, real_visit=real_visit, name=transformer.__name__:
+                            ran.append(name) or real_visit(self, node))
+    conversion.convert_code(function)
+    monkeypatch.undo()
+    return set(ran)
+
+
+def test_a_loop_without_jumps_asserts_items_or_tuples_skips_those_converters(monkeypatch):
+    def collatz(n):
+        steps = 0
+        while n > 1:
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+            steps += 1
+        return steps
+
+    assert _statement_converters_run(monkeypatch, collatz) == {'ConditionalExpressionTransformer'}
+    assert ag.to_graph(collatz)(27) == collatz(27) == 111
+
+
+def loop_else_without_break(xs):
+    for x in xs:
+        xs = xs + [x]
+    else:
+        xs = xs[1:]
+    return xs
+
+
+def each_trigger(xs, pairs):
+    total = 0
+    for a, b in pairs:
+        if a < 0:
+            continue
+        if b > 100:
+            break
+        total += a * b
+    assert total >= 0, 'negative total'
+    xs.append(total)
+    xs[0] = xs.pop()
+    first, *rest = xs
+    return first, rest
+
+
+def test_skipped_converters_leave_the_code_as_the_full_pipeline_writes_it(monkeypatch):
+    for function, expected_ran in (
+            (loop_else_without_break, {'BreakTransformer', 'SliceTransformer', 'UnpackingTransformer'}),
+            (each_trigger, {'BreakTransformer', 'ContinueTransformer', 'AssertTransformer', 'ListTransformer',
+                            'SliceTransformer', 'UnpackingTransformer'})):
+        monkeypatch.setattr(conversion, '_code_cache', weakref.WeakKeyDictionary())
+        assert _statement_converters_run(monkeypatch, function) == expected_ran
+        skipping = conversion.convert_code(function).source
+        monkeypatch.setattr(conversion, '_code_cache', weakref.WeakKeyDictionary())
+        monkeypatch.setattr(conversion, '_ONLY_FOR', {})
+        assert conversion.convert_code(function).source == skipping
+        monkeypatch.undo()
+    assert ag.to_graph(loop_else_without_break)([1, 2]) == loop_else_without_break([1, 2]) == [2, 1, 2]
+    pairs = [(1, 2), (-1, 3), (4, 500)]
+    assert ag.to_graph(each_trigger)([5], pairs) == each_trigger([5], pairs) == (2, [])

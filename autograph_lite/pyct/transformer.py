@@ -41,12 +41,18 @@ class Context:
         # The node classes of the user's code: a converter of a construct that does not occur, and
         # that no converter writes, has nothing to do (conversion.py skips its walk).
         self.node_kinds: Set[type] = set()
+        self.attribute_names: Set[str] = set()   # every ``.attr`` the user's code reads or writes
+        self.loop_has_else = False
         for child in nodes.walk(node):
             self.node_kinds.add(child.__class__)
             if isinstance(child, gast.Name):
                 self.used_names.add(child.id)
+            elif isinstance(child, gast.Attribute):
+                self.attribute_names.add(child.attr)
             elif isinstance(child, gast.FunctionDef):
                 self.used_names.add(child.name)
+            elif isinstance(child, (gast.For, gast.While, gast.AsyncFor)) and child.orelse:
+                self.loop_has_else = True
 
     def new_name(self, base: str) -> str:
         """``base`` if unused, else ``base_1``, ``base_2``... (``break_1`` for ``break_``)."""
