@@ -77,7 +77,8 @@ def _needed(transformers, ctx: Context):
 
 def _convert_tree(node, ctx: Context):
     checks.check(node)
-    conditional_expressions.record_user_text(node)   # its text for errors, before converters rewrite it
+    if gast.IfExp in ctx.node_kinds:
+        conditional_expressions.record_user_text(node)   # its text for errors, before converters rewrite it
     if isinstance(node, gast.Lambda):
         # Expressions only: statements cannot appear in a lambda.
         for transformer in _needed((call_trees.CallTreeTransformer, comprehensions.ComprehensionTransformer,
