@@ -1,10 +1,13 @@
 """Regressions for converter bugs the differential harness (tests/differential/) found in real packages."""
 import functools
+import re
+import sys
 from collections import deque
 
 import pytest
 
 import autograph_lite as ag
+from converted_forms import FORMS, in_form
 
 _MARKER = object()
 
@@ -420,3 +423,85 @@ def test_a_relative_import_is_in_the_source():
     code = next(c for c in compile(source, '<test>', 'exec').co_consts if hasattr(c, 'co_names'))
     assert '' in code.co_names
     assert rewritten_code.names_not_in_source(code, gast.parse(source).body[0]) == []
+
+
+def globals_of_its_own():
+    """globals() ran inside converted_call's frame: it returned autograph_lite.calls' globals."""
+    namespace = globals()
+    return namespace is sys.modules[__name__].__dict__, '_MARKER' in namespace
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_globals_in_converted_code_are_the_functions_own(form):
+    assert in_form(form, ag.to_graph(globals_of_its_own)) == globals_of_its_own() == (True, True)
+
+
+def reads_own_locals(x):
+    y = x + 1
+    if x:
+        y = y * 2
+    return sorted(locals().items())
+
+
+def reads_own_vars(x):
+    y = x
+    return sorted(vars())
+
+
+def reads_own_dir(x):
+    y = x
+    return dir()
+
+
+def evaluates_in_own_frame(x):
+    y = 2
+    return eval('x * y')
+
+
+def executes_in_own_frame(x):
+    namespace = {}
+    exec('z = 3', None, namespace)
+    return namespace
+
+
+class Point:
+    def __init__(self, x):
+        self.x = x
+
+
+def evaluates_with_its_namespaces(x):
+    namespace = {}
+    exec('z = x + 1', {'x': x}, namespace)
+    return eval('x * 3', {}, {'x': x}), eval('x - 1', {'x': x}), vars(Point(x)), sorted(dir(Point(x)))[-1], namespace
+
+
+def calls_the_frame_readers(x):
+    return reads_own_locals(x), reads_own_vars(x), reads_own_dir(x), evaluates_in_own_frame(x)
+
+
+@pytest.mark.parametrize('function, shown', [
+    (reads_own_locals, 'locals()'), (reads_own_vars, 'vars()'), (reads_own_dir, 'dir()'),
+    (evaluates_in_own_frame, 'eval() without explicit globals'),
+    (executes_in_own_frame, 'exec() without explicit globals')])
+def test_builtins_reading_the_callers_locals_are_refused(function, shown):
+    """locals()/vars()/dir()/eval(s)/exec(s) in converted code read converted_call's frame (or a generated
+    body function's): locals() returned {'f': locals, 'args': (), ...} and eval('x * y') raised NameError.
+    Refused, with the user's line; converted code calls such a function as it is (exact values)."""
+    with pytest.raises(ag.ConversionError, match=re.escape(f"{shown} cannot be converted: it reads the "
+                                                           "function's own local variables")) as caught:
+        ag.to_graph(function)
+    assert 'test_differential_regressions.py' in str(caught.value)
+    assert '@ag.do_not_convert' in str(caught.value)
+
+
+@pytest.mark.filterwarnings('ignore:.*is called unconverted')   # warned once per function, at its first call
+@pytest.mark.parametrize('form', FORMS)
+def test_converted_code_calls_functions_reading_their_locals_as_they_are(form):
+    got = in_form(form, ag.to_graph(calls_the_frame_readers), 3)
+    assert got == calls_the_frame_readers(3) == ([('x', 3), ('y', 8)], ['x', 'y'], ['x', 'y'], 6)
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_eval_exec_vars_and_dir_given_their_namespace_are_converted(form):
+    expected = (12, 3, {'x': 4}, 'x', {'z': 5})
+    assert in_form(form, ag.to_graph(evaluates_with_its_namespaces), 4) == evaluates_with_its_namespaces(4) == expected

@@ -3,8 +3,10 @@
     f(a, *b, k=v, **kw)  ->  ag__.converted_call(f, (a, *b), {'k': v, **kw})
     g(x)                 ->  ag__.converted_call(g, (x,), None)
 
-Calls to ``ag__`` itself and ``super(...)`` stay as they are (``super()`` becomes
-``super(__class__, self)``), and so do calls in lambdas' defaults.
+Calls to ``ag__`` itself, ``super(...)`` and ``globals()`` stay as they are (``super()`` becomes
+``super(__class__, self)``; ``globals()`` must run in the converted function's own frame, which has
+the original's globals, not in converted_call's), and so do calls in lambdas' defaults.
+(``locals()``, ``vars()``, ``dir()`` and ``eval``/``exec`` without namespaces are refused: checks.py.)
 """
 import gast
 
@@ -14,7 +16,7 @@ from autograph_lite.pyct.transformer import Transformer
 
 def _is_exempt(func) -> bool:
     if isinstance(func, gast.Name):
-        return func.id == 'super'
+        return func.id in ('super', 'globals')
     while isinstance(func, gast.Attribute):
         func = func.value
     return isinstance(func, gast.Name) and func.id == 'ag__'

@@ -82,6 +82,16 @@ class UnsupportedChecker:
                           f"Move the '{name}' after the try statement.")
         self.generic_visit(node)
 
+    def visit_Call(self, node):
+        problem = _reads_own_frame(node)
+        if problem is not None:
+            _fail(node, f"{problem} cannot be converted: it reads the function's own local variables, and "
+                  "converted code keeps them elsewhere (in generated functions and their closures), so it "
+                  "would silently see other names and values",
+                  'Pass the values explicitly (e.g. a dict, or eval/exec with explicit globals and locals), '
+                  'or mark the function with @ag.do_not_convert.')
+        self.generic_visit(node)
+
     def visit_Match(self, node):
         pattern = match_statements.unsupported_pattern(node)
         if pattern is not None:
@@ -89,6 +99,30 @@ class UnsupportedChecker:
                   "pattern is not supported (value, None/True/False, '|', 'as', capture and '_' patterns are)",
                   'Rewrite it with if/elif/else.')
         self.generic_visit(node)
+
+
+# Builtins that read the local variables of the frame that calls them (when given no namespace).
+_NO_ARGUMENT_FRAME_READERS = ('locals', 'vars', 'dir')
+_EVALUATORS = ('eval', 'exec')
+
+
+def _reads_own_frame(call) -> 'str | None':
+    """How ``call`` names a builtin reading its caller's locals (``locals()``, ``vars()``, ``dir()``,
+    ``eval(s)``, ``exec(s)`` without explicit namespaces), else None. By name: a function of the user's
+    called ``locals`` is refused too (it then runs as written, which is always right)."""
+    if not isinstance(call.func, gast.Name):
+        return None
+    name = call.func.id
+    if name in _NO_ARGUMENT_FRAME_READERS and not call.args and not call.keywords:
+        return f'{name}()'
+    if name in _EVALUATORS:
+        # Without globals (or with None) they read the caller's frame: converted_call's, in converted code.
+        if any(k.arg is None for k in call.keywords) or any(isinstance(a, gast.Starred) for a in call.args):
+            return None   # namespaces passed as *args or **kwargs: cannot tell, so converted
+        given = call.args[1:2] + [k.value for k in call.keywords if k.arg == 'globals']
+        if not given or (isinstance(given[0], gast.Constant) and given[0].value is None):
+            return f'{name}() without explicit globals'
+    return None
 
 
 def _find(node, kind, stop_at):
