@@ -505,3 +505,38 @@ def test_converted_code_calls_functions_reading_their_locals_as_they_are(form):
 def test_eval_exec_vars_and_dir_given_their_namespace_are_converted(form):
     expected = (12, 3, {'x': 4}, 'x', {'z': 5})
     assert in_form(form, ag.to_graph(evaluates_with_its_namespaces), 4) == evaluates_with_its_namespaces(4) == expected
+
+
+class Named:
+    def __init__(self, name):
+        self.name = name
+
+    def who(self):
+        return self.name
+
+
+class NamedChild(Named):
+    def names_of(self, people):
+        """super() in a lambda is super(__class__, <the lambda's first argument>), as in a def."""
+        return list(map(lambda person: super().who(), people))
+
+    def without_arguments(self):
+        return (lambda: super().who())()
+
+
+def asks_names(names):
+    return NamedChild('me').names_of([NamedChild(n) for n in names])
+
+
+def asks_without_arguments():
+    return NamedChild('me').without_arguments()
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_zero_argument_super_in_a_lambda_uses_the_lambdas_first_argument(form):
+    # It became super(__class__, self) with the method's self: ['me', 'me'], silently.
+    assert in_form(form, ag.to_graph(asks_names), ['a', 'b']) == asks_names(['a', 'b']) == ['a', 'b']
+    with pytest.raises(RuntimeError, match=r'super\(\): no arguments'):
+        asks_without_arguments()
+    with pytest.raises(RuntimeError, match=r'super\(\): no arguments'):
+        in_form(form, ag.to_graph(asks_without_arguments))

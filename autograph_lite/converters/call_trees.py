@@ -37,7 +37,12 @@ class CallTreeTransformer(Transformer):
         return node
 
     def visit_Lambda(self, node):
+        # A zero-argument super() in a lambda reads the lambda's own first argument, as in a def.
+        saved = self.first_argument
+        arguments = node.args.posonlyargs + node.args.args
+        self.first_argument = arguments[0].id if arguments else None
         node.body = self.visit(node.body)   # defaults are evaluated at definition: left alone
+        self.first_argument = saved
         return node
 
     def visit_Call(self, node):
