@@ -151,8 +151,10 @@ def test_artifacts(tmp_path):
     exportable = [name for name in rows if name not in ("print_vs_rt_print", "variables")]
     onnx_installed = "skipped (onnx not installed)" not in lines[2]
     if onnx_installed and "onnxruntime not installed" not in "".join(lines):
-        assert all(rows[name].endswith("identical") for name in exportable)
-        assert lines[-1].endswith("ONNX: 15 of 17 example calls exported, 15 identical to our executor")
+        # onnxruntime's float kernels may differ from numpy's in the last bit (its matmul and reductions
+        # sum in another order; 1.32 does so on early_stopping's 1000 epochs): "close" is within rtol 1e-6.
+        assert all(rows[name].endswith(("identical", "close")) for name in exportable)
+        assert re.search(r"ONNX: 15 of 17 example calls exported, 1[45] identical to our executor$", lines[-1])
     for name in rows:
         assert sorted(p.name for p in (tmp_path / name).iterdir()) == ["constants.npz", "graph.json"]
 
