@@ -218,9 +218,13 @@ def test_every_exportable_example_matches_onnxruntime_exactly():
         "print_vs_rt_print": {"not exportable: PrintV2 (node 'PrintV2')"},
         "variables": {"not exportable: AssignAddVariableOp (node 'AssignAddVariableOp', 'AssignAddVariableOp_1')"},
     }
+    # early_stopping runs 1000 epochs of float32 matmuls and means: onnxruntime (1.32) sums them in
+    # another order than numpy, so its result may differ in the last bits ("close": rtol 1e-6).
+    float_training = verdicts.pop("early_stopping")
+    assert float_training in ({"identical"}, {"close"})
     assert {name: v for name, v in verdicts.items() if name not in not_exportable} == {
         name: {"identical"} for name in verdicts if name not in not_exportable}
-    assert len(verdicts) - len(not_exportable) == 10
+    assert len(verdicts) - len(not_exportable) == 9
 
 
 def test_early_stopping_loop_exports_as_onnx_loop_with_if():
