@@ -132,7 +132,8 @@ CASES = [
 @pytest.mark.parametrize("fn, array", [case[1:] for case in CASES], ids=[case[0] for case in CASES])
 def test_numpy_call_graph_equals_eager_equals_numpy(fn, array):
     traced, eager = graph_and_eager(fn, array)
-    expected = fn(array)
+    with np.errstate(divide="ignore", invalid="ignore"):   # numpy warns where our runtime does not (as TF)
+        expected = fn(array)
     traced, eager = values(traced), values(eager)
     if not isinstance(expected, tuple):
         traced, eager, expected = (traced,), (eager,), (expected,)
