@@ -14,8 +14,15 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Set
 
-from runtime.core.graph import FuncGraph
+from runtime.core.graph import FuncGraph, Operation
 from runtime.core.tensor import SymbolicTensor
+from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, TRANSPOSE
+from runtime.ops.cast_op import CAST
+from runtime.ops.core import IDENTITY
+from runtime.ops.creation_ops import ONES_LIKE, ZEROS_LIKE
+from runtime.ops.gradient_ops import BROADCAST_TO
+from runtime.ops.math_ops import MATMUL
+from runtime.ops.reduction_ops import SUM
 
 
 def needed_ops(graph: FuncGraph, outputs: Optional[Sequence[SymbolicTensor]] = None, *,
@@ -36,3 +43,24 @@ def needed_ops(graph: FuncGraph, outputs: Optional[Sequence[SymbolicTensor]] = N
         if side_effects:  # control inputs only chain stateful ops in program order
             stack.extend(op.control_inputs)
     return needed
+
+
+# Ops that cannot fail once shape inference accepted fully known input and output shapes (their kernels read
+# no values that could be out of range): safe to run where the program might never have run them (before a
+# loop that may run zero times, or out of a branch that may not be taken).
+_SAFE_WHEN_SHAPES_KNOWN = (TRANSPOSE, CAST, IDENTITY, MATMUL, RESHAPE, EXPAND_DIMS, BROADCAST_TO, SUM, ZEROS_LIKE,
+                           ONES_LIKE)
+
+
+def cannot_fail(op: Operation) -> bool:
+    """Whether ``op`` is pure and raises on no input values: an elementwise ufunc without an integer
+    zero-divisor check, or one of a few shape-checked ops, with every input and output shape fully known
+    (so inference already proved broadcasting and inner dimensions agree). ``gather`` (an index out of
+    range), integer ``//``, ``%`` and ``**`` (a zero divisor, a negative power) and every stateful op
+    (print, assert, random, variables) are not: moving them could raise, or act, where the program did not."""
+    op_def = op.op_def
+    if op_def.stateful or op.subgraphs():
+        return False
+    known = all(t.shape is not None and None not in t.shape for t in [*op.inputs, *op.outputs])
+    safe_ufunc = op_def.elementwise_ufunc is not None and not op_def.zero_divisor_error
+    return known and (safe_ufunc or op_def in _SAFE_WHEN_SHAPES_KNOWN)

@@ -44,16 +44,12 @@ from runtime.core.registry import infer_output_specs, register_gradient
 from runtime.core.tensor import SymbolicTensor
 from runtime.ops.control_flow_ops import WHILE
 from runtime.ops.core import IDENTITY
-from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, TRANSPOSE
-from runtime.ops.cast_op import CAST
 from runtime.ops.creation_ops import FILL, ONES_LIKE, ZEROS_LIKE
-from runtime.ops.gradient_ops import BROADCAST_TO
-from runtime.ops.math_ops import MATMUL
-from runtime.ops.reduction_ops import SUM
 from runtime.ops.gradient_ops import carries_gradient
 from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK
 from runtime.ops.shape_ops import SHAPE
 from runtime.ops.variables import READ_VARIABLE
+from runtime.passes.analysis import cannot_fail
 from runtime.passes.gradients import add_gradients, backprop, input_gradient_requested, zeros_gradient
 from runtime.passes.graph_surgery import assigned_variables, insert_before
 
@@ -335,28 +331,14 @@ def _while_gradient(op, grads, ops):
     return results
 
 
-# Ops that cannot fail once shape inference accepted fully known input and output shapes (their kernels read
-# no values that could be out of range): safe to run before a loop that may run zero times.
-_SAFE_WHEN_SHAPES_KNOWN = (TRANSPOSE, CAST, IDENTITY, MATMUL, RESHAPE, EXPAND_DIMS, BROADCAST_TO, SUM, ZEROS_LIKE,
-                           ONES_LIKE)
-
-
-def _cannot_fail(op: Operation) -> bool:
-    if op.op_def.stateful or op.subgraphs():
-        return False
-    known = all(t.shape is not None and None not in t.shape for t in [*op.inputs, *op.outputs])
-    safe_ufunc = op.op_def.elementwise_ufunc is not None and not op.op_def.zero_divisor_error
-    return known and (safe_ufunc or op.op_def in _SAFE_WHEN_SHAPES_KNOWN)
-
-
 def _hoist_invariants(body: FuncGraph, outer: FuncGraph) -> None:
     """Move the ops of ``body`` (the backward loop's) that read only captured values and constants (or other
     moved ops) to ``outer``, before the loop; ``body`` captures their results instead. Only ops that cannot
-    fail move (``_cannot_fail``)."""
+    fail move (``analysis.cannot_fail``)."""
     outside = {id(placeholder): outer_tensor for outer_tensor, placeholder in body.captures.values()}
     moved: List[Operation] = []
     for op in body.operations:
-        if op.op_def is CONST or op.op_def is PLACEHOLDER or not _cannot_fail(op):
+        if op.op_def is CONST or op.op_def is PLACEHOLDER or not cannot_fail(op):
             continue
         if not all(id(t) in outside or t.op.op_def is CONST for t in op.inputs):
             continue
