@@ -281,8 +281,62 @@ def bench_comprehension(repeat: int) -> List[Row]:
             row(name, "graph (one While, rows appended)", graph_t * 1e3, "ms", graph_t / numpy_t)]
 
 
+# --- 15. a loop-invariant computation in a tensor while ----------------------------------------------------
+
+def invariant_in_body(x, w, a, b, n):
+    i = rt.constant(0)
+    while i < n:
+        x = rt.tanh(rt.matmul(x, rt.matmul(w, w)) + rt.exp(a) * b)   # matmul(w, w), exp(a) * b: invariant
+        i += 1
+    return x
+
+
+def invariant_outside(x, w, a, b, n):
+    ww, shift = rt.matmul(w, w), rt.exp(a) * b                       # the same, moved out by hand
+    i = rt.constant(0)
+    while i < n:
+        x = rt.tanh(rt.matmul(x, ww) + shift)
+        i += 1
+    return x
+
+
+def numpy_invariant_loop(x, w, a, b, n):
+    ww, shift = w @ w, np.exp(a) * b
+    for _ in range(n):
+        x = np.tanh(x @ ww + shift)
+    return x
+
+
+def bench_loop_invariant(repeat: int) -> List[Row]:
+    ag, reason = converter()
+    name = "15 while body with matmul(W, W) + exp(a) * b"
+    if ag is None:
+        return [row(name, f"skipped ({reason})", float("nan"), "ms")]
+    from runtime.backends import executor
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((16, 64)).astype(np.float32), (rng.standard_normal((64, 64)) / 8).astype(np.float32),
+              rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)]
+    steps = 200
+    args = [rt.constant(v) for v in arrays] + [rt.constant(steps)]
+    in_body, outside = ag.function(invariant_in_body), ag.function(invariant_outside)
+    concrete = in_body.get_concrete_function(*args)
+    unhoisted = executor.make_callable(concrete.unoptimized_graph)  # the traced graph: the invariant in the loop
+    want = numpy_invariant_loop(*arrays, steps)
+    for got in (in_body(*args).numpy(), outside(*args).numpy(), unhoisted(*arrays, np.int32(steps))[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    t = compare({"numpy": lambda: numpy_invariant_loop(*arrays, steps), "in_body": lambda: in_body(*args),
+                 "outside": lambda: outside(*args), "unhoisted": lambda: unhoisted(*arrays, np.int32(steps))},
+                5, repeat)
+    return [row(name, "hand-written numpy, invariant outside", t["numpy"] * 1e3, "ms", 1.0),
+            row(name, "ag.function, invariant in the body", t["in_body"] * 1e3, "ms", t["in_body"] / t["numpy"],
+                "<= 1.1x by-hand", t["in_body"] <= 1.1 * t["outside"]),
+            row(name, "ag.function, invariant outside by hand", t["outside"] * 1e3, "ms", t["outside"] / t["numpy"]),
+            row(name, "traced graph unoptimized (not hoisted)", t["unhoisted"] * 1e3, "ms",
+                t["unhoisted"] / t["numpy"])]
+
+
 BENCHMARKS = [bench_power, bench_first_call, bench_call_overhead, bench_while, bench_to_code, bench_elementwise,
-              bench_comprehension]
+              bench_comprehension, bench_loop_invariant]
 
 
 def _all_benchmarks():
