@@ -202,11 +202,6 @@ def _where(b, op, inputs):
     return [b.one("Transpose", [b.one("NonZero", inputs, op.name + "/nonzero")], op.name, perm=[1, 0])]
 
 
-@_converts("GatherV2")
-def _gather(b, op, inputs):
-    return [b.one("Gather", inputs, op.name, axis=op.attrs["axis"])]
-
-
 @_converts("GatherNd")
 def _gather_nd(b, op, inputs):
     return [b.one("GatherND", [inputs[0], _int64(b, inputs[1], op.name + "/indices")], op.name)]
@@ -330,25 +325,6 @@ def _strided_slice_grad(b, op, inputs):
     like = SimpleNamespace(ndim=None if static is None else len(static), shape=static, dtype=dtype)
     writing = SimpleNamespace(name=op.name, attrs={"key": op.attrs["key"]}, inputs=[like, *op.inputs[1:]])
     return _strided_slice_update(b, writing, [zeros, grad, *dynamic])
-
-
-@_converts("UnsortedSegmentSum")
-def _unsorted_segment_sum(b, op, inputs):
-    """The gradient of a gather: zeros of (num_segments, *rest) and ScatterND with reduction 'add' (repeated
-    ids add up). Like the exported Gather, ids out of range are not an error there (ours raises)."""
-    data, ids, count = inputs
-    rank = op.inputs[1].ndim
-    if rank is None:
-        raise ExportError(f"{op.name}: UnsortedSegmentSum with segment ids of unknown rank cannot be exported")
-    name, dtype = op.name, op.outputs[0].dtype
-    rows = b.one("Reshape", [_int64(b, count, name + "/count"), b.constant(np.array([1], np.int64), name + "/one")],
-                 name + "/rows")
-    rest = b.one("Shape", [data], name + "/rest", start=rank)
-    zeros = b.one("ConstantOfShape", [b.one("Concat", [rows, rest], name + "/shape", axis=0)], name + "/zeros",
-                  value=b.onnx.numpy_helper.from_array(np.zeros([1], dtype), name=b.fresh(name + "/zero")))
-    positions = b.one("Unsqueeze", [_int64(b, ids, name + "/ids"), b.constant(np.array([-1], np.int64),
-                                                                            name + "/last")], name + "/positions")
-    return [b.one("ScatterND", [zeros, positions, data], name, reduction="add")]
 
 
 # --- control flow ----------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import numpy as np
 from runtime.core.dtypes import variant
 from runtime.core.errors import ExportError
 from runtime.backends.onnx import array_ops  # noqa: F401  (registers its converters)
+from runtime.backends.onnx import checked_indexing  # noqa: F401  (registers Gather and UnsortedSegmentSum)
 from runtime.backends.onnx import list_ops as onnx_list_ops  # (registers the tensor-list converters)
 from runtime.backends.onnx import ops as onnx_ops
 from runtime.passes.analysis import needed_ops
