@@ -101,3 +101,48 @@ class Roles:
     def is_flag(self, name: str) -> bool:
         """True for the converter's return/break/continue flags."""
         return self._by_name.get(name) in FLAG_ROLES
+
+
+# ``match`` patterns with structure (converters/match_statements.py -> operators/patterns.py): generated code
+# passes a pattern as its source text, with one no-argument function per name it looks up (a class, a
+# dotted value or key) and receives the values it captures, in the orders this walk gives. It reads only
+# class and field names, which ``ast`` and ``gast`` share, so both sides walk their own tree of it.
+def pattern_parts(pattern) -> 'tuple[list, list]':
+    """(the names ``pattern`` binds, the expressions it looks up), each in source order.
+
+    >>> import ast
+    >>> names, lookups = pattern_parts(ast.parse('match s:\\n case [Point(x=0, y=y), *rest]: pass').body[0].cases[0].pattern)
+    >>> names, [ast.unparse(e) for e in lookups]
+    (['y', 'rest'], ['Point'])
+    """
+    names, lookups = [], []
+
+    def expression(node):
+        if type(node).__name__ in ('Name', 'Attribute'):   # else a literal (-1, 1 + 2j, 'k', None)
+            lookups.append(node)
+
+    def walk(node, bind=True):
+        kind = type(node).__name__
+        if kind == 'MatchValue':
+            expression(node.value)
+        elif kind in ('MatchSequence', 'MatchOr'):
+            for index, item in enumerate(node.patterns):
+                walk(item, bind and (kind == 'MatchSequence' or index == 0))   # '|': each binds the same names
+        elif kind == 'MatchMapping':
+            for key, item in zip(node.keys, node.patterns):
+                expression(key)
+                walk(item, bind)
+            if bind and node.rest is not None:
+                names.append(node.rest)
+        elif kind == 'MatchClass':
+            expression(node.cls)
+            for item in node.patterns + node.kwd_patterns:
+                walk(item, bind)
+        elif kind in ('MatchStar', 'MatchAs'):
+            if getattr(node, 'pattern', None) is not None:
+                walk(node.pattern, bind)
+            if bind and node.name is not None:
+                names.append(node.name)
+
+    walk(pattern)
+    return names, lookups

@@ -1,11 +1,11 @@
-"""Converted code calls what cannot be converted - generators, ``match`` - and gets Python's results.
+"""Converted code calls what cannot be converted - generators - and gets Python's results; functions
+with ``match`` statements (every kind of pattern) are converted like any other.
 
-``ag.to_graph`` refuses a generator function or a ``match`` statement at the root (a clear
-ConversionError, tests/test_converters_errors.py). Libraries are full of both, so a converted
-function that *calls* one runs it as it is: a generator silently (as TensorFlow's AutoGraph does),
-a function with ``match`` with a warning that names why. A function nested in a converted one is
-left as written when it is a generator or holds a ``match``. Checked converted == unconverted on
-Python values and graph == Python with tensors.
+``ag.to_graph`` refuses a generator function at the root (a clear ConversionError,
+tests/test_converters_errors.py). Libraries are full of them, so a converted function that *calls* one
+runs it as it is, silently (as TensorFlow's AutoGraph does). A function nested in a converted one is
+left as written when it is a generator. Checked converted == unconverted on Python values and graph ==
+Python with tensors.
 """
 import warnings
 
@@ -127,17 +127,19 @@ def scaled_by_command(t, line):
     return t * 3
 
 
-def test_converted_code_calls_a_match_function_unconverted_with_a_warning():
+def test_converted_code_calls_a_match_function_converted_without_a_warning():
     lines = ['go north', 'stop', 'jump', 'go 4']
-    with pytest.warns(UserWarning, match="command is called unconverted: this 'match' statement cannot be "
-                                         "converted: its sequence pattern is not supported"):
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
         assert ag.to_graph(run_commands)(lines) == run_commands(lines) == ['north', 'halt', '4']
+    assert "ag__.matches(subject, \"['go', direction]\")" in ag.to_code(command)
     graph = ag.function(scaled_by_command)
     assert int(graph(rt.constant(5), 'stop').numpy()) == scaled_by_command(5, 'stop') == 0
     assert int(graph(rt.constant(5), 'go').numpy()) == scaled_by_command(5, 'go') == 15
 
 
-def test_a_nested_function_with_match_is_left_as_written():
+def test_a_nested_function_with_match_is_converted():
     items = [{'k': 1}, [7, 8], 'x', {'j': 2}]
     assert ag.to_graph(nested_match)(items) == nested_match(items) == [1, 7, -1, -1]
-    assert 'match item:' in ag.to_code(nested_match)
+    code = ag.to_code(nested_match)
+    assert 'match item:' not in code and "ag__.matches(subject, '[first, *_]')" in code

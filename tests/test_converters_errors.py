@@ -180,7 +180,7 @@ def test_generated_code_shows_in_tracebacks_under_a_readable_name():
 MATCH_SOURCE = """\
 def uses_match(command):
     match command:
-        case 'go':
+        case 0:
             return 1
         case [first, *rest]:
             return 2
@@ -190,14 +190,15 @@ def uses_match(command):
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason='match needs Python 3.10')
-def test_match_statement_is_rejected_with_its_line(tmp_path):
+def test_a_structural_pattern_on_a_symbolic_tensor_names_the_users_file_and_line(tmp_path):
     path = tmp_path / 'matching.py'
     path.write_text(MATCH_SOURCE)
     namespace = {}
     exec(compile(MATCH_SOURCE, str(path), 'exec'), namespace)
-    with pytest.raises(ag.ConversionError) as info:
-        ag.to_graph(namespace['uses_match'])
-    assert ("this 'match' statement cannot be converted: its sequence pattern is not supported (value, "
-            "None/True/False, '|', 'as', capture and '_' patterns are)") in str(info.value)
-    assert f'File "{path}", line 5, in uses_match' in str(info.value)
-    assert 'Rewrite it with if/elif/else.' in str(info.value)
+    converted = ag.to_graph(namespace['uses_match'])
+    assert [converted(v) for v in (0, [1], 'x')] == [namespace['uses_match'](v) for v in (0, [1], 'x')] == [1, 2, 0]
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError) as info:
+        ag.function(namespace['uses_match'])(rt.constant(3))
+    message = '\n'.join([str(info.value), *info.value.__notes__])
+    assert 'a sequence pattern cannot match a symbolic tensor' in message
+    assert f'File "{path}", line 5, in uses_match' in message

@@ -1,7 +1,6 @@
 """``match`` with value, None/True/False, ``|``, ``as``, capture and ``_`` patterns (and guards) becomes an
 if/elif chain (converters/match_statements.py): Python's result on Python values, a staged if on a
-symbolic subject (graph == eager == Python). Other patterns are a ConversionError naming the pattern
-and its line; never a Python match run on a symbolic tensor."""
+symbolic subject (graph == eager == Python). Structural patterns: tests/test_match_patterns.py."""
 import pytest
 
 import autograph_lite as ag
@@ -53,12 +52,12 @@ def flags(b):
     return 3
 
 
-def sequence_pattern(xs):
-    match xs:
-        case [first, *_]:
-            return first
-        case _:
-            return None
+def nested_names(x):
+    match x:
+        case 1 | 2 as n if n > 1:
+            return ('guarded', n)
+        case y as z:
+            return (y, z, n)
 
 
 @pytest.mark.parametrize('function, values', [(classify, [0, 1, 2, 3, 7, -4]), (doubled, [2, 3]),
@@ -90,10 +89,12 @@ def test_the_chain_in_generated_code():
     assert 'subject = x * 2' in code and 'n = subject' in code and 'subject is None' in code
 
 
-def test_other_patterns_are_a_conversion_error_naming_pattern_and_line():
-    with pytest.raises(ag.ConversionError) as info:
-        ag.to_graph(sequence_pattern)
-    message = str(info.value)
-    assert "this 'match' statement cannot be converted: its sequence pattern is not supported" in message
-    assert f'File "{__file__}", line {sequence_pattern.__code__.co_firstlineno + 2}, in sequence_pattern' in message
-    assert 'Rewrite it with if/elif/else.' in message
+def test_as_binds_every_name_and_before_the_guard_as_in_python():
+    # `case y as z` binds y and z; `1 | 2 as n` binds n before its guard, which may fail (n stays bound).
+    for value in (1, 2):
+        expected = nested_names(value)
+        assert [in_form(form, ag.to_graph(nested_names), value) for form in FORMS] == [expected, expected]
+    assert nested_names(1) == (1, 1, 1) and nested_names(2) == ('guarded', 2)
+    for form in FORMS:   # 5 matched no pattern that binds n
+        with pytest.raises(UnboundLocalError, match="'n'"):
+            in_form(form, ag.to_graph(nested_names), 5)

@@ -1,12 +1,10 @@
 """Rejects what cannot be converted, with the construct, the user's line and the fix.
 
-Runs first. Nested generator/async functions, nested functions with a ``match`` statement that
-converters/match_statements.py cannot convert, and classes are marked to be left exactly as written (calls to them run them as they are, as calls
-from converted code to such top-level functions do).
+Runs first. Nested generator/async functions and classes are marked to be left exactly as written (calls
+to them run them as they are, as calls from converted code to such top-level functions do).
 """
 import gast
 
-from autograph_lite.converters import match_statements
 from autograph_lite.pyct.errors import ConversionError
 from autograph_lite.pyct import anno, nodes
 from autograph_lite.pyct.transformer import SKIP, contains
@@ -51,7 +49,7 @@ class UnsupportedChecker:
 
     def visit_FunctionDef(self, node):
         generator = contains(node.body, (gast.Yield, gast.YieldFrom), stop_at=_SCOPES)
-        if node is not self.root and (generator or _unconvertible_match(node.body) is not None):
+        if node is not self.root and generator:
             anno.setanno(node, SKIP, True)
             return
         if generator:
@@ -92,14 +90,6 @@ class UnsupportedChecker:
                   'or mark the function with @ag.do_not_convert.')
         self.generic_visit(node)
 
-    def visit_Match(self, node):
-        pattern = match_statements.unsupported_pattern(node)
-        if pattern is not None:
-            _fail(pattern, f"this 'match' statement cannot be converted: its {match_statements.pattern_kind(pattern)} "
-                  "pattern is not supported (value, None/True/False, '|', 'as', capture and '_' patterns are)",
-                  'Rewrite it with if/elif/else.')
-        self.generic_visit(node)
-
 
 # Builtins that read the local variables of the frame that calls them (when given no namespace).
 _NO_ARGUMENT_FRAME_READERS = ('locals', 'vars', 'dir')
@@ -134,18 +124,6 @@ def _find(node, kind, stop_at):
         if isinstance(current, stop_at):
             continue
         stack.extend(nodes.children(current))
-    return None
-
-
-def _unconvertible_match(statements):
-    """The first match statement in ``statements`` (not inside nested scopes) that cannot be converted."""
-    stack = list(statements)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, gast.Match) and match_statements.unsupported_pattern(node) is not None:
-            return node
-        if not isinstance(node, _SCOPES):
-            stack.extend(nodes.children(node))
     return None
 
 

@@ -8,7 +8,7 @@ several targets (``x = a, b = t``) are left alone: ``x`` must get ``t`` itself.
 """
 import gast
 
-from autograph_lite.pyct import templates
+from autograph_lite.pyct import anno, templates
 from autograph_lite.pyct.transformer import Transformer
 
 
@@ -18,7 +18,7 @@ class UnpackingTransformer(Transformer):
 
     def visit_Assign(self, node):
         if (len(node.targets) == 1 and isinstance(node.targets[0], (gast.Tuple, gast.List))
-                and not _is_operator_call(node.value)):
+                and not _is_operator_call(node.value) and not anno.getanno(node, anno.PYTHON_TUPLE, False)):
             node.value = templates.replace_as_expression('ag__.unpack(value)', value=node.value)
         return node
 
