@@ -61,6 +61,24 @@ def test_a_function_whose_code_a_decorator_recompiled_is_called_not_converted():
         ag.to_graph(plurals)(['cat'], -1)
 
 
+def unused_captures(value):
+    match value:
+        case {'kind': kind, **others}:
+            return kind
+        case [first, *others]:
+            return first
+        case _ as anything:
+            return None
+
+
+def test_names_a_match_binds_and_never_reads_are_in_the_source():
+    """`**others` is a bare name of the MatchMapping node (no Name node): the code's local 'others'
+    was taken for a name a decorator added, and the function was refused."""
+    converted = ag.to_graph(unused_captures)
+    for value in ({'kind': 'a', 'x': 1}, [3, 4], 'text'):
+        assert converted(value) == unused_captures(value)
+
+
 def imports_inside(text):
     """python-dateutil's rrulestr._parse_rfc imports in its body (`from dateutil import parser`,
     `from . import tz`)."""

@@ -21,7 +21,9 @@ import gast
 
 from autograph_lite.pyct import nodes
 
-_NAME_FIELDS = ('id', 'attr', 'name', 'asname', 'arg', 'module')   # module: `from a.b import c`
+# module: `from a.b import c`; rest: `case {'k': v, **rest}` (the only name a match mapping binds
+# that is not a node of its own)
+_NAME_FIELDS = ('id', 'attr', 'name', 'asname', 'arg', 'module', 'rest')
 
 
 _NAME_FIELDS_OF: Dict[type, Tuple[str, ...]] = {}   # node class -> those of _NAME_FIELDS it has
