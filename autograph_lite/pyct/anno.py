@@ -47,6 +47,7 @@ LIVE_OUT = 'live_out'        # frozenset of names live after a statement
 LOOP_HEAD_LIVE = 'loop_head_live'  # loops: names live where the test is evaluated
 GEN = 'gen'                  # names a statement may read before assigning them
 DEFINED_IN = 'defined_in'    # frozenset of names that may be defined before a statement
+ASSIGNED_IN = 'assigned_in'  # loops: the names of DEFINED_IN that may hold a value (not an Undefined placeholder)
 SCOPE = 'scope'              # static_analysis.activity.FunctionScope of a function node
 BODY_FUNCTION = 'body_function'  # a helper function the control flow converter wrote (get_state, if_body, ...)
 GUARD_FLAG = 'guard_flag'    # an `if not <flag>:` that guards what follows a jump: the flag's name

@@ -1,4 +1,5 @@
-"""Static analysis of a function: activity, then liveness and reaching definitions (one pass each)."""
+"""Static analysis of a function: activity, then reaching definitions and liveness (one pass each; liveness
+reads the reaching definitions at loops)."""
 from autograph_lite.pyct.static_analysis import activity, liveness, reaching_definitions
 
 
@@ -8,6 +9,6 @@ def analyze(function_node, always_live=frozenset()) -> activity.FunctionScope:
     ``always_live``: names to consider live everywhere (e.g. generated flags shown as state).
     """
     scope = activity.analyze_function(function_node)
-    liveness.analyze(function_node, frozenset(always_live))
     reaching_definitions.analyze(function_node)
+    liveness.analyze(function_node, frozenset(always_live))
     return scope

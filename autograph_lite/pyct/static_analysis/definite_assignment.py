@@ -19,8 +19,10 @@ local, 'defined_free' when it reads it from a nested function, lambda or compreh
 ...        if isinstance(n, gast.Name) and n.id == 'x')
 [(3, None), (4, 'defined'), (5, 'defined')]
 
-Known limit: a ``with`` body is taken to run to its end (a context manager that suppresses an
-exception would leave the body's names unassigned, which Python reports and this does not mark).
+A ``with`` body may end early and execution go on after the statement (a context manager whose
+``__exit__`` returns True, e.g. ``contextlib.suppress``, swallows the exception): a name the body assigns
+first counts as assigned after it only on the path through the body's end, so its later reads are marked
+unless it was assigned before the ``with``.
 """
 from typing import Dict, FrozenSet, List, Optional
 
@@ -271,7 +273,8 @@ class _Function:
             state = self.expression(item.context_expr, state)
             if item.optional_vars is not None:
                 state = self.target(item.optional_vars, state)
-        return self.block(node.body, state)
+        # An exception the context manager suppresses leaves the body anywhere (even past a return).
+        return _join(state, self.block(node.body, state))
 
 
 def analyze(function_node) -> None:

@@ -26,42 +26,45 @@ class _Liveness:
 
     def __init__(self, always_live: Set[str]):
         self.always_live = frozenset(always_live)
-        self.summaries: Dict[int, Summary] = {}
+        self.summaries: Dict[Tuple[int, bool], Summary] = {}
 
-    def block_summary(self, statements) -> Summary:
+    def block_summary(self, statements, strict: bool = False) -> Summary:
         gen, kill = _EMPTY, _EMPTY
         for statement in reversed(statements):
-            s_gen, s_kill = self.summary(statement)
+            s_gen, s_kill = self.summary(statement, strict)
             gen = s_gen | (gen - s_kill)
             kill = s_kill | kill
         return gen, kill
 
-    def summary(self, node) -> Summary:
-        key = id(node)
+    def summary(self, node, strict: bool = False) -> Summary:
+        """``strict``: as if every ``with`` body ran to its end (see ``children``, loops)."""
+        key = (id(node), strict)
         if key not in self.summaries:
-            self.summaries[key] = self._summary(node)
+            self.summaries[key] = self._summary(node, strict)
         return self.summaries[key]
 
-    def _summary(self, node) -> Summary:
+    def _summary(self, node, strict: bool) -> Summary:
         activity = anno.getanno(node, anno.ACTIVITY)
         header = activity.header_reads
         if isinstance(node, gast.If):
-            body, orelse = self.block_summary(node.body), self.block_summary(node.orelse)
+            body, orelse = self.block_summary(node.body, strict), self.block_summary(node.orelse, strict)
             return header | body[0] | orelse[0], body[1] & orelse[1]
         if isinstance(node, gast.While):
-            body, orelse = self.block_summary(node.body), self.block_summary(node.orelse)
+            body, orelse = self.block_summary(node.body, strict), self.block_summary(node.orelse, strict)
             return header | body[0] | orelse[0], orelse[1]
         if isinstance(node, gast.For):
-            body, orelse = self.block_summary(node.body), self.block_summary(node.orelse)
+            body, orelse = self.block_summary(node.body, strict), self.block_summary(node.orelse, strict)
             return header | (body[0] - _names(node.target)) | orelse[0], orelse[1]
         if isinstance(node, gast.Try):
-            parts = [self.block_summary(b) for b in [node.body, node.orelse, node.finalbody]]
-            parts += [self.block_summary(h.body) for h in node.handlers]
+            parts = [self.block_summary(b, strict) for b in [node.body, node.orelse, node.finalbody]]
+            parts += [self.block_summary(h.body, strict) for h in node.handlers]
             return frozenset().union(*(p[0] for p in parts)) | header, parts[2][1]
         if isinstance(node, gast.With):
-            body = self.block_summary(node.body)
+            # The body may stop anywhere and execution go on after the with (an exception its context
+            # manager suppresses, e.g. contextlib.suppress): what it assigns is not certainly assigned.
+            body = self.block_summary(node.body, strict)
             as_names = frozenset().union(*(_names(i.optional_vars) for i in node.items if i.optional_vars))
-            return header | (body[0] - as_names), body[1] | as_names
+            return header | (body[0] - as_names), as_names | (body[1] if strict else _EMPTY)
         kill = frozenset(qn.text for qn in activity.modified if qn.is_simple)
         if isinstance(node, gast.Delete):
             kill = _EMPTY
@@ -71,41 +74,54 @@ class _Liveness:
         gen, kill = self.block_summary(statements)
         return gen | (live_out - kill)
 
-    def block(self, statements, live_out: FrozenSet[str]) -> FrozenSet[str]:
-        live = live_out
+    def block(self, statements, live_out: FrozenSet[str], raised: FrozenSet[str] = _EMPTY) -> FrozenSet[str]:
+        """``raised``: the names live where an exception raised in ``statements`` goes on (an enclosing
+        ``except`` or ``finally``, or the code after a ``with`` whose context manager suppresses it)."""
+        live = live_out | raised
         for statement in reversed(statements):
             anno.setanno(statement, anno.LIVE_OUT, live | self.always_live)
-            self.children(statement, live)
+            self.children(statement, live, raised)
             gen, kill = self.summary(statement)
             anno.setanno(statement, anno.GEN, gen)
-            live = gen | (live - kill)
+            live = gen | (live - kill) | raised
         return live
 
-    def children(self, node, live: FrozenSet[str]) -> None:
+    def children(self, node, live: FrozenSet[str], raised: FrozenSet[str]) -> None:
         header = anno.getanno(node, anno.ACTIVITY).header_reads
         if isinstance(node, gast.If):
-            self.block(node.body, live)
-            self.block(node.orelse, live)
+            self.block(node.body, live, raised)
+            self.block(node.orelse, live, raised)
         elif isinstance(node, (gast.While, gast.For)):
-            body_gen = self.block_summary(node.body)[0]
+            target = _EMPTY
             if isinstance(node, gast.For):
-                body_gen = body_gen - _names(node.target)
-                extra = anno.getanno(node, anno.EXTRA_LOOP_TEST, None)
-                header = _reads(extra)
-            loop_head = header | body_gen | self.live_in(node.orelse, live)
+                target = _names(node.target)
+                header = _reads(anno.getanno(node, anno.EXTRA_LOOP_TEST, None))
+            after = header | self.live_in(node.orelse, live)
+            loop_head = after | (self.block_summary(node.body, strict=True)[0] - target)
+            # A name the body assigns in a `with` and reads after it keeps the last iteration's value when
+            # the context manager suppresses an exception first: carried when it may have a value before
+            # the loop (reaching_definitions). One the loop assigns first is not: in a graph loop, whose body
+            # is traced once for all iterations, its read would raise anyway, and carrying it costs a retrace
+            # and a loop variable (the GradientTape idiom); a Python loop keeps it in the body's nonlocal
+            # (its read is checked, so it starts as an Undefined in the function: unbound_reads.py).
+            suppressed = (self.block_summary(node.body)[0] - target) - loop_head
+            if suppressed:
+                loop_head |= suppressed & anno.getanno(node, anno.ASSIGNED_IN, suppressed)
             anno.setanno(node, anno.LOOP_HEAD_LIVE, loop_head | self.always_live)
-            self.block(node.body, loop_head)
-            self.block(node.orelse, live)
+            self.block(node.body, loop_head, raised)
+            self.block(node.orelse, live, raised)
         elif isinstance(node, gast.Try):
             after_final = self.live_in(node.finalbody, live)
-            handlers_gen = frozenset().union(*(self.block_summary(h.body)[0] for h in node.handlers))
-            self.block(node.body, after_final | handlers_gen | self.live_in(node.orelse, after_final))
+            # What a handler or the finally reads must be live everywhere in the body: the exception may
+            # leave it after any statement.
+            caught = after_final.union(*(self.live_in(h.body, after_final) for h in node.handlers))
+            self.block(node.body, self.live_in(node.orelse, after_final), raised | caught)
             for handler in node.handlers:
-                self.block(handler.body, after_final)
-            self.block(node.orelse, after_final)
-            self.block(node.finalbody, live)
+                self.block(handler.body, after_final, raised)
+            self.block(node.orelse, after_final, raised)
+            self.block(node.finalbody, live, raised)
         elif isinstance(node, gast.With):
-            self.block(node.body, live)
+            self.block(node.body, live, raised | live)   # a suppressed exception goes on after the with
 
 
 def _names(target) -> FrozenSet[str]:

@@ -11,7 +11,7 @@ definitions back to their start. Requires activity annotations.
 >>> analyze(node); sorted(anno.getanno(node.body[1], anno.DEFINED_IN))
 ['a', 'b']
 """
-from typing import FrozenSet
+from typing import FrozenSet, Tuple
 
 import gast
 
@@ -23,15 +23,29 @@ def _assigned(node) -> FrozenSet[str]:
     return frozenset(qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified)
 
 
-def _block(statements, defined: FrozenSet[str]) -> FrozenSet[str]:
+def _is_placeholder(node) -> bool:
+    """``x = ag__.Undefined('x')`` (converters/unbound_reads.py): binds ``x`` to no value of the user's."""
+    value = getattr(node, 'value', None)
+    return (isinstance(node, gast.Assign) and isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and value.func.attr == 'Undefined' and isinstance(value.func.value, gast.Name)
+            and value.func.value.id == 'ag__')
+
+
+Defined = Tuple[FrozenSet[str], FrozenSet[str]]   # (may be defined, may hold a value the user's code assigned)
+
+
+def _block(statements, defined: Defined) -> Defined:
     for statement in statements:
-        anno.setanno(statement, anno.DEFINED_IN, defined)
+        anno.setanno(statement, anno.DEFINED_IN, defined[0])
+        if isinstance(statement, (gast.While, gast.For)):
+            anno.setanno(statement, anno.ASSIGNED_IN, defined[1])
         defined = _statement(statement, defined)
     return defined
 
 
-def _statement(node, defined: FrozenSet[str]) -> FrozenSet[str]:
-    after = defined | _assigned(node)
+def _statement(node, defined: Defined) -> Defined:
+    assigned = _assigned(node)
+    after = (defined[0] | assigned, defined[1] if _is_placeholder(node) else defined[1] | assigned)
     if isinstance(node, gast.If):
         _block(node.body, defined)
         _block(node.orelse, defined)
@@ -51,8 +65,10 @@ def _statement(node, defined: FrozenSet[str]) -> FrozenSet[str]:
 
 
 def analyze(function_node) -> None:
-    """Annotate each statement of the function (and nested functions) with DEFINED_IN."""
+    """Annotate each statement of the function (and nested functions) with DEFINED_IN, and each loop with
+    ASSIGNED_IN."""
     scope = anno.getanno(function_node, anno.SCOPE)
-    _block(function_node.body, frozenset(scope.params))
+    params = frozenset(scope.params)
+    _block(function_node.body, (params, params))
     for nested in scope.nested_functions:
         analyze(nested)
