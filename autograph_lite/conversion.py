@@ -64,6 +64,11 @@ _ONLY_FOR = {
     lists.ListTransformer: lambda ctx: not ctx.attribute_names.isdisjoint(('append', 'pop')),
     slices.SliceTransformer: lambda ctx: _has(ctx, gast.Subscript, gast.Match),
     unpacking.UnpackingTransformer: lambda ctx: _has(ctx, gast.Tuple, gast.List, gast.Match),
+    # and/or/not, `in`, chained comparisons; the jump converters write `not flag` (they say so), a
+    # match statement `==`/`or`.
+    logical_expressions.LogicalExpressionTransformer: lambda ctx: (
+        ctx.negations_written or ctx.chained_comparison
+        or _has(ctx, gast.And, gast.Or, gast.Not, gast.In, gast.NotIn, gast.Match)),
 }
 
 
@@ -87,7 +92,7 @@ def _convert_tree(node, ctx: Context):
             node.body = transformer(ctx).visit(node.body)
         return node
     node = annotations.AnnotationTransformer(ctx).visit(match_statements.transform(node, ctx))   # match: if/elif
-    node = unbound_reads.mark(deletions.transform(node, ctx))   # dels; then reads that may find no value
+    node = unbound_reads.mark(deletions.transform(node, ctx), ctx)   # dels; then reads that may find no value
     for transformer in _needed((break_statements.BreakTransformer, continue_statements.ContinueTransformer,
                                 return_statements.ReturnTransformer, asserts.AssertTransformer,
                                 lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer,

@@ -42,7 +42,7 @@ def test_a_function_without_them_skips_their_converters(monkeypatch):
         monkeypatch.setattr(transformer, 'visit', lambda self, node, real_visit=real_visit, name=transformer.__name__:
                             ran.append(name) or real_visit(self, node))
     assert ag.to_graph(count_down)(4) == 4
-    assert set(ran) == {'LogicalExpressionTransformer'}
+    assert ran == []   # no and/or/not, `in` or chained comparison, and no converter writes a `not`
     staged = ag.function(count_down)
     assert int(staged(rt.constant(3)).numpy()) == 3
 
@@ -93,11 +93,57 @@ def each_trigger(xs, pairs):
     return first, rest
 
 
+def return_in_loop(n):
+    i = 0
+    while i < n:
+        if i * i > 20:
+            return i
+        i += 1
+    return -1
+
+
+def code_after_a_return(x):
+    if x > 0:
+        return x
+    y = x * 2
+    return y
+
+
+def chained(x):
+    if 0 < x < 5:
+        x = x * 10
+    return x
+
+
+def returns_in_both_branches(x):
+    if x > 0:
+        return x
+    else:
+        return 0
+
+
+def test_the_logical_converter_runs_where_a_converter_wrote_a_not_or_the_user_a_chain():
+    # The `not do_return` of a loop test and of a guard, and `0 < x < 5`, must become ag__ calls: with
+    # a tensor there, Python's `not` or chain would need bool() of a symbolic tensor.
+    for function, needed in ((return_in_loop, 'ag__.not_('), (code_after_a_return, 'ag__.not_('),
+                             (chained, 'ag__.and_(')):
+        assert needed in ag.to_code(function)
+    for function, values in ((return_in_loop, (3, 10)), (code_after_a_return, (4, -3)), (chained, (2, 7, -1)),
+                             (returns_in_both_branches, (5, -5))):
+        staged = ag.function(function)
+        for value in values:
+            assert int(staged(rt.constant(value)).numpy()) == function(value) == ag.to_graph(function)(value)
+
+
 def test_skipped_converters_leave_the_code_as_the_full_pipeline_writes_it(monkeypatch):
     for function, expected_ran in (
             (loop_else_without_break, {'BreakTransformer', 'SliceTransformer', 'UnpackingTransformer'}),
             (each_trigger, {'BreakTransformer', 'ContinueTransformer', 'AssertTransformer', 'ListTransformer',
-                            'SliceTransformer', 'UnpackingTransformer'})):
+                            'SliceTransformer', 'UnpackingTransformer', 'LogicalExpressionTransformer'}),
+            (return_in_loop, {'LogicalExpressionTransformer'}),
+            (code_after_a_return, {'LogicalExpressionTransformer'}),
+            (chained, {'LogicalExpressionTransformer'}),
+            (returns_in_both_branches, set())):
         monkeypatch.setattr(conversion, '_code_cache', weakref.WeakKeyDictionary())
         assert _statement_converters_run(monkeypatch, function) == expected_ran
         skipping = conversion.convert_code(function).source

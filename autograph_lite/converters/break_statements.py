@@ -34,6 +34,7 @@ class BreakTransformer(LoopJumpTransformer):
         node.body = self._visit_body(node, flag)
         if flag is None:
             return [node] + orelse
+        self.ctx.negations_written = True   # the logical converter has work
         if isinstance(node, gast.While):
             if isinstance(node.test, gast.Constant) and node.test.value is True:
                 node.test = templates.replace_as_expression('not flag', flag=flag)

@@ -40,6 +40,7 @@ def guard_rest(transformer, statements: List[gast.stmt], may_jump: Callable[[gas
         if jumps and rest:
             guarded = guard_rest(transformer, rest, may_jump, flag)
             guard = templates.replace('if not flag:\n    rest', flag=flag, rest=guarded)
+            transformer.ctx.negations_written = True   # the logical converter has work
             anno.setanno(guard[0], anno.GUARD_FLAG, flag)
             if anno.hasanno(rest[0], anno.ORIGIN):  # errors of the guard point at the code it guards
                 anno.setanno(guard[0], anno.ORIGIN, anno.getanno(rest[0], anno.ORIGIN))

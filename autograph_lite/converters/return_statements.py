@@ -118,6 +118,7 @@ class ReturnTransformer(Transformer):
         if not returns:
             return node
         do_return = self.flags[0]
+        self.ctx.negations_written = True   # the logical converter has work
         if isinstance(node, gast.While):
             node.test = templates.replace_as_expression('not do_return and test', do_return=do_return,
                                                         test=node.test)

@@ -24,14 +24,15 @@ the same UnboundLocalError itself.
 """
 import gast
 
-from autograph_lite.pyct import anno, nodes, templates
+from autograph_lite.pyct import anno, templates
 from autograph_lite.pyct.static_analysis import definite_assignment
 from autograph_lite.pyct.transformer import propagate_origin
 
 
-def mark(node):
-    """Mark the reads of ``node`` (a function) that need a check (definite_assignment); returns ``node``."""
-    definite_assignment.analyze(node)
+def mark(node, ctx):
+    """Mark the reads of ``node`` (a function) that need a check (definite_assignment); returns ``node``.
+    Records in ``ctx`` whether any did (else ``CheckWriter`` has nothing to write and skips its walk)."""
+    ctx.unbound_reads_marked = definite_assignment.analyze(node)
     return node
 
 
@@ -43,9 +44,8 @@ class CheckWriter:
         self.ctx = ctx
 
     def visit(self, node):
-        if not _has_marks(node):
-            return node
-        self._visit(node)
+        if self.ctx.unbound_reads_marked:
+            self._visit(node)
         return node
 
     def _visit(self, node) -> None:
@@ -90,7 +90,3 @@ def _keep_origin(new, old) -> None:
 def _has_docstring(function) -> bool:
     first = function.body[0]
     return isinstance(first, gast.Expr) and isinstance(first.value, gast.Constant) and isinstance(first.value.value, str)
-
-
-def _has_marks(node) -> bool:
-    return any(anno.hasanno(n, anno.UNBOUND_INITS) for n in nodes.walk(node) if isinstance(n, gast.FunctionDef))

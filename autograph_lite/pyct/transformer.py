@@ -43,6 +43,11 @@ class Context:
         self.node_kinds: Set[type] = set()
         self.attribute_names: Set[str] = set()   # every ``.attr`` the user's code reads or writes
         self.loop_has_else = False
+        # Set by converters/unbound_reads.mark: whether some read needs a check (until then: assume so).
+        self.unbound_reads_marked = True
+        self.chained_comparison = False   # ``a < b < c``
+        # Set by a converter that writes ``not flag`` (guards, loop tests): the logical converter has work.
+        self.negations_written = False
         for child in nodes.walk(node):
             self.node_kinds.add(child.__class__)
             if isinstance(child, gast.Name):
@@ -53,6 +58,8 @@ class Context:
                 self.used_names.add(child.name)
             elif isinstance(child, (gast.For, gast.While, gast.AsyncFor)) and child.orelse:
                 self.loop_has_else = True
+            elif isinstance(child, gast.Compare) and len(child.ops) > 1:
+                self.chained_comparison = True
 
     def new_name(self, base: str) -> str:
         """``base`` if unused, else ``base_1``, ``base_2``... (``break_1`` for ``break_``)."""

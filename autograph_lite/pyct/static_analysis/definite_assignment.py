@@ -13,6 +13,7 @@ local, 'defined_free' when it reads it from a nested function, lambda or compreh
 >>> from autograph_lite.pyct.parser import parse_str
 >>> node = parse_str('def f(b):\\n    if b:\\n        x = 1\\n    y = x\\n    return x + y').body[0]
 >>> analyze(node)
+True
 >>> anno.getanno(node, anno.UNBOUND_INITS)
 ['x']
 >>> sorted((n.lineno, anno.getanno(n, anno.UNBOUND_CHECK, None)) for n in gast.walk(node)
@@ -69,11 +70,14 @@ class _Function:
         self.scope = scope_of[id(node.body[0])]
         self.unsafe: set = set()                 # names with a marked read
         self.breaks: List[List[State]] = []      # per enclosing loop: the states its breaks leave with
+        self.nested_marked = False               # a nested function has a marked read of its own
 
-    def run(self) -> None:
+    def run(self) -> bool:
+        """Mark this function's reads (and its nested functions'); True if any read was marked."""
         self.block(self.node.body, frozenset(_parameters(self.node)))
         if self.unsafe:
             anno.setanno(self.node, anno.UNBOUND_INITS, sorted(self.unsafe))
+        return bool(self.unsafe) or self.nested_marked
 
     # --- names -------------------------------------------------------------------------------------
 
@@ -205,7 +209,7 @@ class _Function:
             state = self.expression(part, state)
         self.later_reads(node, state)
         if not anno.getanno(node, SKIP, False):
-            _Function(node, self.scope_of).run()
+            self.nested_marked = _Function(node, self.scope_of).run() or self.nested_marked
         return self._binds(node.name, state)
 
     def visit_ClassDef(self, node, state):
@@ -277,7 +281,7 @@ class _Function:
         return _join(state, self.block(node.body, state))
 
 
-def analyze(function_node) -> None:
+def analyze(function_node) -> bool:
     """Mark the reads of ``function_node``'s locals (and of its nested functions' locals) that may find
-    no value, and record on each function the names that have such a read."""
-    _Function(function_node, scopes_of(function_node)).run()
+    no value, and record on each function the names that have such a read; True if any read was marked."""
+    return _Function(function_node, scopes_of(function_node)).run()
