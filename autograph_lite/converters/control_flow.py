@@ -51,11 +51,15 @@ class ControlFlowTransformer(Transformer):
         """``name = ag__.Undefined('name')`` for each name a body function declares ``nonlocal`` that no
         enclosing function binds: possible when every assignment of it moved into body functions where
         it is a local (not live after them), and a ``nonlocal`` needs a binding to refer to."""
-        bound_here = bound_names(body) | self.scope.params
         # Every `nonlocal` in this function's body functions is one _declarations wrote: when this
         # function binds all their names, no body function (at any depth) can miss one, and the walk
-        # over all of them is not needed.
-        if not self.declared_nonlocal - bound_here - self.scope.nonlocals - self.scope.globals:
+        # over all of them is not needed. Usually a plain assignment of the body's binds each one (the
+        # return flag, a variable initialized before its loop): then not even bound_names' walk is.
+        declared = self.declared_nonlocal - self.scope.params - self.scope.nonlocals - self.scope.globals
+        if not declared - _assigned_by_statements(body):
+            return []
+        bound_here = bound_names(body) | self.scope.params
+        if not declared - bound_here:
             return []
         unbound = _unresolved_nonlocals(body, [bound_here])
         unbound -= self.scope.nonlocals | self.scope.globals
@@ -252,6 +256,12 @@ def _parents(qn):
     while parent is not None:
         yield parent
         parent = parent.parent
+
+
+def _assigned_by_statements(statements) -> Set[str]:
+    """The names plain ``name = ...`` statements of the block assign (part of what it binds)."""
+    return {target.id for statement in statements if isinstance(statement, gast.Assign)
+            for target in statement.targets if isinstance(target, gast.Name)}
 
 
 def _assigned_names(statements):

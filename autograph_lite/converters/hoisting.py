@@ -51,9 +51,28 @@ _BLOCK_FIELDS = ('body', 'orelse', 'finalbody')
 
 def hoist_body_functions(node):
     """Move body functions out of the body functions that contain them wherever names allow."""
-    if isinstance(node, gast.FunctionDef):
+    if isinstance(node, gast.FunctionDef) and _nests_helpers(node.body):
         node.body = _Hoister().block(node.body)
     return node
+
+
+def _nests_helpers(statements: List[gast.stmt]) -> bool:
+    """True if a body function (in the blocks the hoister looks at) has one among its own statements:
+    without one, no helper can move (an ``if`` outside loops, say) and the hoister's walk is skipped."""
+    for statement in statements:
+        if isinstance(statement, gast.FunctionDef):
+            if _is_body_function(statement) and any(_is_body_function(s) for s in statement.body):
+                return True
+            if _nests_helpers(statement.body):
+                return True
+        elif not isinstance(statement, (gast.ClassDef, gast.AsyncFunctionDef)):
+            for field in _BLOCK_FIELDS:
+                block = getattr(statement, field, None)
+                if isinstance(block, list) and block and isinstance(block[0], gast.stmt) and _nests_helpers(block):
+                    return True
+            if any(_nests_helpers(handler.body) for handler in getattr(statement, 'handlers', ())):
+                return True
+    return False
 
 
 def _is_body_function(node) -> bool:

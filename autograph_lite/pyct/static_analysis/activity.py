@@ -92,8 +92,25 @@ def _called_name(call: gast.Call):
     return func.id if isinstance(func, gast.Name) else None
 
 
-class _Scanner(gast.NodeVisitor):
-    """Collects reads and modifications of an expression or simple statement (not nested scopes)."""
+class _Scanner:
+    """Collects reads and modifications of an expression or simple statement (not nested scopes).
+
+    Visits as ``gast.NodeVisitor`` does (``visit_<Class>``, else every child in field order), with the
+    method of each node class looked up once and without the per-field generators (every converted
+    statement is scanned)."""
+
+    _methods: Dict[type, object] = {}
+
+    def visit(self, node) -> None:
+        method = self._methods.get(node.__class__)
+        if method is None:
+            method = self._methods[node.__class__] = getattr(_Scanner, 'visit_' + node.__class__.__name__,
+                                                             _Scanner.generic_visit)
+        method(self, node)
+
+    def generic_visit(self, node) -> None:
+        for child in nodes.children(node):
+            self.visit(child)
 
     def __init__(self, scope: FunctionScope):
         self.scope = scope
