@@ -1,8 +1,10 @@
 """Suite-wide checks. Every function any test converts: its to_code output must compile on its own
-(bug class 2: generated code that was not valid Python)."""
+(bug class 2: generated code that was not valid Python). Every first call of a concrete function that the
+reference interpreter runs (runtime/tracing/concrete_function.py) is also run compiled: both must agree."""
 import pytest
 
 from autograph_lite import conversion
+from runtime.tracing import concrete_function
 
 
 def compile_to_code_output(entity, converted) -> None:
@@ -19,3 +21,10 @@ def every_conversion_compiles():
     conversion.conversion_observers.append(compile_to_code_output)
     yield
     conversion.conversion_observers.remove(compile_to_code_output)
+
+
+@pytest.fixture(autouse=True, scope='session')
+def every_interpreted_first_call_matches_the_executor():
+    concrete_function.check_first_calls = True
+    yield
+    concrete_function.check_first_calls = False

@@ -69,7 +69,7 @@ def test_collatz_graph_matches_python():
     for n in range(1, 40):
         assert int(staged(rt.constant(n))) == collatz(n)
     assert staged.experimental_get_tracing_count() == 1
-    source = generated_source(staged.get_concrete_function(rt.constant(1))._run)
+    source = generated_source(staged.get_concrete_function(rt.constant(1)).compiled())
     assert "while True:" in source and "if " in source
 
 

@@ -19,7 +19,7 @@ from test_executor import same_as_interpreter, trace
 
 
 def source_of(function, *args):
-    return generated_source(function.get_concrete_function(*args)._run)
+    return generated_source(function.get_concrete_function(*args).compiled())
 
 
 def same_as_eager(function, *args):

@@ -83,7 +83,7 @@ def test_results_of_one_call_are_not_overwritten_by_the_next():
     tripled = first_input * 3
     np.testing.assert_array_equal(second, (tripled + 1) * tripled - 0.5)
     concrete = f.get_concrete_function(rt.constant(first_input))
-    assert concrete._run.pooled_bytes() == MIN_BUFFER_ELEMENTS * 4  # one float32 buffer, reused
+    assert concrete.compiled().pooled_bytes() == MIN_BUFFER_ELEMENTS * 4  # one float32 buffer, reused
     assert concrete.memory_bytes() >= MIN_BUFFER_ELEMENTS * 4
 
 
@@ -154,16 +154,16 @@ def test_concurrent_calls_take_their_own_buffers(size):
     assert failures == []
     concrete = f.get_concrete_function(rt.constant(inputs[0][0]), rt.constant(inputs[0][1]))
     if size < PARALLEL_MIN_ELEMENTS:  # two pooled temporaries per concurrent call
-        assert 1 <= concrete._run.pooled_bytes() // (2 * size * 4) <= 7
+        assert 1 <= concrete.compiled().pooled_bytes() // (2 * size * 4) <= 7
     else:  # a row-block region: its temporaries are each thread's block buffers, nothing is pooled
-        assert concrete._run.pooled_bytes() == 0
-        assert "block1_rows = block1[:hi - lo]" in generated_source(concrete._run)
+        assert concrete.compiled().pooled_bytes() == 0
+        assert "block1_rows = block1[:hi - lo]" in generated_source(concrete.compiled())
 
 
 def test_a_variable_update_reads_a_pooled_delta_and_stores_its_own_array():
     v = rt.Variable(np.zeros(MIN_BUFFER_ELEMENTS, np.float32))
     step = rt.function(lambda x: v.assign_sub(x * 0.5))
-    assert "out=tmp0" in generated_source(step.get_concrete_function(rt.constant(np.ones(MIN_BUFFER_ELEMENTS, np.float32)))._run)
+    assert "out=tmp0" in generated_source(step.get_concrete_function(rt.constant(np.ones(MIN_BUFFER_ELEMENTS, np.float32))).compiled())
     x = np.arange(MIN_BUFFER_ELEMENTS, dtype=np.float32)
     first = step(rt.constant(x)).numpy()
     kept = v.numpy()

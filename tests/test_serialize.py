@@ -158,10 +158,11 @@ def test_loaded_graphs_are_optimized_and_run_by_the_compiled_executor(tmp_path, 
     compiled.clear()
     loaded = rt.load(tmp_path)
     concrete = loaded.concrete_functions[0]
+    assert loaded(rt.constant(2.0)).numpy() == 10.0   # the first call: interpreted (tests/test_first_call_tier.py)
+    assert loaded(rt.constant(3.0)).numpy() == 15.0
     assert compiled == [concrete.graph]
     assert "Exp" in [op.type for op in concrete.unoptimized_graph.operations]
     assert "Exp" not in [op.type for op in concrete.graph.operations]
-    assert loaded(rt.constant(2.0)).numpy() == 10.0
 
 
 def test_fresh_process_without_the_user_module(tmp_path):

@@ -29,7 +29,7 @@ from runtime.core.registry import run_kernel
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.passes.analysis import needed_ops
 from runtime.core.source_locations import with_creation_site
-from runtime.core.graph import PLACEHOLDER
+from runtime.core.graph import CONST, PLACEHOLDER
 
 
 def needed_operations(graph: FuncGraph) -> List[Operation]:
@@ -41,7 +41,7 @@ def needed_operations(graph: FuncGraph) -> List[Operation]:
 class _Step:
     """One op to run: its kernel's inputs and where its outputs go, resolved to slot numbers."""
 
-    __slots__ = ("op_def", "name", "attrs", "input_slots", "output_slots", "site")
+    __slots__ = ("op_def", "name", "attrs", "input_slots", "output_slots", "site", "release")
 
     def __init__(self, op: Operation, slot_of: Dict[int, int]):
         self.op_def = op.op_def
@@ -50,6 +50,30 @@ class _Step:
         self.input_slots = [slot_of[id(t)] for t in op.inputs]
         self.output_slots = [slot_of[id(t)] for t in op.outputs]
         self.site = op.creation_site
+        self.release: List[int] = []   # slots no later step reads: emptied after this one
+
+
+def _plan_releases(steps: List[_Step], input_slots: List[int], output_slots: List[int]) -> None:
+    """Each value is dropped after its last reader (or, if nothing reads it, after the step that made it),
+    so a chain of ops holds about what eager execution holds, not every intermediate until the end."""
+    last: Dict[int, int] = {slot: 0 for slot in input_slots}
+    for index, step in enumerate(steps):
+        for slot in step.output_slots:
+            last[slot] = index
+        for slot in step.input_slots:
+            last[slot] = index
+    kept = set(output_slots)
+    for slot, index in last.items():
+        if slot not in kept and steps:
+            steps[index].release.append(slot)
+
+
+def _root(array: np.ndarray) -> np.ndarray:
+    """The array that owns ``array``'s memory (``array`` itself unless it is a view)."""
+    base = array.base
+    while isinstance(base, np.ndarray):
+        array, base = base, base.base
+    return array
 
 
 def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
@@ -72,8 +96,13 @@ def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
     steps = [_Step(op, slot_of) for op in operations if op.op_def is not PLACEHOLDER]
     input_slots = [slot_of[id(t)] for t in graph.inputs]
     output_slots = [slot_of[id(t)] for t in graph.outputs]
+    _plan_releases(steps, input_slots, output_slots)
     num_slots = len(slot_of)
     graph_name = graph.name
+    # The graph's constants (the arrays owning their memory): an output that is one, or a view of one, is
+    # handed out as a copy, as the compiled executor does: a caller may write into what it gets.
+    constants = [_root(op.attrs["value"]) for op in operations if op.op_def is CONST]
+    constant_ids = {id(c) for c in constants}
 
     def run(*arrays: np.ndarray) -> List[np.ndarray]:
         if len(arrays) != len(input_slots):
@@ -92,7 +121,12 @@ def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
                     values[slot] = _as_array(array)
             else:
                 values[step.output_slots[0]] = _as_array(result)
-        return [values[s] for s in output_slots]
+            for slot in step.release:
+                values[slot] = None
+        outputs = [values[s] for s in output_slots]
+        if constant_ids:
+            outputs = [np.array(a) if id(_root(a)) in constant_ids else a for a in outputs]
+        return outputs
 
     return run
 

@@ -12,20 +12,31 @@ Tensor([2 4], shape=(2,), dtype=int32)
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, List, Sequence, Tuple
+import threading
+import weakref
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from runtime import passes
-from runtime.backends import executor
+from runtime.backends import executor, interpreter
 from runtime.core import context, nest
 from runtime.core.traceback_filtering import api_boundary
 from runtime.core.graph import FuncGraph
 from runtime.passes.rewrite import copy_into
+from runtime.ops.control_flow_ops import WHILE
 from runtime.ops.convert import convert_to_tensor
 from runtime.tracing.signature import describe_spec, has_tensors, spec_structure
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
 
+
+# A first call whose input arrays hold at most this many elements in all runs in the interpreter (see
+# ConcreteFunction._first_run).
+INTERPRET_FIRST_CALL_UP_TO = 10_000
+# Set by the test suite (tests/conftest.py): each first call that the interpreter runs is also run compiled,
+# and both must agree bit for bit (for graphs without side effects, which could not run twice).
+check_first_calls = False
+_optimizing = threading.Lock()
 
 # Called after an eager call of a concrete function as ``hook(concrete, input_tensors, output_tensors)``
 # (flat lists): how an eager GradientTape records the call (set by the tape module; empty otherwise).
@@ -75,10 +86,13 @@ class ConcreteFunction:
     def __init__(self, graph: FuncGraph, function_name: str, param_names: Sequence[str],
                  canonical_values: Tuple[Any, ...], key: Tuple[Any, ...], keep_alive: Sequence[Any] = ()):
         self.unoptimized_graph = graph
-        self.graph = optimize_graph(graph)
+        self._optimized: Optional[FuncGraph] = None
         self.name = function_name
-        self._run = build_executor(self.graph)
-        self._pack = _make_packer(self.graph.structured_outputs)
+        # A graph without loops runs its first call in the reference interpreter (see _first_run); a loop
+        # runs its ops many times, where the compiled executor is 10-100x faster per op: compiled now.
+        self._compiled: Optional[Callable[..., List[np.ndarray]]] = None
+        self._run = self.compiled() if _has_loop(graph) else _first_run(weakref.ref(self))
+        self._pack = _make_packer(graph.structured_outputs)   # the optimized graph's has the same structure
         self._param_names = tuple(param_names)
         self._key = key
         self._tensor_params = [i for i, entry in enumerate(key) if has_tensors(entry)]
@@ -89,6 +103,25 @@ class ConcreteFunction:
         self._keep_alive = tuple(keep_alive)  # Variables keyed by id must outlive this trace
 
     # --- what it is ----------------------------------------------------------------------------------
+    @property
+    def graph(self) -> FuncGraph:
+        """The optimized graph: what the compiled executor runs (optimized when first needed)."""
+        optimized = self._optimized
+        if optimized is None:
+            with _optimizing:
+                if self._optimized is None:
+                    self._optimized = optimize_graph(self.unoptimized_graph)
+                optimized = self._optimized
+        return optimized
+
+    def compiled(self) -> Callable[..., List[np.ndarray]]:
+        """The compiled executor of the optimized graph, ``run(*arrays) -> [arrays]`` (built when first
+        needed; every call from then on runs it). ``executor.generated_source(c.compiled())`` shows it."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = self._run = build_executor(self.graph)
+        return compiled
+
     @property
     def inputs(self) -> List[SymbolicTensor]:
         return self.graph.inputs
@@ -123,7 +156,7 @@ class ConcreteFunction:
     def memory_bytes(self) -> int:
         """Bytes this concrete function keeps alive: its graphs' constants and its buffer pool."""
         return (_constant_bytes(self.graph) + _constant_bytes(self.unoptimized_graph)
-                + getattr(self._run, "pooled_bytes", lambda: 0)())
+                + (self._compiled.pooled_bytes() if self._compiled is not None else 0))
 
     def op_count(self) -> int:
         """Ops of the optimized graph, subgraphs of If/While included."""
@@ -186,6 +219,62 @@ class ConcreteFunction:
             for hook in call_hooks:
                 hook(self, leaves, outputs)
         return result
+
+
+def _first_run(concrete_ref: "weakref.ref[ConcreteFunction]") -> Callable[..., List[np.ndarray]]:
+    """The first call of a graph without loops. On small inputs it runs in the reference interpreter
+    (``runtime.backends.interpreter``) on the traced graph: for a small graph, optimizing and compiling
+    cost 10-50x the run itself, and a function traced for Python arguments may never be called again.
+    The same results bit for bit (tests/test_first_call_tier.py; with ``check_first_calls`` every first
+    call of the test suite compares both), the same errors (the failing node and the user's line), the
+    same side effects in the same order. From the second call on (and for big inputs, where the
+    executor's memory plan and row blocks pay off at once) the optimized graph runs compiled.
+    (The concrete function is held weakly: no reference cycle keeps it alive.)"""
+
+    def compile_and_run(*arrays: np.ndarray) -> List[np.ndarray]:
+        return concrete_ref().compiled()(*arrays)
+
+    def first_run(*arrays: np.ndarray) -> List[np.ndarray]:
+        concrete = concrete_ref()
+        concrete._run = compile_and_run
+        if sum(a.size for a in arrays) > INTERPRET_FIRST_CALL_UP_TO:
+            return compile_and_run(*arrays)
+        interpret = interpreter.make_callable(concrete.unoptimized_graph)
+        if check_first_calls and not concrete.unoptimized_graph.has_stateful_ops():
+            return _checked_first_run(interpret, concrete.compiled(), arrays)
+        return interpret(*arrays)
+
+    return first_run
+
+
+def _has_loop(graph: FuncGraph) -> bool:
+    return any(op.op_def is WHILE or any(_has_loop(g) for g in op.subgraphs()) for op in graph.operations)
+
+
+def _checked_first_run(interpret: Callable[..., List[np.ndarray]], compiled: Callable[..., List[np.ndarray]],
+                       arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
+    """``interpret(*arrays)``, after checking that ``compiled`` gives the same arrays bit for bit (dtype,
+    shape and bytes: NaNs and signed zeros too) or raises the same error (only for graphs without side
+    effects: both run)."""
+    try:
+        expected = compiled(*arrays)
+    except Exception as error:  # noqa: BLE001 - whatever it is, the interpreter must raise the same
+        try:
+            interpret(*arrays)
+        except Exception as other:  # noqa: BLE001
+            if type(other) is not type(error) or str(other) != str(error):
+                raise AssertionError(f"first call: the interpreter raised {type(other).__name__}: {other}\n"
+                                     f"the compiled executor {type(error).__name__}: {error}") from other
+            raise
+        raise AssertionError(f"first call: the interpreter ran, the compiled executor raised "
+                             f"{type(error).__name__}: {error}") from error
+    got = interpret(*arrays)
+    for index, (a, b) in enumerate(zip(got, expected)):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.dtype != b.dtype or a.shape != b.shape or (a.dtype != object and a.tobytes() != b.tobytes()):
+            raise AssertionError(f"first call: output {index} of the interpreter, {a!r}, differs from the "
+                                 f"compiled executor's, {b!r}")
+    return got
 
 
 def _constant_bytes(graph: FuncGraph) -> int:
