@@ -1,8 +1,9 @@
 """``ConcreteFunction``: one traced graph, optimized and compiled once, callable with arrays.
 
 The traced graph stays available as ``unoptimized_graph``; ``graph`` is what runs (after the
-``runtime.passes`` passes). Execution goes through one callable built when the concrete function is
-created (``runtime.backends.executor.make_callable``).
+``runtime.passes`` passes). Execution goes through one callable (``runtime.backends.executor.make_callable``,
+``compiled()``), built when the concrete function is created if its graph has a loop, else at its second
+call: the first call of a graph without loops runs in the reference interpreter (``_first_run``).
 
 >>> import runtime as rt
 >>> f = rt.Function(lambda x: x * 2)
