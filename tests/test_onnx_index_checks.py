@@ -1,6 +1,8 @@
-"""Exported GatherV2 and UnsortedSegmentSum fail on an index outside [0, dim), as our kernels do
-(runtime/backends/onnx/checked_indexing.py): ONNX Gather would read -1 as the last row, and what it does past
-the end is up to the runtime. In range, the exported graph gives exactly our values."""
+"""Exported GatherV2, GatherNd, TensorScatterUpdate/Add and UnsortedSegmentSum fail on an index outside
+[0, dim), as our kernels do (runtime/backends/onnx/checked_indexing.py): ONNX Gather would read -1 as the last
+row, and what it does past the end is up to the runtime. In range, the exported graph gives exactly our
+values. Every model runs with onnxruntime's graph optimizations off and all on (an optimizer that assumes
+reshapes succeed must not be able to drop the check)."""
 import numpy as np
 import pytest
 
@@ -14,14 +16,45 @@ ort.set_default_logger_severity(4)
 PARAMS = np.arange(12, dtype=np.float32).reshape(4, 3)
 
 
+LEVELS = [ort.GraphOptimizationLevel.ORT_DISABLE_ALL, ort.GraphOptimizationLevel.ORT_ENABLE_ALL]
+
+
+def sessions_of(model):
+    found = []
+    for level in LEVELS:
+        options = ort.SessionOptions()
+        options.graph_optimization_level = level
+        found.append(ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]))
+    return found
+
+
+class Sessions:
+    """The model at each optimization level: ``run`` returns the one result they agree on."""
+
+    def __init__(self, model):
+        self.sessions = sessions_of(model)
+
+    def run(self, *arrays):
+        results = [s.run(None, {i.name: a for i, a in zip(s.get_inputs(), arrays)}) for s in self.sessions]
+        for other in results[1:]:
+            for a, b in zip(results[0], other):
+                np.testing.assert_array_equal(a, b)
+        return results[0]
+
+    def fail(self, match, *arrays):
+        for session in self.sessions:
+            with pytest.raises(Exception, match=match) as error:
+                session.run(None, {i.name: a for i, a in zip(session.get_inputs(), arrays)})
+            assert "cannot be reshaped" in str(error.value)
+
+
 def session_for(fn, *args):
     concrete = rt.Function(fn).get_concrete_function(*[rt.constant(a) for a in args])
-    model = to_onnx(concrete)
-    return concrete, ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return concrete, Sessions(to_onnx(concrete))
 
 
-def run(session, *arrays):
-    return session.run(None, {i.name: a for i, a in zip(session.get_inputs(), arrays)})
+def run(sessions, *arrays):
+    return sessions.run(*arrays)
 
 
 def gather_cases():
@@ -51,9 +84,7 @@ def test_gather_out_of_range_fails_in_onnxruntime_as_in_our_kernel(axis, indices
     wrong.flat[-1] = -1 if bad == "negative" else PARAMS.shape[axis]
     with pytest.raises(rt.errors.InvalidArgumentError, match=r"is not in \[0, %d\)" % PARAMS.shape[axis]):
         concrete(rt.constant(PARAMS), rt.constant(wrong))
-    with pytest.raises(Exception, match="GatherV2/indices_in_range") as error:
-        run(session, PARAMS, wrong)
-    assert "cannot be reshaped" in str(error.value)
+    session.fail("GatherV2/indices_in_range", PARAMS, wrong)
 
 
 def test_the_exported_gather_reads_only_checked_indices():
@@ -78,8 +109,7 @@ def test_unsorted_segment_sum_in_range_matches_ours_and_out_of_range_fails(ids):
         wrong.flat[0] = bad
         with pytest.raises(rt.errors.InvalidArgumentError, match=r"not in \[0, 3\)"):
             concrete(rt.constant(data), rt.constant(wrong))
-        with pytest.raises(Exception, match="UnsortedSegmentSum/indices_in_range"):
-            run(session, data, wrong)
+        session.fail("UnsortedSegmentSum/indices_in_range", data, wrong)
 
 
 def test_the_gradient_of_a_gather_exports_with_the_check():
@@ -92,8 +122,42 @@ def test_the_gradient_of_a_gather_exports_with_the_check():
 
     indices = np.array([3, 1, 3], np.int32)
     concrete = grad.get_concrete_function(rt.constant(PARAMS), rt.constant(indices))
-    session = ort.InferenceSession(to_onnx(concrete).SerializeToString(), providers=["CPUExecutionProvider"])
+    session = Sessions(to_onnx(concrete))
     np.testing.assert_array_equal(run(session, PARAMS, indices)[0], concrete(rt.constant(PARAMS),
                                                                              rt.constant(indices)).numpy())
-    with pytest.raises(Exception, match="indices_in_range"):
-        run(session, PARAMS, np.array([3, -1, 0], np.int32))
+    session.fail("indices_in_range", PARAMS, np.array([3, -1, 0], np.int32))
+
+
+ND_INDICES = [np.array([[0, 1], [3, 2]], np.int32), np.array([[[2]], [[0]]], np.int64), np.array([1, 0], np.int32)]
+
+
+@pytest.mark.parametrize("indices", ND_INDICES)
+def test_gather_nd_in_range_matches_ours_and_out_of_range_fails(indices):
+    concrete, session = session_for(rt.gather_nd, PARAMS, indices)
+    (theirs,) = run(session, PARAMS, indices)
+    ours = concrete(rt.constant(PARAMS), rt.constant(indices)).numpy()
+    assert theirs.shape == ours.shape
+    np.testing.assert_array_equal(theirs, ours)
+    for position in range(indices.shape[-1]):
+        for bad in (-1, PARAMS.shape[position]):
+            wrong = indices.copy()
+            wrong[..., position].flat[-1] = bad
+            with pytest.raises(rt.errors.InvalidArgumentError, match="does not index into shape"):
+                concrete(rt.constant(PARAMS), rt.constant(wrong))
+            session.fail("GatherNd/indices_in_range", PARAMS, wrong)
+
+
+@pytest.mark.parametrize("update", [rt.tensor_scatter_nd_update, rt.tensor_scatter_nd_add])
+@pytest.mark.parametrize("indices", ND_INDICES)
+def test_tensor_scatter_in_range_matches_ours_and_out_of_range_fails(update, indices):
+    slice_shape = PARAMS.shape[indices.shape[-1]:]
+    updates = np.asarray(np.arange(np.prod(indices.shape[:-1] + slice_shape), dtype=np.float32).reshape(
+        indices.shape[:-1] + slice_shape) + 100)
+    concrete, session = session_for(lambda t, i, u: update(t, i, u), PARAMS, indices, updates)
+    (theirs,) = run(session, PARAMS, indices, updates)
+    np.testing.assert_array_equal(theirs, concrete(*[rt.constant(a) for a in (PARAMS, indices, updates)]).numpy())
+    wrong = indices.copy()
+    wrong.flat[0] = -1
+    with pytest.raises(rt.errors.InvalidArgumentError, match="does not index into shape"):
+        concrete(*[rt.constant(a) for a in (PARAMS, wrong, updates)])
+    session.fail("indices_in_range", PARAMS, wrong, updates)

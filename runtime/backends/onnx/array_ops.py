@@ -12,7 +12,6 @@ import numpy as np
 
 from runtime.core.errors import ExportError
 from runtime.backends.onnx.ops import CONVERTERS, Converter, _converts, _int64, _onnx_type
-from runtime.ops.scatter_ops import TENSOR_SCATTER_ADD
 
 
 # --- ordering: ONNX TopK lists the lower index first among equal values, as our kernels do ---------
@@ -200,19 +199,6 @@ def _select(b, op, inputs):
 @_converts("Where")
 def _where(b, op, inputs):
     return [b.one("Transpose", [b.one("NonZero", inputs, op.name + "/nonzero")], op.name, perm=[1, 0])]
-
-
-@_converts("GatherNd")
-def _gather_nd(b, op, inputs):
-    return [b.one("GatherND", [inputs[0], _int64(b, inputs[1], op.name + "/indices")], op.name)]
-
-
-@_converts("TensorScatterUpdate", "TensorScatterAdd")
-def _scatter_nd(b, op, inputs):
-    tensor, indices, updates = inputs
-    reduction = "add" if op.op_def is TENSOR_SCATTER_ADD else "none"
-    return [b.one("ScatterND", [tensor, _int64(b, indices, op.name + "/indices"), updates], op.name,
-                  reduction=reduction)]
 
 
 @_converts("Fill")
