@@ -8,6 +8,7 @@ the standard library, numpy, ``runtime``, ``autograph_lite``, ``do_not_convert``
 >>> converted_call(len, ([1, 2],), None)
 2
 """
+import builtins
 import functools
 import inspect
 import logging
@@ -21,6 +22,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional
 
 from autograph_lite import conversion
 from autograph_lite import operators
+from autograph_lite.converters import frame_readers
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 from runtime.core.context import in_graph_mode
@@ -111,6 +113,39 @@ def _target_for(function: types.FunctionType) -> Callable:
     return target
 
 
+_GIVEN = {'eval': ' with explicit globals', 'exec': ' with explicit globals', 'vars': ' or pass it an object',
+          'dir': ' or pass it an object', 'super': ' or pass it the class and the instance'}
+
+
+def _frame_guard(builtin: Callable) -> Callable:
+    """``builtin`` (eval, exec, locals, vars, dir, globals, super), refusing the calls that would read the
+    frame calling it: from converted code that is converted_call's (or a generated function's), not the
+    user's. Calls by the builtin's own name that do so are refused at conversion (converters/frame_readers.py);
+    these are the ones no reading of the source sees (``getattr(builtins, 'eval')(s)``, ``EVAL = eval`` at
+    module level)."""
+    name = builtin.__name__
+
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if name in frame_readers.EVALUATORS:
+            reads = (args[1] if len(args) > 1 else kwargs.get('globals')) is None
+        else:
+            reads = not args and not kwargs
+        if reads:
+            shown = f'{name}() without explicit globals' if name in frame_readers.EVALUATORS else f'{name}()'
+            raise ConversionError(
+                f'{shown} was called from converted code through another name than its own (or from the builtins '
+                'module): there it reads the frame of the library code calling it, not your function\'s, and '
+                'would silently see other names and values',
+                fix=f'Call {name} by its own name{_GIVEN.get(name, "")}, or mark the function with @ag.do_not_convert.')
+        return builtin(*args, **kwargs)
+    guarded.__name__ = guarded.__qualname__ = name
+    return guarded
+
+
+_OVERRIDES = {**BUILTIN_OVERRIDES, **{getattr(builtins, name): _frame_guard(getattr(builtins, name))
+                                      for name in sorted(frame_readers.FRAME_DEPENDENT)}}
+
+
 def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
     """Call ``f(*args, **kwargs)``, converting ``f`` first when it is user code."""
     # The common cases first, each with one dict lookup and no empty keyword dict to unpack.
@@ -124,14 +159,14 @@ def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
             target = _target_for(f)
         return target(*args, **kwargs) if kwargs else target(*args)
     if kind is _BuiltinType or kind is type:   # a builtin, or a class: its override, else itself
-        f = BUILTIN_OVERRIDES.get(f, f)
+        f = _OVERRIDES.get(f, f)
         return f(*args, **kwargs) if kwargs else f(*args)
     if kwargs is None:
         kwargs = {}
     if kind is types.MethodType and type(f.__func__) is _FunctionType:
         return _target_for(f.__func__)(f.__self__, *args, **kwargs)
     try:
-        override = BUILTIN_OVERRIDES.get(f)
+        override = _OVERRIDES.get(f)
     except TypeError:   # unhashable callable object
         override = None
     if override is not None:

@@ -6,7 +6,8 @@
 Calls to ``ag__`` itself, ``super(...)`` and ``globals()`` stay as they are (``super()`` becomes
 ``super(__class__, self)``; ``globals()`` must run in the converted function's own frame, which has
 the original's globals, not in converted_call's), and so do calls in lambdas' defaults.
-(``locals()``, ``vars()``, ``dir()`` and ``eval``/``exec`` without namespaces are refused: checks.py.)
+(``locals()``, ``vars()``, ``dir()`` and ``eval``/``exec`` without namespaces are refused, and so is a
+zero-argument ``super()`` that Python runs in a comprehension's own frame: frame_readers.py.)
 """
 import gast
 
@@ -29,10 +30,16 @@ class CallTreeTransformer(Transformer):
         self.first_argument = None   # of the innermost function: `self` for methods
 
     def visit_FunctionDef(self, node):
+        # Decorators, defaults and annotations run where the def is (a super() there is the enclosing
+        # method's); only the body runs in the function's own frame.
+        node.decorator_list = [self.visit(decorator) for decorator in node.decorator_list]
+        node.args = self.visit(node.args)
+        if node.returns is not None:
+            node.returns = self.visit(node.returns)
         saved = self.first_argument
         arguments = node.args.posonlyargs + node.args.args
         self.first_argument = arguments[0].id if arguments else None
-        node = self.generic_visit(node)
+        node.body = self.visit_block(node.body)
         self.first_argument = saved
         return node
 

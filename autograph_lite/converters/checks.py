@@ -1,12 +1,14 @@
 """Rejects what cannot be converted, with the construct, the user's line and the fix.
 
 Runs first. Nested generator/async functions and classes are marked to be left exactly as written (calls
-to them run them as they are, as calls from converted code to such top-level functions do).
+to them run them as they are, as calls from converted code to such top-level functions do). What reads the
+caller's frame: frame_readers.py.
 """
 import gast
 
+from autograph_lite.converters import frame_readers
 from autograph_lite.pyct.errors import ConversionError
-from autograph_lite.pyct import anno, nodes
+from autograph_lite.pyct import anno, nodes, scopes
 from autograph_lite.pyct.transformer import SKIP, contains
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -30,6 +32,7 @@ class UnsupportedChecker:
 
     def __init__(self, root):
         self.root = root
+        self.scope_of = None   # scopes.scopes_of(root), made when a frame-dependent builtin needs it
 
     def visit(self, node):
         cls = node.__class__
@@ -81,38 +84,65 @@ class UnsupportedChecker:
         self.generic_visit(node)
 
     def visit_Call(self, node):
-        problem = _reads_own_frame(node)
+        name = frame_readers.builtin_named(node.func)
+        if name is None or self._users_own(node.func):
+            self.generic_visit(node)
+            return
+        problem = frame_readers.reads_own_frame(node, name)
         if problem is not None:
             _fail(node, f"{problem} cannot be converted: it reads the function's own local variables, and "
                   "converted code keeps them elsewhere (in generated functions and their closures), so it "
                   "would silently see other names and values",
                   'Pass the values explicitly (e.g. a dict, or eval/exec with explicit globals and locals), '
                   'or mark the function with @ag.do_not_convert.')
+        if isinstance(node.func, gast.Attribute) and (name == 'globals' or (name == 'super' and not node.args)):
+            # Only calls by the bare name stay in the function's own frame (call_trees.py).
+            _fail(node, f"builtins.{name}() cannot be converted: converted code calls it through "
+                  "ag__.converted_call, whose frame it would read instead of the function's own",
+                  f'Call {name}() by its own name, or mark the function with @ag.do_not_convert.')
+        if name == 'super' and not node.args and not node.keywords:
+            self._check_super_frame(node)
+        for child in node.args + node.keywords:   # not the function: called by its name, checked above
+            self.visit(child)
+
+    def visit_Name(self, node):
+        if node.id in frame_readers.FRAME_DEPENDENT and isinstance(node.ctx, gast.Load) and not self._users_own(node):
+            self._used_as_value(node, node.id)
+
+    def visit_Attribute(self, node):
+        name = frame_readers.builtin_named(node)
+        if name is not None:
+            self._used_as_value(node, f'builtins.{name}')
         self.generic_visit(node)
 
+    def _used_as_value(self, node, shown: str):
+        _fail(node, f"{shown} used as a value cannot be converted: what calls it later runs it in another frame "
+              "than the function's own (converted code calls through ag__.converted_call and keeps variables in "
+              "generated functions), so it would silently read other names and values",
+              'Call it directly by its name (eval/exec with explicit globals and locals), or mark the function '
+              'with @ag.do_not_convert.')
 
-# Builtins that read the local variables of the frame that calls them (when given no namespace).
-_NO_ARGUMENT_FRAME_READERS = ('locals', 'vars', 'dir')
-_EVALUATORS = ('eval', 'exec')
+    def _check_super_frame(self, call):
+        scope = scopes.frame_of(self._scope_of()[id(call.func)])
+        if scopes.is_comprehension(scope.node):
+            kind = 'generator expression' if isinstance(scope.node, gast.GeneratorExp) else 'comprehension'
+            _fail(call, f"super() without arguments inside a {kind} cannot be converted: Python runs it in the "
+                  f"{kind}'s own frame, whose first argument is its iterator, not the method's (so it raises "
+                  "TypeError there), and converted code would use the method's first argument instead",
+                  f'Bind `parent = super()` before the {kind} and use `parent` in it, or mark the function '
+                  'with @ag.do_not_convert.')
 
+    def _scope_of(self):
+        if self.scope_of is None:
+            self.scope_of = scopes.scopes_of(self.root)
+        return self.scope_of
 
-def _reads_own_frame(call) -> 'str | None':
-    """How ``call`` names a builtin reading its caller's locals (``locals()``, ``vars()``, ``dir()``,
-    ``eval(s)``, ``exec(s)`` without explicit namespaces), else None. By name: a function of the user's
-    called ``locals`` is refused too (it then runs as written, which is always right)."""
-    if not isinstance(call.func, gast.Name):
-        return None
-    name = call.func.id
-    if name in _NO_ARGUMENT_FRAME_READERS and not call.args and not call.keywords:
-        return f'{name}()'
-    if name in _EVALUATORS:
-        # Without globals (or with None) they read the caller's frame: converted_call's, in converted code.
-        if any(k.arg is None for k in call.keywords) or any(isinstance(a, gast.Starred) for a in call.args):
-            return None   # namespaces passed as *args or **kwargs: cannot tell, so converted
-        given = call.args[1:2] + [k.value for k in call.keywords if k.arg == 'globals']
-        if not given or (isinstance(given[0], gast.Constant) and given[0].value is None):
-            return f'{name}() without explicit globals'
-    return None
+    def _users_own(self, node) -> bool:
+        """True if ``node`` is a name the function itself binds (a parameter ``dir``), not a builtin."""
+        if not isinstance(node, gast.Name):
+            return False
+        scope = self._scope_of().get(id(node))
+        return scope is not None and scopes.owner_of(node.id, scope) is not None
 
 
 def _find(node, kind, stop_at):

@@ -189,3 +189,24 @@ def reads_as_local(scope: Scope, owner: Scope) -> bool:
             return False
         scope = scope.parent
     return True
+
+
+def frame_of(scope: Scope) -> Scope:
+    """The scope whose frame runs the code of ``scope``: itself, or for a comprehension Python inlines into
+    its function (3.12+, PEP 709), that function's. A comprehension that is not inlined runs in a frame of
+    its own, whose first argument is the iterator of its first ``for``.
+
+    >>> tree = gast.parse("def f(self):\\n    return [super() for _ in self]").body[0]
+    >>> call = tree.body[0].value.elt
+    >>> kind = type(frame_of(scopes_of(tree)[id(call.func)]).node).__name__
+    >>> kind == ('FunctionDef' if sys.version_info >= (3, 12) else 'ListComp')
+    True
+    """
+    while isinstance(scope.node, _INLINED) and scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def is_comprehension(node) -> bool:
+    """True for a list/set/dict comprehension or a generator expression."""
+    return isinstance(node, _COMPREHENSIONS)
