@@ -286,3 +286,20 @@ def test_a_loop_whose_branches_lost_ops_saves_loads_and_exports(tmp_path):
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     (theirs,) = session.run(None, {i.name: a for i, a in zip(session.get_inputs(), arrays)})
     np.testing.assert_allclose(theirs, want, rtol=1e-6)
+
+
+def test_an_invariant_only_a_dead_op_read_leaves_no_capture_and_no_op():
+    @ag.function
+    def f(x, w, n):
+        i = rt.constant(0)
+        while i < n:
+            unused = x + rt.exp(w)                 # nothing reads it: pruned, and exp(w) with it
+            x = x * 2.0
+            i += 1
+        return x
+
+    graph = f.get_concrete_function(rt.constant([1.0]), rt.constant([0.5]), rt.constant(3)).graph
+    (loop,) = loops(graph)
+    assert "Exp" not in types(graph) and "Exp" not in types(loop.attrs["body"])
+    assert [t.op.name for t in loop.inputs] == ["Const", "x", "n"]     # i, x and n: no capture of w or exp(w)
+    assert f(rt.constant([1.0]), rt.constant([0.5]), rt.constant(3)).numpy().tolist() == [8.0]

@@ -60,8 +60,6 @@ def hoist_rule(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilde
         return None
     attrs = rebuilt_attrs(op, builder)  # fresh graphs, ours to edit
     cond, body, count = attrs["cond"], attrs["body"], attrs["num_loop_vars"]
-    for subgraph in (cond, body):
-        prune_in_place(subgraph)  # a dead op must not become a capture
     invariant = [k for k in range(len(inputs)) if k >= count or body.outputs[k] is body.inputs[k]]
     reads = [_move_out(subgraph, {id(subgraph.inputs[k]): inputs[k] for k in invariant}, place)
              for subgraph in (cond, body)]
@@ -70,6 +68,7 @@ def hoist_rule(op: Operation, inputs: List[SymbolicTensor], builder: GraphBuilde
     extra = _new_values(reads, {id(inputs[k]) for k in invariant})
     for subgraph, read in zip((cond, body), reads):
         _take_as_inputs(subgraph, extra, read, {id(inputs[k]): subgraph.inputs[k] for k in invariant})
+        prune_in_place(subgraph)  # what only a dead op read is not kept as a capture (dropped below)
     all_inputs = _drop_unread_captures([cond, body], count, inputs + extra)
     return builder.copy_op(op, all_inputs, attrs)
 
@@ -84,10 +83,10 @@ def _move_out(graph: FuncGraph, outside: Dict[int, SymbolicTensor], place: Place
         if op.op_def is IF:
             lifted += _lift_from_branches(op, outside, place)
             continue
-        if op.op_def is PLACEHOLDER or op.op_def is CONST or not cannot_fail(op):
+        if op.op_def is PLACEHOLDER or op.op_def is CONST:
             continue
-        if not all(id(t) in outside or t.op.op_def is CONST for t in op.inputs):
-            continue
+        if not all(id(t) in outside or t.op.op_def is CONST for t in op.inputs) or not cannot_fail(op):
+            continue  # (the cheap test first: most ops of a loop read a value that changes)
         for t in op.inputs:
             if id(t) not in outside:  # a constant of the loop: the moved op reads a copy of it
                 outside[id(t)] = place(t.op, [])[0]
