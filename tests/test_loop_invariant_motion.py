@@ -293,7 +293,7 @@ def test_an_invariant_only_a_dead_op_read_leaves_no_capture_and_no_op():
     def f(x, w, n):
         i = rt.constant(0)
         while i < n:
-            unused = x + rt.exp(w)                 # nothing reads it: pruned, and exp(w) with it
+            x + rt.exp(w)                          # nothing reads it: pruned, and exp(w) with it
             x = x * 2.0
             i += 1
         return x
@@ -303,3 +303,43 @@ def test_an_invariant_only_a_dead_op_read_leaves_no_capture_and_no_op():
     assert "Exp" not in types(graph) and "Exp" not in types(loop.attrs["body"])
     assert [t.op.name for t in loop.inputs] == ["Const", "x", "n"]     # i, x and n: no capture of w or exp(w)
     assert f(rt.constant([1.0]), rt.constant([0.5]), rt.constant(3)).numpy().tolist() == [8.0]
+
+
+def tanh_loop_in_body(x, w, a, b, n):
+    i = rt.constant(0)
+    while i < n:
+        x = rt.tanh(rt.matmul(x, rt.matmul(w, w)) + rt.exp(a) * b)
+        i += 1
+    return x
+
+
+def tanh_loop_by_hand(x, w, a, b, n):
+    ww, shift = rt.matmul(w, w), rt.exp(a) * b
+    i = rt.constant(0)
+    while i < n:
+        x = rt.tanh(rt.matmul(x, ww) + shift)
+        i += 1
+    return x
+
+
+def expression(tensor):
+    """What computes ``tensor``, without names: a graph input by position, else the op type of each step."""
+    graph = tensor.op.graph
+    if any(tensor is t for t in graph.inputs):
+        return ("input", next(k for k, t in enumerate(graph.inputs) if t is tensor))
+    return (tensor.op.type, tensor.index, tuple(expression(t) for t in tensor.op.inputs))
+
+
+def test_the_optimized_loop_is_the_loop_written_with_the_invariant_outside_by_hand():
+    rng = np.random.default_rng(0)
+    args = [rt.constant(rng.standard_normal(s).astype(np.float32)) for s in ((2, 4), (4, 4), (4,), (4,))]
+    args.append(rt.constant(5))
+    graphs = [ag.function(fn).get_concrete_function(*args).graph for fn in (tanh_loop_in_body, tanh_loop_by_hand)]
+    assert [sorted(types(g)) for g in graphs] == [sorted(types(graphs[1]))] * 2
+    (hoisted,), (by_hand,) = loops(graphs[0]), loops(graphs[1])
+    assert [expression(t) for t in hoisted.inputs] == [expression(t) for t in by_hand.inputs]
+    for part in ("cond", "body"):
+        assert [expression(t) for t in hoisted.attrs[part].outputs] == \
+            [expression(t) for t in by_hand.attrs[part].outputs]
+    np.testing.assert_array_equal(ag.function(tanh_loop_in_body)(*args).numpy(),
+                                  ag.function(tanh_loop_by_hand)(*args).numpy())
