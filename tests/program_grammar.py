@@ -9,6 +9,7 @@ break/continue and a logging ``else``, assert, return) are switched on by name:
 - ``unpack``: tuple-unpacking assignment
 - ``try``: try/except/finally (the body may divide by zero)
 - ``with``: a logging context manager
+- ``suppress``: a context manager that swallows ZeroDivisionError (the rest of its body is skipped)
 - ``del``: deleting a variable (later reads raise UnboundLocalError)
 - ``walrus``: ``:=`` in expressions and conditions
 - ``scope``: a module global rebound through ``global``, and ``nonlocal`` in nested functions
@@ -22,7 +23,7 @@ from typing import List
 from hypothesis import strategies as st
 
 VARS = ['a', 'b', 'c', 'x', 'y']
-ALL_FEATURES = ('loop_else_jumps', 'nested_def', 'unpack', 'try', 'with', 'del', 'walrus', 'scope')
+ALL_FEATURES = ('loop_else_jumps', 'nested_def', 'unpack', 'try', 'with', 'suppress', 'del', 'walrus', 'scope')
 
 PRELUDE = '''\
 G = 0
@@ -41,6 +42,20 @@ class Logged:
     def __exit__(self, *exc_info):
         self.log.append(('exit', self.tag, exc_info[0] is not None))
         return False
+
+
+class Suppressing:
+    """A context manager that swallows ZeroDivisionError (and logs it)."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, kind, value, traceback):
+        self.log.append(('suppressed', kind is ZeroDivisionError))
+        return kind is ZeroDivisionError
 
 
 '''
@@ -90,7 +105,7 @@ def statements(draw, scope: Scope, depth: int, loop_depth: int):
     kinds = ['assign', 'augassign', 'log', 'return']
     if depth > 0:
         kinds += ['if', 'ifelse', 'elif', 'while', 'for', 'assert']
-        kinds += [k for k in ('try', 'with') if scope.has(k)]
+        kinds += [k for k in ('try', 'with', 'suppress') if scope.has(k)]
         if scope.has('nested_def') and not scope.in_function:
             kinds.append('nested_def')
     if loop_depth > 0:
@@ -129,9 +144,15 @@ def statements(draw, scope: Scope, depth: int, loop_depth: int):
     if kind == 'elif':
         return ([f'if {draw(expr)}:'] + indent(draw(inner)) + [f'elif {draw(expr)}:'] + indent(draw(inner))
                 + ['else:'] + indent(draw(inner)))
-    if kind == 'try':
-        # `x // (expr)` divides by zero now and then; return/break/continue in finally are refused.
-        lines = ['try:'] + indent([f'{var} = x // ({draw(expr)})'] + draw(inner))
+    if kind in ('try', 'suppress'):
+        # `x // (expr)` divides by zero now and then, before or after other statements of the body (which
+        # then run or not); return/break/continue in finally are refused.
+        parts = [draw(statements(scope, depth - 1, loop_depth)) for _ in range(draw(st.integers(1, 3)))]
+        parts.insert(draw(st.integers(0, len(parts))), [f'{var} = x // ({draw(expr)})'])
+        body = [line for part in parts for line in part]
+        if kind == 'suppress':
+            return ['with Suppressing(log):'] + indent(body)
+        lines = ['try:'] + indent(body)
         lines += ['except ZeroDivisionError:'] + indent(draw(inner))
         if draw(st.booleans()):
             lines += ['finally:'] + indent([f'log.append({draw(expr)})'])

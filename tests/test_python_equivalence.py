@@ -60,6 +60,7 @@ FEATURE_GROUPS = [
     pytest.param(('nested_def', 'scope'), id='nested_def+scope'),
     pytest.param(('unpack', 'walrus', 'del'), id='unpack+walrus+del'),
     pytest.param(('try', 'with'), id='try+with'),
+    pytest.param(('suppress', 'try', 'del'), id='suppress+try+del'),
     pytest.param(ALL_FEATURES, id='all'),
 ]
 

@@ -84,7 +84,32 @@ def read_by_a_lambda(text):
     return get()
 
 
+class FailsToEnter:
+    def __enter__(self):
+        raise ValueError('cannot enter')
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+def later_item_fails(flag):
+    """The first item's context manager suppresses what the second raises: `opened` is never bound."""
+    with contextlib.suppress(ValueError), FailsToEnter() as opened:
+        pass
+    return opened
+
+
+def later_item_keeps_the_value_before(flag):
+    opened = 0
+    if flag:
+        opened = 1
+    with contextlib.suppress(ValueError), FailsToEnter() as opened:
+        pass
+    return opened
+
+
 RAISING = [
+    (later_item_fails, (True,), UnboundLocalError, 'opened', 'return opened'),
     (first_assigned_in_a_with, ('x',), UnboundLocalError, 'value', 'return value'),
     (first_assigned_in_a_custom_with, ('x',), UnboundLocalError, 'value', 'return value'),
     (first_assigned_in_a_staged_if, ('x', True), UnboundLocalError, 'value', 'return value'),
@@ -172,6 +197,7 @@ def assigned_before_the_with(text):
 
 
 VALUES = [
+    (later_item_keeps_the_value_before, (True,), 1), (later_item_keeps_the_value_before, (False,), 0),
     (if_before_the_with, (True,), 1), (if_before_the_with, (False,), 0),
     (if_inside_the_with, (True, 'stop'), 1), (if_inside_the_with, (False, 'stop'), 0),
     (if_inside_the_with, (True, ''), 2),

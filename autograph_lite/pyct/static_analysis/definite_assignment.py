@@ -273,12 +273,16 @@ class _Function:
         return None if completed is None or final is None else completed | final
 
     def visit_With(self, node, state):
+        early = None
         for item in node.items:
             state = self.expression(item.context_expr, state)
             if item.optional_vars is not None:
                 state = self.target(item.optional_vars, state)
-        # An exception the context manager suppresses leaves the body anywhere (even past a return).
-        return _join(state, self.block(node.body, state))
+            if early is None:
+                early = state
+        # An exception a context manager suppresses leaves the body anywhere (even past a return), or the
+        # later items: `with suppress(E), opener() as f:` goes on without f if opener() raises E.
+        return _join(early, self.block(node.body, state))
 
 
 def analyze(function_node) -> bool:

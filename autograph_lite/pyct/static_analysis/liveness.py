@@ -62,9 +62,12 @@ class _Liveness:
         if isinstance(node, gast.With):
             # The body may stop anywhere and execution go on after the with (an exception its context
             # manager suppresses, e.g. contextlib.suppress): what it assigns is not certainly assigned.
+            # So may the later items (the first item's context manager may suppress what they raise).
             body = self.block_summary(node.body, strict)
             as_names = frozenset().union(*(_names(i.optional_vars) for i in node.items if i.optional_vars))
-            return header | (body[0] - as_names), as_names | (body[1] if strict else _EMPTY)
+            first = node.items[0].optional_vars
+            certain = as_names if strict else (_names(first) if first is not None else _EMPTY)
+            return header | (body[0] - as_names), certain | (body[1] if strict else _EMPTY)
         kill = frozenset(qn.text for qn in activity.modified if qn.is_simple)
         if isinstance(node, gast.Delete):
             kill = _EMPTY
