@@ -14,6 +14,7 @@ import warnings
 import weakref
 from typing import Any, Callable, Literal, Optional, Sequence
 
+from runtime.core.errors import USER_FACING
 from runtime.core.context import in_graph_mode
 from runtime.core.traceback_filtering import api_boundary, set_traceback_filtering, traceback_filtering  # noqa: F401 (public)
 
@@ -123,7 +124,7 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
             boundary.__ag_converted__ = target[0]
         try:
             return target[0](*args, **kwargs)
-        except Exception as exc:
+        except USER_FACING as exc:
             error_locations.attach_user_location(exc)
             raise
     setattr(wrapper, CONVERTED_FROM, original)

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator, Optional, Tuple
 import runtime as rt
 from autograph_lite.operators.iteration import StagedIterable, as_staged_iterable
 from autograph_lite.operators.logical import truth_value
+from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.unpacking import unpack
 from runtime.core import context
 from runtime.core.graph import FuncGraph
@@ -175,7 +176,7 @@ class StagedGenerator:
 
     def _rows(self, item_arguments: list) -> Any:
         """The element(s) one iteration adds, as a tensor of rows ([1, ...], or [k, ...] when flattening)."""
-        value = self.element(*item_arguments)
+        value = traced(self.element, "element of a comprehension over a symbolic tensor", *item_arguments)
         if self.flatten:
             return _as_rows(value)
         if isinstance(value, (tuple, list, dict)):
@@ -219,7 +220,8 @@ class StagedGenerator:
                 return taken + rt.shape(new)[0], rt.cond(taken > 0, lambda: rt.concat([rows, new], 0),
                                                          lambda: new)
 
-            keep = True if self.condition is None else self.condition(*arguments)
+            keep = True if self.condition is None else traced(
+                self.condition, "condition of a comprehension over a symbolic tensor", *arguments)
             if isinstance(keep, SymbolicTensor):
                 taken, rows = rt.cond(truth_value(keep), append, lambda: (taken, rows))
             elif keep:

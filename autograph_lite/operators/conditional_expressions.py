@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import runtime as rt
 from autograph_lite.operators.logical import PYTHON_CONDITIONS, as_condition, truth_value
+from autograph_lite.operators.staged_exceptions import traced
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -27,5 +28,7 @@ def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], e
     cond = as_condition(cond)  # a tensor list: len(cond) > 0
     if isinstance(cond, SymbolicTensor):
         name = f"the value of `{expr_repr}`" if expr_repr else "the conditional expression"
-        return rt.cond(truth_value(cond), if_true, if_false, output_names=(name,))
+        where = f"value of `{expr_repr}`" if expr_repr else "conditional expression"
+        return rt.cond(truth_value(cond), lambda: traced(if_true, f"{where} (its true side)"),
+                       lambda: traced(if_false, f"{where} (its false side)"), output_names=(name,))
     return if_true() if cond else if_false()

@@ -65,9 +65,10 @@ def set_item_augmented(target: Any, key: Any, operator_text: str, value: Any) ->
 
 
 # --- lists: Python lists, and tensor lists in staged loops ---------------------------------------------
-class NeedsTensorList(Exception):
+class NeedsTensorList(BaseException):
     """A staged loop's Python list state is appended to (or popped, or assigned an item): retrace the loop
-    with that list as a tensor list. ``element`` shows the dtype and shape of its elements."""
+    with that list as a tensor list. ``element`` shows the dtype and shape of its elements. A BaseException
+    (see staged_state.Retrace): the user's ``except Exception:`` around the append must not swallow it."""
 
     def __init__(self, token: Any, index: int, element: Any):
         super().__init__(index)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import runtime as rt
+from autograph_lite.operators.staged_exceptions import traced
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -62,7 +63,8 @@ def and_(left: Operand, right: Operand, *more: Operand) -> Any:
         return right() if not more else and_(right, *more)
     value = as_condition(operand)
     if isinstance(value, SymbolicTensor):
-        return rt.cond(truth_value(value), lambda: _as_bool(_chain(and_, right, more)), lambda: False)
+        return rt.cond(truth_value(value), lambda: _as_bool(traced(_chain, _RIGHT_OF_AND, and_, right, more)),
+                       lambda: False)
     if not value:
         return operand
     return right() if not more else and_(right, *more)
@@ -81,10 +83,15 @@ def or_(left: Operand, right: Operand, *more: Operand) -> Any:
         return right() if not more else or_(right, *more)
     value = as_condition(operand)
     if isinstance(value, SymbolicTensor):
-        return rt.cond(truth_value(value), lambda: True, lambda: _as_bool(_chain(or_, right, more)))
+        return rt.cond(truth_value(value), lambda: True,
+                       lambda: _as_bool(traced(_chain, _RIGHT_OF_OR, or_, right, more)))
     if value:
         return operand
     return right() if not more else or_(right, *more)
+
+
+_RIGHT_OF_AND = "right side of an `and` whose left side is a symbolic tensor"
+_RIGHT_OF_OR = "right side of an `or` whose left side is a symbolic tensor"
 
 
 def _chain(operator: Callable[..., Any], right: Operand, more: tuple) -> Any:

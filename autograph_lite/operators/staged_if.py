@@ -26,6 +26,7 @@ from runtime.core import nest
 from autograph_lite.contract import RETURN_FLAG, RETURN_GUARD, Roles
 from autograph_lite.operators.branch_lists import BranchLists
 from autograph_lite.operators.logical import truth_value
+from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_rebound_globals, describe,
                                                    display_name, dtype_of, is_stageable, placeholder_like,
                                                    retrace_until_settled)
@@ -86,7 +87,7 @@ class _BranchTracer:
     def _trace(self, which: bool, branch: Callable[[], None]) -> tuple:
         self.set_state(self.init)
         self.lists.restore()
-        branch()
+        traced(branch, f"{_BRANCH_NAMES[which]} branch of a tensor-dependent if")
         raw = self.lists.captured(tuple(self.get_state())[:self.nouts])
         self.raw[which] = raw
         if self.first is None:

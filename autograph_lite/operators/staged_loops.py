@@ -30,6 +30,7 @@ from runtime.core import nest
 from autograph_lite.contract import Roles
 from autograph_lite.operators.data_structures import NeedsTensorList, tensor_list_from, watching
 from autograph_lite.operators.logical import as_condition, truth_value
+from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (FlagUnchanged, NeedsPlaceholder, Retrace, check_no_rebound_globals,
                                                    describe, display_name, dtype_of, is_stageable,
                                                    placeholder_like, retrace_until_settled)
@@ -240,12 +241,12 @@ class _Loop:
         state = self.compose(loop_vars)
         self.set_state(state)
         if self.iterable is None:
-            condition = _as_condition(self.loop_test())
+            condition = _as_condition(traced(self.loop_test, "condition of a tensor-dependent while loop"))
             self._check_test_rebinds_nothing(state)
             return condition
         condition = loop_vars[0] < self.length
         if self.extra_test is not None:
-            extra = self.extra_test()
+            extra = traced(self.extra_test, "test of a tensor-dependent for loop")
             if isinstance(extra, rt.Tensor):
                 condition = rt.logical_and(condition, truth_value(extra))
             elif not extra:
@@ -273,9 +274,9 @@ class _Loop:
         _active.stack.append(self)
         try:
             if self.iterable is None:
-                self.loop_body()
+                traced(self.loop_body, "body of a tensor-dependent while loop")
             else:
-                self.loop_body(element)
+                traced(self.loop_body, "body of a tensor-dependent for loop", element)
         except TypeError as error:
             self._explain_promoted_ints(error)
             raise

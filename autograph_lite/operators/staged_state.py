@@ -15,7 +15,7 @@ from autograph_lite.contract import GLOBAL, RETURN_VALUE, Roles
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import (Exception, NotImplementedError, all, bool, dict, float, int, isinstance,
+from builtins import (BaseException, NotImplementedError, all, bool, dict, float, int, isinstance,
                       len, list, str, super, tuple, type)
 
 _SCALARS = (bool, int, float, np.generic, np.ndarray)
@@ -128,10 +128,15 @@ def check_no_rebound_globals(roles: Roles, symbol_names: Sequence[str], construc
 
 
 
-class Retrace(Exception):
+class Retrace(BaseException):
     """Raised while a staged ``if``/loop is traced, when the trace lacked a fact about state variable
     ``index`` that it has only now seen: the state is restored and the construct traced again, knowing it
-    (``learn``). Each fact is learned once per variable, so the retracing ends."""
+    (``learn``). Each fact is learned once per variable, so the retracing ends.
+
+    A BaseException, like the other signals of the operators: it passes through the user's code between
+    where it is raised and the construct that retraces (a body of an enclosing staged loop), where an
+    ``except Exception:`` or ``contextlib.suppress`` would otherwise swallow it and the construct be
+    built from a trace that never finished."""
 
     def __init__(self, index: int):
         super().__init__(index)

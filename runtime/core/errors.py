@@ -42,3 +42,18 @@ class ExportError(RuntimeLiteError, ValueError):
 class GradientError(RuntimeLiteError, LookupError):
     """A gradient cannot be computed: an op between the sources and the target has no gradient rule, or
     its gradient is not implemented yet. The message names the op and what to do."""
+
+
+class StagedExceptionError(BaseException):
+    """A Python exception was raised while a branch or loop body that depends on a tensor was being traced.
+
+    A graph cannot raise a Python exception on some values only, so it is raised while tracing, for every
+    value. It is a BaseException, not the exception itself, so that an ``except`` or ``contextlib.suppress``
+    around the tensor-dependent ``if``/loop cannot take it for the exception happening: the graph would then
+    be built from the handler's path, for every value (a silently wrong result). The original exception is
+    its ``__cause__``.
+    """
+
+
+# What the boundaries of the library (error locations, traceback filtering) handle on its way out.
+USER_FACING = (Exception, StagedExceptionError)

@@ -19,6 +19,7 @@ import types
 from typing import Callable, Optional, TypeVar
 
 from runtime.core import source_locations
+from runtime.core.errors import USER_FACING
 
 _MODES = ("on", "off")
 _mode = os.environ.get("AUTOGRAPH_LITE_TRACEBACK_FILTERING", "on").strip().lower()
@@ -66,7 +67,7 @@ def api_boundary(function: F) -> F:
     def boundary(*args, **kwargs):
         try:
             return function(*args, **kwargs)
-        except Exception as error:
+        except USER_FACING as error:
             filter_leaving_traceback(error)
             raise  # a bare raise keeps the (filtered) traceback and adds no frame of ours
 

@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime.core import context, nest
+from runtime.core.errors import USER_FACING
 from runtime.core.traceback_filtering import api_boundary, filter_leaving_traceback, inline_api_boundary
 
 from runtime.tracing import signature
@@ -142,7 +143,7 @@ class Function:
             if concrete is None:
                 concrete = self._concrete_for(key, values)
             return concrete._call_flat(arrays)
-        except Exception as error:
+        except USER_FACING as error:
             filter_leaving_traceback(error)
             raise
 
