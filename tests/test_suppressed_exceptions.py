@@ -179,6 +179,43 @@ def loop_inside_the_try(n):
     return value
 
 
+def handler_raises_into_the_finally(flag):
+    """An exception in a handler (or an else) goes to the finally, which reads the value the if gave."""
+    seen = []
+    value = 0
+    try:
+        try:
+            raise KeyError('first')
+        except KeyError:
+            if flag:
+                value = 1
+            value = parse('x')
+        finally:
+            seen.append(value)
+    except ValueError:
+        pass
+    return seen
+
+
+def else_raises_into_the_finally(flag):
+    seen = []
+    value = 0
+    try:
+        try:
+            pass
+        except KeyError:
+            pass
+        else:
+            if flag:
+                value = 1
+            value = parse('x')
+        finally:
+            seen.append(value)
+    except ValueError:
+        pass
+    return seen
+
+
 def previous_iteration_kept(texts):
     """An iteration whose parse fails keeps the value of the one before."""
     seen = []
@@ -203,6 +240,8 @@ VALUES = [
     (if_inside_the_with, (True, ''), 2),
     (if_inside_the_try, (True,), 1), (if_inside_the_try, (False,), 0),
     (loop_inside_the_try, (3,), 2), (loop_inside_the_try, (0,), 0),
+    (handler_raises_into_the_finally, (True,), [1]), (handler_raises_into_the_finally, (False,), [0]),
+    (else_raises_into_the_finally, (True,), [1]), (else_raises_into_the_finally, (False,), [0]),
     (previous_iteration_kept, (['1', 'x', '3', 'x'],), [1, 1, 3, 3]),
     (assigned_before_the_with, ('x',), (-1, 1)), (assigned_before_the_with, ('5',), (5, 0)),
     (first_assigned_in_a_with, ('4',), 4), (first_assigned_in_a_staged_if, ('4', True), 4),

@@ -116,12 +116,13 @@ class _Liveness:
         elif isinstance(node, gast.Try):
             after_final = self.live_in(node.finalbody, live)
             # What a handler or the finally reads must be live everywhere in the body: the exception may
-            # leave it after any statement.
+            # leave it after any statement. An exception in a handler or the else goes to the finally too.
             caught = after_final.union(*(self.live_in(h.body, after_final) for h in node.handlers))
-            self.block(node.body, self.live_in(node.orelse, after_final), raised | caught)
+            finally_raised = raised | self.live_in(node.finalbody, raised)
+            self.block(node.body, self.live_in(node.orelse, after_final), finally_raised | caught)
             for handler in node.handlers:
-                self.block(handler.body, after_final, raised)
-            self.block(node.orelse, after_final, raised)
+                self.block(handler.body, after_final, finally_raised)
+            self.block(node.orelse, after_final, finally_raised)
             self.block(node.finalbody, live, raised)
         elif isinstance(node, gast.With):
             self.block(node.body, live, raised | live)   # a suppressed exception goes on after the with
