@@ -172,3 +172,76 @@ def test_a_variable_only_branch_functions_assign_is_bound_once_at_the_top():
 
 def test_no_binding_is_added_when_the_function_binds_every_name_its_helpers_declare():
     assert 'Undefined' not in ag.to_code(count_with_nonlocal_helper)
+
+
+# --- helpers used as values: any call may be one of them ----------------------------------------------
+# Before, only a call of the helper by its own name counted: called through another name, a list, a lambda
+# or a function it was passed to, the rebinding happened once while tracing, and the graph kept that
+# trace's value for every input (5 + t where Python gives t).
+def helper_called_by_another_name(t):
+    x = 0
+
+    def set_five():
+        nonlocal x
+        x = 5
+    run = set_five
+    if t > 0:
+        run()
+    return x + t
+
+
+def helper_in_a_list(t):
+    x = t
+
+    def bump():
+        nonlocal x
+        x = x + 1
+    helpers = [bump]
+    i = 0
+    while i < t:
+        helpers[0]()
+        i += 1
+    return x
+
+
+def helper_passed_to_a_function(t):
+    x = t
+
+    def bump():
+        nonlocal x
+        x = x + 1
+
+    def call(function):
+        function()
+    if t > 0:
+        call(bump)
+    return x
+
+
+def helper_called_by_a_lambda(t):
+    x = 0
+
+    def set_five():
+        nonlocal x
+        x = 5
+    run = lambda: set_five()
+    if t > 0:
+        run()
+    return x + t
+
+
+@pytest.mark.parametrize('function, cases', [
+    (helper_called_by_another_name, [(-1, -1), (1, 6)]),
+    (helper_in_a_list, [(3, 6), (0, 0)]),
+    (helper_passed_to_a_function, [(2, 3), (-1, -1)]),
+    (helper_called_by_a_lambda, [(-1, -1), (2, 7)]),
+], ids=lambda value: getattr(value, '__name__', ''))
+def test_a_helper_used_as_a_value_rebinds_in_tensor_branches_and_loops(function, cases):
+    for value, expected in cases:
+        assert same_on_python_values(function, value) == expected
+        assert run_three_ways(function, rt.constant(value)) == expected
+
+
+def test_the_statements_with_a_call_carry_what_an_escaped_helper_rebinds():
+    code = ag.to_code(helper_called_by_another_name)
+    assert "ag__.if_stmt(t > 0, if_body, else_body, get_state, set_state, ('x',), 1)" in code, code

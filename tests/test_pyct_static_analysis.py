@@ -1,5 +1,6 @@
 """Activity, liveness and reaching definitions on small snippets: exact sets."""
 import gast
+import pytest
 
 from autograph_lite.pyct import anno, static_analysis
 from autograph_lite.pyct.parser import parse_str
@@ -157,20 +158,29 @@ def test_a_helper_defined_later_in_the_loop_body_still_counts():
     assert modified(loop) == ['bump', 'count']
 
 
-def test_no_state_from_uncalled_read_only_shadowed_or_passed_helpers():
+def test_no_state_from_uncalled_read_only_or_shadowed_helpers():
     f = analyzed(HELPER + '    def peek():\n        return count\n    def outer():\n'
                  '        def show():\n            nonlocal count\n            count = 9\n        return show\n'
                  '    while n:\n'
                  '        def unused():\n            nonlocal count\n            count = 1\n'
                  '        peek()\n'
                  '        [bump(1) for bump in handlers]\n'
-                 '        apply(bump)\n'
-                 '        apply(lambda: bump(1))\n'
                  '        show()\n'
                  '        n -= 1\n')
     loop = f.body[4]
-    assert [modified(s) for s in loop.body] == [['unused'], [], [], [], [], [], ['n']]
+    assert [modified(s) for s in loop.body] == [['unused'], [], [], [], ['n']]
     assert modified(loop) == ['n', 'unused']
+
+
+@pytest.mark.parametrize('escape', ['apply(bump)', 'apply(lambda: bump(1))', 'handlers = [bump]', 'run = bump'])
+def test_a_helper_used_as_a_value_may_be_called_by_any_call(escape):
+    """Passed on, stored or renamed, the helper may run in any call: every statement with a call carries
+    what it rebinds (before, only calls by its own name did: the graph froze `count` at its traced value)."""
+    f = analyzed(HELPER + f'    {escape}\n    while n:\n        peek()\n        n -= 1\n        x = n + 1\n'
+                 '    return count\n')
+    loop = f.body[3]
+    assert [modified(s) for s in loop.body] == [['count'], ['n'], ['x']]
+    assert 'count' in anno.getanno(loop, anno.LOOP_HEAD_LIVE)
 
 
 def test_a_rebinding_helper_inside_a_nested_function_is_local_to_it():

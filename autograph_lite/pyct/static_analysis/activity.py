@@ -6,8 +6,9 @@ aggregate their children) and every function/lambda a ``FunctionScope``.
 
 A local helper that rebinds one of our variables through ``nonlocal`` (itself or in its own nested
 defs) rebinds it wherever it is called: a direct call of the helper by name reads and modifies those
-variables, so loops and branches that call it carry them as state. Only direct calls count; a
-helper passed elsewhere (or a name that a comprehension or nested scope shadows) does not.
+variables, so loops and branches that call it carry them as state. A helper used as a value (``g = helper``,
+``run(helper)``, ``[helper]``, or called from a lambda) may be called by any call: then every statement
+with a call reads and modifies them (``ANY_CALL``).
 
 >>> from autograph_lite.pyct.parser import parse_str
 >>> node = parse_str('def f(a):\\n    b = a + c\\n').body[0]
@@ -23,6 +24,8 @@ from autograph_lite.pyct import anno, nodes, qual_names
 from autograph_lite.pyct.qual_names import QN
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+# In ``called``: the statement makes some call (which may call a helper used as a value).
+ANY_CALL = '<a call>'
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
@@ -30,7 +33,7 @@ class Activity(NamedTuple):
     reads: FrozenSet[str]        # plain names read (the root of `a.b` counts as read)
     modified: FrozenSet[QN]      # names and composite symbols (a.b, a[0]) assigned or deleted
     header_reads: FrozenSet[str]  # compound statements: names read by the test / iterable / items
-    called: FrozenSet[str] = frozenset()  # plain names called directly: `f(...)`
+    called: FrozenSet[str] = frozenset()  # plain names called directly: `f(...)`; ANY_CALL if any call
 
 
 class FunctionScope:
@@ -44,6 +47,7 @@ class FunctionScope:
         self.nonlocals: Set[str] = set()
         self.reads: Set[str] = set()
         self.called: Set[str] = set()        # plain names this scope calls directly
+        self.values: Set[str] = set()        # names this scope or a nested one uses other than by calling them
         self.nested_free: Set[str] = set()   # free names of nested scopes
         self.nested_called: Set[str] = set()  # free names nested scopes call directly
         self.nested_rebinds: Set[str] = set()  # names nested scopes rebind outside themselves
@@ -117,6 +121,7 @@ class _Scanner:
         self.reads: Set[str] = set()
         self.modified: Set[QN] = set()
         self.called: Set[str] = set()
+        self.values: Set[str] = set()   # names read other than as the function of a direct call
         # Names a walrus has surely bound earlier in the same expression: `(t := x) + t` does not
         # read t before writing it. Not under `and`/`or`/`if-else`, which may skip the walrus.
         self.walrus_bound: Set[str] = set()
@@ -143,13 +148,22 @@ class _Scanner:
         self.conditional -= 1
 
     def visit_Call(self, node):
+        self.called.add(ANY_CALL)
         name = _called_name(node)
-        if name is not None:
-            self.called.add(name)
-        self.generic_visit(node)
+        if name is None:
+            self.generic_visit(node)
+            return
+        self.called.add(name)
+        callee = node.func if isinstance(node.func, gast.Name) else node.args[0]
+        if callee.id not in self.walrus_bound:
+            self.reads.add(callee.id)   # read, not used as a value
+        for child in nodes.children(node):
+            if child is not callee:
+                self.visit(child)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load):
+            self.values.add(node.id)
             if node.id not in self.walrus_bound:
                 self.reads.add(node.id)
         elif isinstance(node.ctx, (gast.Store, gast.Del)):
@@ -172,6 +186,7 @@ class _Scanner:
     def _nested(self, node):
         nested = analyze_function(node)
         self.reads |= nested.free_reads
+        self.values |= nested.free_reads   # a lambda is a value: whoever calls it calls what it calls
         self.scope.nested_free |= nested.free_reads
         self.scope.nested_called |= nested.free_calls
 
@@ -192,6 +207,7 @@ class _Scanner:
             if hasattr(node, field):
                 inner.visit(getattr(node, field))
         self.reads |= inner.reads - targets
+        self.values |= inner.values - targets
         self.modified |= {qn for qn in inner.modified if qn.root not in targets}
         self.called |= inner.called - targets
 
@@ -209,6 +225,7 @@ class _Analyzer:
         for node in nodes:
             if node is not None:
                 scanner.visit(node)
+        self.scope.values |= scanner.values
         return scanner
 
     def block(self, statements) -> Activity:
@@ -238,6 +255,7 @@ class _Analyzer:
                 self.scope.nested_free |= nested.free_reads
                 self.scope.nested_called |= nested.free_calls
                 self.scope.nested_rebinds |= nested.rebinds_outside
+                self.scope.values |= nested.values - nested.locals
             modified.add(qual_names.simple(node.name))
         elif isinstance(node, (gast.Import, gast.ImportFrom)):
             modified |= {qual_names.simple((a.asname or a.name).split('.')[0]) for a in node.names}
@@ -312,7 +330,8 @@ def _helper_effects(scope: FunctionScope) -> Dict[str, Set[str]]:
 
     Flow-insensitive: if a name is bound to a rebinding def anywhere in the scope, every direct
     call of that name here may be that def (carrying an unchanged variable is harmless; missing a
-    rebound one would silently freeze it at its trace-time value).
+    rebound one would silently freeze it at its trace-time value). ``ANY_CALL`` -> what the helpers
+    used as values may rebind (any call may be one of them).
     """
     rebinds: Dict[str, Set[str]] = {}
     calls: Dict[str, Set[str]] = {}
@@ -320,16 +339,24 @@ def _helper_effects(scope: FunctionScope) -> Dict[str, Set[str]]:
         nested = anno.getanno(function, anno.SCOPE)
         rebinds.setdefault(function.name, set()).update(nested.rebinds_outside)
         calls.setdefault(function.name, set()).update(nested.free_calls)
+    escaped = scope.values & rebinds.keys()
     changed = True
     while changed:   # helpers calling helpers: propagate until nothing new (a few rounds at most)
         changed = False
+        anything = set().union(*(rebinds[name] for name in escaped))
         for name, callees in calls.items():
             before = len(rebinds[name])
             for callee in callees & rebinds.keys():
                 rebinds[name] |= rebinds[callee]
+            if ANY_CALL in callees:
+                rebinds[name] |= anything
             changed = changed or len(rebinds[name]) != before
     ours = scope.locals | scope.nonlocals
-    return {name: names & ours for name, names in rebinds.items() if names & ours}
+    effects = {name: names & ours for name, names in rebinds.items() if names & ours}
+    anything = set().union(*(rebinds[name] for name in escaped)) & ours
+    if anything:
+        effects[ANY_CALL] = anything
+    return effects
 
 
 def analyze_function(node) -> FunctionScope:
