@@ -59,19 +59,22 @@ def hoist_body_functions(node):
 def _nests_helpers(statements: List[gast.stmt]) -> bool:
     """True if a body function (in the blocks the hoister looks at) has one among its own statements:
     without one, no helper can move (an ``if`` outside loops, say) and the hoister's walk is skipped."""
-    for statement in statements:
-        if isinstance(statement, gast.FunctionDef):
+    stack = list(statements)
+    while stack:
+        statement = stack.pop()
+        cls = statement.__class__
+        if cls is gast.FunctionDef:
             if _is_body_function(statement) and any(_is_body_function(s) for s in statement.body):
                 return True
-            if _nests_helpers(statement.body):
-                return True
-        elif not isinstance(statement, (gast.ClassDef, gast.AsyncFunctionDef)):
+            stack.extend(statement.body)
+        elif cls is not gast.ClassDef and cls is not gast.AsyncFunctionDef:
+            attributes = statement.__dict__
             for field in _BLOCK_FIELDS:
-                block = getattr(statement, field, None)
-                if isinstance(block, list) and block and isinstance(block[0], gast.stmt) and _nests_helpers(block):
-                    return True
-            if any(_nests_helpers(handler.body) for handler in getattr(statement, 'handlers', ())):
-                return True
+                block = attributes.get(field)
+                if block.__class__ is list and block and isinstance(block[0], gast.stmt):
+                    stack.extend(block)
+            for handler in attributes.get('handlers', ()):
+                stack.extend(handler.body)
     return False
 
 

@@ -127,10 +127,10 @@ def to_gast(node):
     "Name(id='f', ctx=Load(), annotation=None, type_comment=None)"
     """
     def located(new, old):
+        attributes, new_attributes = old.__dict__, new.__dict__   # (both keep their fields there)
         for attribute in old._attributes:
-            value = getattr(old, attribute, _MISSING)
-            if value is not _MISSING:
-                setattr(new, attribute, value)
+            if attribute in attributes:
+                new_attributes[attribute] = attributes[attribute]
         return new
 
     def convert(value):
