@@ -224,8 +224,9 @@ class ConcreteFunction:
 
 def _first_run(concrete_ref: "weakref.ref[ConcreteFunction]") -> Callable[..., List[np.ndarray]]:
     """The first call of a graph without loops. On small inputs it runs in the reference interpreter
-    (``runtime.backends.interpreter``) on the traced graph: for a small graph, optimizing and compiling
-    cost 10-50x the run itself, and a function traced for Python arguments may never be called again.
+    (``runtime.backends.interpreter``) on the traced graph: optimizing and compiling a small graph cost
+    more than interpreting it once (0.46 ms against 0.07 for simple_relu's), and a function traced for
+    Python arguments may never be called again.
     The same results bit for bit (tests/test_first_call_tier.py; with ``check_first_calls`` every first
     call of the test suite compares both), the same errors (the failing node and the user's line), the
     same side effects in the same order. From the second call on (and for big inputs, where the
