@@ -343,3 +343,41 @@ def test_the_optimized_loop_is_the_loop_written_with_the_invariant_outside_by_ha
             [expression(t) for t in by_hand.attrs[part].outputs]
     np.testing.assert_array_equal(ag.function(tanh_loop_in_body)(*args).numpy(),
                                   ag.function(tanh_loop_by_hand)(*args).numpy())
+
+
+def test_with_unknown_dims_only_ops_whose_broadcast_cannot_fail_move():
+    @ag.function(input_signature=[rt.TensorSpec([None, 3]), rt.TensorSpec([None, 3]), rt.TensorSpec([3, 2]),
+                                  rt.TensorSpec([None]), rt.TensorSpec([None]), rt.TensorSpec([], rt.int32)])
+    def f(x, w, v, a, b, n):
+        total = rt.zeros([2])
+        i = rt.constant(0)
+        while i < n:
+            x = x + rt.exp(w) * 0.5                              # exp(w), * 0.5: cannot fail whatever w's rows
+            total = total + rt.reduce_sum(rt.matmul(w, v), 0)    # inner dims known and equal: moves
+            total = total + rt.reduce_sum(a + b)                 # a + b: sizes may differ at run time: stays
+            i += 1
+        return x, total
+
+    graph = f.get_concrete_function().graph
+    (loop,) = loops(graph)
+    outside = types(graph)
+    assert {"Exp", "MatMul"} <= set(outside) and outside.count("Mul") == 1
+    body = types(loop.attrs["body"])
+    assert "Exp" not in body and "MatMul" not in body
+    assert body.count("AddV2") == 5                               # x +, total + (twice), a + b, i + 1
+    x, w = rt.constant(np.ones((2, 3), np.float32)), rt.constant(np.zeros((4, 3), np.float32))   # 2 vs 4 rows
+    v, a, b = rt.constant(np.ones((3, 2), np.float32)), rt.constant([1.0, 2.0]), rt.constant([1.0, 2.0, 3.0])
+    out_x, out_total = f(x, w, v, a, b, rt.constant(0))        # a + b would fail, x + exp(w) too: never run
+    assert out_x.numpy().tolist() == x.numpy().tolist() and out_total.numpy().tolist() == [0.0, 0.0]
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        f(x, w, v, a, b, rt.constant(1))
+    assert f.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("shapes,safe", [
+    ([(None, 3), (3,)], True), ([(None,), (None,)], False), ([(None,), (1,)], True), ([(None,), (4,)], False),
+    ([(), (None, None)], True), ([None, (3,)], False), ([(2, None), (2, 1)], True), ([(None, 1), (1, None)], True),
+    ([(None, 2), (None, 1)], False), ([None], True)])
+def test_broadcast_cannot_fail_only_when_no_unknown_dim_can_disagree(shapes, safe):
+    from runtime.passes.analysis import broadcast_cannot_fail
+    assert broadcast_cannot_fail(shapes) is safe

@@ -45,22 +45,62 @@ def needed_ops(graph: FuncGraph, outputs: Optional[Sequence[SymbolicTensor]] = N
     return needed
 
 
-# Ops that cannot fail once shape inference accepted fully known input and output shapes (their kernels read
-# no values that could be out of range): safe to run where the program might never have run them (before a
-# loop that may run zero times, or out of a branch that may not be taken).
-_SAFE_WHEN_SHAPES_KNOWN = (TRANSPOSE, CAST, IDENTITY, MATMUL, RESHAPE, EXPAND_DIMS, BROADCAST_TO, SUM, ZEROS_LIKE,
-                           ONES_LIKE)
+# Ops whose kernels read no values that could be out of range, by what they need to know to be sure the shapes
+# agree (shape inference checked what was known when the op was made): nothing, the rank, or every dim.
+_ANY_SHAPE = (CAST, IDENTITY, ZEROS_LIKE, ONES_LIKE)
+_KNOWN_RANK = (TRANSPOSE, EXPAND_DIMS)  # their attr (perm, axis) was checked against the rank
+_KNOWN_SHAPES = (RESHAPE, BROADCAST_TO, SUM)  # sizes must agree: only fully known shapes prove it
 
 
 def cannot_fail(op: Operation) -> bool:
-    """Whether ``op`` is pure and raises on no input values: an elementwise ufunc without an integer
-    zero-divisor check, or one of a few shape-checked ops, with every input and output shape fully known
-    (so inference already proved broadcasting and inner dimensions agree). ``gather`` (an index out of
-    range), integer ``//``, ``%`` and ``**`` (a zero divisor, a negative power) and every stateful op
-    (print, assert, random, variables) are not: moving them could raise, or act, where the program did not."""
+    """Whether ``op`` is pure and raises on no input values, so it may run where the program might never have
+    run it (before a loop that may run zero times, or out of a branch that may not be taken).
+
+    Elementwise ufuncs without an integer zero-divisor check and ``MatMul`` qualify when broadcasting cannot
+    fail at run time (``broadcast_cannot_fail``; for ``MatMul`` also known, equal inner dims); a few shape ops
+    when enough of their input's shape is known. ``gather`` (an index out of range), integer ``//``, ``%`` and
+    ``**`` (a zero divisor, a negative power) and every stateful op (print, assert, random, variables) do not:
+    moving them could raise, or act, where the program did not.
+    """
     op_def = op.op_def
     if op_def.stateful or op.subgraphs():
         return False
-    known = all(t.shape is not None and None not in t.shape for t in [*op.inputs, *op.outputs])
-    safe_ufunc = op_def.elementwise_ufunc is not None and not op_def.zero_divisor_error
-    return known and (safe_ufunc or op_def in _SAFE_WHEN_SHAPES_KNOWN)
+    if op_def in _ANY_SHAPE:
+        return True
+    if op_def.elementwise_ufunc is not None and not op_def.zero_divisor_error:
+        return broadcast_cannot_fail([t.shape for t in _distinct(op.inputs)])
+    if op_def is MATMUL:
+        a, b = (t.shape for t in op.inputs)
+        return (a is not None and b is not None and len(a) >= 2 and len(b) >= 2 and a[-1] is not None
+                and a[-1] == b[-2] and broadcast_cannot_fail([a[:-2], b[:-2]]))
+    if op_def in _KNOWN_RANK:
+        return op.inputs[0].shape is not None
+    if op_def in _KNOWN_SHAPES:
+        return all(t.shape is not None and None not in t.shape for t in [*op.inputs, *op.outputs])
+    return False
+
+
+def broadcast_cannot_fail(shapes: Sequence[Optional[tuple]]) -> bool:
+    """Whether tensors of these static shapes (of distinct tensors) broadcast at run time whatever their unknown
+    dims turn out to be, given that shape inference accepted them: on each axis at most one operand has an
+    unknown dim, and every other operand has 1 there (or lacks the axis).
+
+    >>> broadcast_cannot_fail([(None, 3), (3,)]), broadcast_cannot_fail([(None,), (None,)])
+    (True, False)
+    """
+    if len(shapes) <= 1:
+        return True  # one operand (or one tensor read twice): nothing to disagree with
+    if any(shape is None for shape in shapes):
+        return False
+    for axis in range(1, max(len(shape) for shape in shapes) + 1):
+        dims = [shape[-axis] for shape in shapes if len(shape) >= axis]
+        if None in dims and (dims.count(None) > 1 or any(d is not None and d != 1 for d in dims)):
+            return False
+    return True
+
+
+def _distinct(tensors: Sequence[SymbolicTensor]) -> list:
+    found = {}
+    for t in tensors:
+        found.setdefault(id(t), t)
+    return list(found.values())
