@@ -127,3 +127,35 @@ def test_a_pop_in_a_while_test_is_python_or_a_clear_error():
         assert xs == []
     raises(rt.errors.StateError, ag.function(pop_in_a_while_test), (rt.TensorList.from_tensors([-1, 2, 3]),),
            "'xs.pop()' inside a larger expression cannot change the list 'xs'")
+
+
+def pop_in_a_for_iterable(rows):
+    xs = list(rows)
+    total = 0
+    for v in xs.pop():
+        total += v
+    return total, len(xs)
+
+
+def pops_rows_in_a_tensor_loop(n):
+    xs = [rt.constant([1, 2]), rt.constant([3, 4]), rt.constant([5, 6])]
+    total = rt.constant(0)
+    i = 0
+    while i < n:
+        for v in xs.pop():   # a tensor row: a staged for inside the staged while
+            total += v
+        i += 1
+    return total
+
+
+def test_a_pop_in_a_for_iterable_moves_before_the_loop():
+    # Python evaluates the iterable once, before the loop: the same as a statement of its own just before.
+    code = ag.to_code(pops_rows_in_a_tensor_loop)
+    assert '(xs, popped) = ag__.list_pop(xs)' in code and 'ag__.for_stmt(popped,' in code
+    for form in FORMS:
+        rows = [[1, 2], [3, 4]]
+        assert in_form(form, ag.to_graph(pop_in_a_for_iterable), rows) == pop_in_a_for_iterable(rows) == (7, 1)
+    # The outer tensor loop carries xs and pops once per iteration (it popped [5, 6] twice: 22).
+    assert int(pops_rows_in_a_tensor_loop(2)) == 18
+    f = ag.function(pops_rows_in_a_tensor_loop)
+    assert [int(f(rt.constant(n))) for n in (0, 1, 2, 3)] == [0, 11, 18, 21]

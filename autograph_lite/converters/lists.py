@@ -14,7 +14,7 @@ nothing Python would see (nothing the statement evaluates before it calls anythi
     total += xs.pop()    ->  xs, popped = ag__.list_pop(xs)
                              total += popped
 
-The same in an ``if`` test. Elsewhere (a ``while`` test, after another call, in a branch of
+The same in an ``if`` test and a ``for`` iterable (evaluated once, before the loop, as Python does). Elsewhere (a ``while`` test, after another call, in a branch of
 ``and``/``or``/``if else``, in a lambda or comprehension) it becomes ``ag__.list_pop_in_expression(xs, 'xs')``, followed by ``xs = xs`` so that a tensor loop carries
 ``xs``: Python's pop on Python values, a clear error when a tensor-dependent loop would change the list.
 """
@@ -71,6 +71,11 @@ class ListTransformer(Transformer):
 
     def visit_If(self, node):
         return self._pops_inside(self.generic_visit(node), [node.test])
+
+    def visit_For(self, node):
+        # The iterable is evaluated once, first: a pop there moves before the loop (an outer tensor loop
+        # then carries the list and pops once per iteration, not once while tracing).
+        return self._pops_inside(self.generic_visit(node), [node.iter])
 
     def visit_While(self, node):
         # The test runs before every iteration: a pop there cannot move, so the loop carries the list
