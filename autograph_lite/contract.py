@@ -27,6 +27,7 @@ RETURN_FLAG_NAME = 'do_return'
 RETURN_VALUE_NAME = 'retval_'
 BREAK_FLAG_NAME = 'break_'
 CONTINUE_FLAG_NAME = 'continue_'
+TEST_FLAG_NAME = 'tested_false'   # a while loop whose test assigns (a walrus) and may break or return
 STATE_FUNCTION_NAMES = ('get_state', 'set_state')
 IF_FUNCTION_NAMES = ('if_body', 'else_body')
 WHILE_FUNCTION_NAMES = ('loop_test', 'loop_body')
@@ -41,7 +42,7 @@ DISPATCH_OPERATOR = 'needs_staged_form'
 # Roles of generated state variables, as they appear in the `roles` argument of if_stmt/while_stmt/for_stmt.
 RETURN_FLAG = 'return_flag'      # True once a `return` ran
 RETURN_VALUE = 'return_value'    # the value of that `return`
-BREAK_FLAG = 'break_flag'        # True once a `break` ran (the loop stops)
+BREAK_FLAG = 'break_flag'        # True once a `break` ran, or a test that assigns was false (the loop stops)
 CONTINUE_FLAG = 'continue_flag'  # True once a `continue` ran (the rest of the body is skipped)
 # The return flag of the `if not <flag>:` that guards what follows a possible return: the else branch
 # of that if runs only after a return.

@@ -58,7 +58,8 @@ _ONLY_FOR = {
     comprehensions.ComprehensionTransformer: lambda ctx: _has(ctx, gast.ListComp, gast.SetComp, gast.DictComp,
                                                               gast.GeneratorExp),
     conditional_expressions.ConditionalExpressionTransformer: lambda ctx: _has(ctx, gast.IfExp),
-    break_statements.BreakTransformer: lambda ctx: ctx.loop_has_else or _has(ctx, gast.Break),   # also moves loop elses
+    break_statements.BreakTransformer: lambda ctx: ctx.loop_has_else or _has(ctx, gast.Break) or (   # also moves loop elses
+        _has(ctx, gast.NamedExpr) and _has(ctx, gast.While)),   # and tests that assign of loops that may jump
     continue_statements.ContinueTransformer: lambda ctx: _has(ctx, gast.Continue),
     asserts.AssertTransformer: lambda ctx: _has(ctx, gast.Assert),
     lists.ListTransformer: lambda ctx: not ctx.attribute_names.isdisjoint(('append', 'pop')),

@@ -1,8 +1,8 @@
-"""The walrus ``(n := expr)`` on tensors: in an ``if`` test, a statement or a loop body it works traced as
-in Python; where the converter must leave the expression as Python (a walrus inside ``and``/``or``, a
-branch of ``a if c else b`` or a comprehension) a symbolic tensor there is an error naming the variable,
-the user's line and the fix; a walrus in a tensor ``while`` test that changes a loop variable is a
-StateError naming it."""
+"""The walrus ``(n := expr)`` on tensors: in an ``if`` test, a statement, a loop body, a tensor ``while`` test
+(with ``break``/``continue``/``return``/``else`` too) and a comparison chain it works traced as in Python;
+where the converter must leave the expression as Python (a walrus inside ``and``/``or``, a branch of
+``a if c else b``, a comprehension, a later operand of a comparison chain) a symbolic tensor there is an
+error naming the variable, the user's line and the fix."""
 import pytest
 
 import autograph_lite as ag
@@ -92,7 +92,115 @@ def test_the_guard_in_generated_code():
     assert "ag__.walrus_guard(x > 0, 'and', ('y',)) and (y := (x * 3)) > 5" in ag.to_code(in_and)
 
 
-def test_walrus_in_a_tensor_while_test_names_the_variable():
-    raises(rt.errors.StateError, ag.function(in_while_test), (rt.constant(4),),
-           "the condition of a tensor-dependent while loop changes 'i'", '`while True:`',
-           at='while (i := i + 1) < n')
+def while_with_jumps(n):
+    i = 0
+    total = 0
+    while (i := i + 1) < n:
+        if i % 3 == 0:
+            continue
+        if total > 20:
+            break
+        total += i
+    else:
+        total = total * 100
+    return total, i
+
+
+def while_with_return(n):
+    i = 0
+    total = 0
+    while (i := i + 2) < n:
+        total += i
+        if total > 10:
+            return total, -i
+    return total, i
+
+
+def while_with_helper(n):
+    i = 0
+
+    def advance():
+        nonlocal i
+        i += 1
+        return i
+
+    total = 0
+    while advance() < n:
+        total += i
+    return total, i
+
+
+def chain_with_walrus(x, n):
+    if 0 < (y := x * 2) < n:
+        r = y + 1
+    else:
+        r = y - 1
+    return r, y
+
+
+def chain_with_calls(x, n):
+    return -n <= abs(x) * 2 < n * 1 < 100
+
+
+def chain_walrus_on_the_left(x, n):
+    r = (y := x * 2) < 10 < n
+    return r, y
+
+
+def chain_walrus_on_the_right(a, x):
+    r = a < x * 1 < (y := x * 3)
+    return r, y
+
+
+def chain_walrus_in_a_while(x):
+    steps = 0
+    while 0 < (x := x - 3) < 100:
+        steps += 1
+    return steps, x
+
+
+@pytest.mark.parametrize('function, values', [
+    (in_while_test, [0, 1, 4, 9]), (while_with_jumps, [0, 1, 4, 9, 30]), (while_with_return, [0, 3, 5, 20]),
+    (while_with_helper, [0, 1, 5]), (chain_with_walrus, [(3, 10), (6, 10), (-1, 10)]),
+    (chain_with_calls, [(3, 10), (7, 10), (1, 200)]), (chain_walrus_on_the_left, [(3, 20), (6, 20), (3, 5)]),
+    (chain_walrus_in_a_while, [50, 2, 400]),
+])
+def test_while_tests_and_chains_work_traced_as_in_python(function, values):
+    for value in values:
+        args = value if isinstance(value, tuple) else (value,)
+        expected = _values(function(*args))
+        for form in FORMS:
+            assert _values(in_form(form, ag.to_graph(function), *args)) == expected, (form, value)
+        tensors = [rt.constant(a) for a in args]
+        assert _values(ag.to_graph(function)(*tensors)) == expected, value     # eager tensors
+        assert _values(ag.function(function)(*tensors)) == expected, value     # graph
+
+
+def test_a_tensor_while_whose_test_assigns_is_one_graph_loop():
+    # The test runs before the loop and at the end of each iteration (the loop is rotated): one While,
+    # traced once for every n.
+    f = ag.function(in_while_test)
+    assert [int(f(rt.constant(n))) for n in (0, 4, 9)] == [in_while_test(n) for n in (0, 4, 9)]
+    assert f.experimental_get_tracing_count() == 1
+    types = [op.type for op in f.get_concrete_function(rt.constant(4)).graph.operations]
+    assert types.count('While') == 1
+
+
+def test_generated_code_of_tests_and_chains():
+    assert 'ag__.and_then(0 < (y := (x * 2)), lambda: y < n)' in ag.to_code(chain_with_walrus)
+    assert ('ag__.and_then(-n <= (compared := (ag__.converted_call(abs, (x,), None) * 2)), lambda: '
+            'ag__.and_then(compared < (compared_1 := (n * 1)), lambda: compared_1 < 100))'
+            ) in ' '.join(ag.to_code(chain_with_calls).split())   # (a long line is wrapped)
+    assert ("ag__.walrus_guard(a < (compared := (x * 1)), 'comparison', ('y',)) and compared < (y := (x * 3))"
+            in ag.to_code(chain_walrus_on_the_right))
+    code = ag.to_code(while_with_jumps)
+    assert 'tested_false = False' in code and "roles={'break_': 'break_flag', 'tested_false': 'break_flag'}" in code
+
+
+def test_a_walrus_in_a_later_operand_of_a_chain_stays_python_and_names_it():
+    for args in ((1, 2), (-10, -1)):   # (both links true; the second false)
+        expected = chain_walrus_on_the_right(*args)
+        assert [in_form(form, ag.to_graph(chain_walrus_on_the_right), *args) for form in FORMS] == [expected] * 2
+    raises(rt.errors.OperatorNotAllowedInGraphError, ag.function(chain_walrus_on_the_right),
+           (rt.constant(1), rt.constant(2)), "this comparison chain assigns 'y' with :=",
+           'Assign y in a statement before it', at='r = a < x * 1 < (y := x * 3)')

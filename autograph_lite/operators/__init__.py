@@ -13,7 +13,7 @@ from autograph_lite.operators.data_structures import (list_append, list_pop, lis
                                                       set_item_augmented)
 from autograph_lite.operators.exceptions import assert_stmt
 from autograph_lite.operators.forms import needs_staged_form
-from autograph_lite.operators.logical import and_, not_, or_, walrus_guard
+from autograph_lite.operators.logical import and_, and_then, not_, or_, walrus_guard
 from autograph_lite.operators.membership import in_, not_in
 from autograph_lite.operators.patterns import match_subject, matches
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
@@ -28,4 +28,4 @@ __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
            "list_pop_in_expression", "Undefined", "UndefinedReturnValue", "defined",
            "defined_free", "deleted",
            "return_value", "value_or_undefined", "BUILTIN_OVERRIDES", "list_comp", "generator_exp", "set_comp",
-           "dict_comp", "unpack", "in_", "not_in", "walrus_guard", "needs_staged_form", "match_subject", "matches"]
+           "dict_comp", "unpack", "in_", "not_in", "walrus_guard", "and_then", "needs_staged_form", "match_subject", "matches"]

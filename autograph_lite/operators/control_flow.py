@@ -71,13 +71,18 @@ def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_
     made the converter's flag a tensor (roles, contract.py), the remaining iterations are staged as one
     ``While`` op. Otherwise one of the user's variables made it a tensor: Python would need its truth
     value, which only exists when the graph runs, so that raises, naming the variable.
+
+    A test that assigns loop variables (``while (i := i + 1) < n:``) is evaluated once before a staged
+    loop and then at the end of each iteration, so the graph loop sees the variables it assigned.
     """
+    before = tuple(get_state()) if in_graph_mode() else None   # to see whether the test assigns (a walrus)
     test = loop_test()
     if isinstance(test, _TENSOR_LISTS):  # `while xs:` on a tensor list: every test is len(xs) > 0
         loop_test = _length_test(loop_test)
         test = as_condition(test)
     if isinstance(test, SymbolicTensor):
-        staged_while(loop_test, loop_body, get_state, set_state, symbol_names, Roles(roles, symbol_names))
+        staged_while(loop_test, loop_body, get_state, set_state, symbol_names, Roles(roles, symbol_names),
+                     _assigning_test(test, before, get_state))
         return
     if not in_graph_mode():   # no symbolic tensor can appear: the plain loop, nothing on top
         while test:
@@ -91,6 +96,11 @@ def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_
     _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbol_names, roles)
 
 
+def _assigning_test(test: Any, before: tuple, get_state: GetState) -> Any:
+    """``test`` when evaluating it changed a state variable (the first test of a rotated staged loop), else None."""
+    return test if any(now is not was for was, now in zip(before, get_state())) else None
+
+
 def _length_test(loop_test: Callable[[], Any]) -> Callable[[], Any]:
     """The loop test of ``while xs:`` over a tensor list: ``len(xs) > 0``, a bool tensor."""
     return lambda: as_condition(loop_test())
@@ -101,6 +111,7 @@ def _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbo
     while test:
         before = tuple(get_state())
         loop_body()
+        before_test = tuple(get_state())
         test = as_condition(loop_test())  # a Python list the body made a tensor list: len(xs) > 0
         if isinstance(test, SymbolicTensor):
             roles_ = Roles(roles, symbol_names)
@@ -111,7 +122,8 @@ def _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbo
                 lists = [name for name, now in zip(symbol_names, after)
                          if name in became and isinstance(now, _TENSOR_LISTS)]
                 raise _test_became_a_tensor(became, lists)
-            staged_while(loop_test, loop_body, get_state, set_state, symbol_names, roles_)
+            staged_while(loop_test, loop_body, get_state, set_state, symbol_names, roles_,
+                         _assigning_test(test, before_test, get_state))
             return
 
 

@@ -138,11 +138,24 @@ def _as_bool(value: Any) -> Any:
 
 
 _GUARDED = {'and': ('`and`', 'decide on'), 'or': ('`or`', 'decide on'),
-            'if_exp': ('`a if c else b`', 'decide on'), 'comprehension': ('comprehension', 'iterate over')}
+            'if_exp': ('`a if c else b`', 'decide on'), 'comprehension': ('comprehension', 'iterate over'),
+            'comparison': ('comparison chain', 'decide on')}
+
+
+def and_then(value: Any, rest: Operand) -> Any:
+    """``value and rest()``, for a comparison chain whose first link converted code evaluates in place
+    (``0 < (y := f(x)) < n`` -> ``and_then(0 < (y := f(x)), lambda: y < n)``; a walrus there binds the
+    function's name).
+
+    >>> and_then(1 < 2, lambda: 2 < 0), and_then([], lambda: 1 / 0)
+    (False, [])
+    """
+    return and_(lambda: value, rest)
 
 
 def walrus_guard(value: Any, construct: str, names: tuple) -> Any:
-    """``value``, whose truth (or items) Python's own ``construct`` ('and', 'or', 'if_exp', 'comprehension')
+    """``value``, whose truth (or items) Python's own ``construct`` ('and', 'or', 'if_exp', 'comprehension',
+    'comparison')
     decides on: the converter left it as Python because it assigns ``names`` with ``:=`` (a lambda would
     bind them in its own scope). On a symbolic tensor, which Python cannot decide on while tracing, this
     names the walrus and the fix.

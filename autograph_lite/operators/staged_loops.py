@@ -100,9 +100,16 @@ def in_staged_loop_body() -> bool:
 
 
 def staged_while(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_state: Callable[[], tuple],
-                 set_state: Callable[[tuple], None], symbol_names: Sequence[str], roles: Roles) -> None:
-    """Build one ``While`` op from a ``while`` loop whose test is a symbolic tensor."""
-    _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterable=None, extra_test=None)
+                 set_state: Callable[[tuple], None], symbol_names: Sequence[str], roles: Roles,
+                 first_test: Any = None) -> None:
+    """Build one ``While`` op from a ``while`` loop whose test is a symbolic tensor.
+
+    ``first_test``: the value of a test that assigns loop variables (a walrus), already evaluated once
+    before the loop. The loop is then rotated: the test runs at the end of each iteration, in the body
+    graph, and the condition graph reads its value, carried as one more loop variable.
+    """
+    _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterable=None, extra_test=None,
+         first_test=first_test)
 
 
 def staged_for(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: Callable[[Any], None],
@@ -112,7 +119,8 @@ def staged_for(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body
     _run(None, loop_body, get_state, set_state, symbol_names, roles, iterable=iterable, extra_test=extra_test)
 
 
-def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterable, extra_test) -> None:
+def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterable, extra_test,
+         first_test=None) -> None:
     check_no_rebound_globals(roles, symbol_names, "loop")
     init = tuple(get_state())
     length = iterable.length() if iterable is not None else None
@@ -123,7 +131,7 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
 
     def trace_loop() -> None:  # traced at most once more per placeholder, constant flag, tensor list, options
         loop = _Loop(init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names, roles,
-                     iterable, length, extra_test, list_hints, options)
+                     iterable, length, extra_test, list_hints, options, first_test)
         try:
             with watching(loop, loop.watched):
                 outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(),
@@ -139,8 +147,11 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
 
 class _Loop:
     def __init__(self, init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names,
-                 roles, iterable, length, extra_test, list_hints, options):
+                 roles, iterable, length, extra_test, list_hints, options, first_test=None):
         self.init, self.hints, self.names, self.roles = init, hints, tuple(symbol_names), roles
+        # A test that assigns loop variables is carried as the last loop variable (see staged_while).
+        self.first_test = None if first_test is None else _as_condition(first_test)
+        self.carried = 0 if first_test is None else 1
         self.options_holder = options
         self.options: Optional[_LoopOptions] = options.get("options")
         self.body_inputs: tuple = ()
@@ -178,7 +189,7 @@ class _Loop:
             self._watch(index, value)
         self.loop_var_names = ((_COUNTER_NAME,) if iterable is not None else ()) + tuple(
             self.names[index] for index in self.loop_indices) + tuple(
-            f"{self.names[index]} (defined)" for index in self.flagged)
+            f"{self.names[index]} (defined)" for index in self.flagged) + ("<loop condition>",) * self.carried
         self.undefined_names = {self.names[index] for index, value in enumerate(init)
                                 if isinstance(value, Undefined) and index not in hints}
 
@@ -188,7 +199,8 @@ class _Loop:
 
     def initial_vars(self) -> tuple:
         counter = (rt.constant(0, rt.int32),) if self.iterable is not None else ()
-        return counter + tuple(self.start_values) + (rt.constant(False),) * len(self.flagged)
+        carried = (self.first_test,) if self.carried else ()
+        return counter + tuple(self.start_values) + (rt.constant(False),) * len(self.flagged) + carried
 
     def while_loop_options(self) -> Dict[str, Any]:
         """rt.while_loop's maximum_iterations and shape_invariants (one per loop variable), from the options."""
@@ -197,7 +209,7 @@ class _Loop:
         declared = self.options.shape_invariants
         invariants = [None] * self.offset + [declared.get(index) for index in self.loop_indices]
         return {"maximum_iterations": self.options.maximum_iterations,
-                "shape_invariants": invariants + [None] * len(self.flagged)}
+                "shape_invariants": invariants + [None] * (len(self.flagged) + self.carried)}
 
     def apply_options(self, shape_invariants: Sequence[Tuple[Any, Any]], maximum_iterations: Any) -> None:
         """Called by set_loop_options in the body: the first trace restarts the loop with the options."""
@@ -227,7 +239,8 @@ class _Loop:
     def final_state(self, outputs: Sequence[Any]) -> tuple:
         """The state after the loop: a variable the loop first assigns may be read only if it ran."""
         state = list(self.compose(outputs))
-        flags = outputs[len(outputs) - len(self.flagged):]
+        end = len(outputs) - self.carried
+        flags = outputs[end - len(self.flagged):end]
         for index, defined in zip(self.flagged, flags):
             name = self.names[index]
             message = (f"'{name}' is read after a tensor-dependent loop that ran zero times: the loop must iterate "
@@ -240,6 +253,8 @@ class _Loop:
     def cond(self, *loop_vars: Any) -> Any:
         state = self.compose(loop_vars)
         self.set_state(state)
+        if self.carried:
+            return loop_vars[-1]   # the test ran at the end of the previous iteration (or before the loop)
         if self.iterable is None:
             condition = _as_condition(traced(self.loop_test, "condition of a tensor-dependent while loop"))
             self._check_test_rebinds_nothing(state)
@@ -292,6 +307,7 @@ class _Loop:
                 "with a value of the dtype and shape the loop gives it").with_traceback(error.__traceback__) from None
         finally:
             _active.stack.pop()
+        carried = [_as_condition(self.loop_test())] if self.carried else []   # assigns what the next iteration sees
         after = tuple(self.get_state())
         self._check_non_loop_vars(after, element)
         outputs = [loop_vars[0] + 1] if self.iterable is not None else []
@@ -303,7 +319,7 @@ class _Loop:
                 raise FlagUnchanged(self.constant_flags, index)
             outputs.append(self._loop_output(index, after[index], loop_var))
         outputs += [rt.constant(True)] * len(self.flagged)  # a finished iteration assigned them all
-        return tuple(outputs)
+        return tuple(outputs + carried)
 
     def _explain_promoted_ints(self, error: TypeError) -> None:
         """A dtype error in the body often comes from a loop variable that started as a Python int (now an
