@@ -318,3 +318,39 @@ def test_random_subjects_match_as_in_python(value):
     _same(describe, value)
     _same(bindings, value)
     _same(no_args, value)
+
+
+def first_of_a_tensor_list(n):
+    xs = []
+    for i in rt.range(n):
+        xs.append(i)
+    match xs:
+        case [first, *_]:
+            return first
+    return -1
+
+
+def test_a_tensor_list_is_not_matched_as_a_python_list():
+    # It stands for a Python list whose length is known only when the graph runs.
+    assert first_of_a_tensor_list(3) == 0
+    raises(rt.errors.OperatorNotAllowedInGraphError, ag.function(first_of_a_tensor_list), (rt.constant(3),),
+           'a sequence pattern cannot match a tensor list (a Python list that a tensor-dependent loop changed)',
+           at='case [first, *_]:')
+
+
+def pairs_in_a_tensor_loop(n):
+    total = 0
+    for i in rt.range(n):
+        match (i, 2):
+            case (a, 0):
+                total += a
+            case (a, b) if a > 1:
+                total += a * b
+            case _:
+                total += 100
+    return total
+
+
+def test_a_match_on_python_structure_inside_a_tensor_loop():
+    assert pairs_in_a_tensor_loop(4) == 210
+    assert int(ag.function(pairs_in_a_tensor_loop)(rt.constant(4))) == 210

@@ -269,6 +269,8 @@ def _describe(value) -> str:
 
 def _refuse_staged(value, kind: str, fix: str) -> None:
     if isinstance(value, _STAGED):
+        what = ('a symbolic tensor' if isinstance(value, SymbolicTensor) else
+                'a tensor list (a Python list that a tensor-dependent loop changed)')
         raise rt.errors.OperatorNotAllowedInGraphError(
-            f'a {kind} pattern cannot match a symbolic tensor ({_describe(value)}) while tracing: whether it '
+            f'a {kind} pattern cannot match {what} ({_describe(value)}) while tracing: whether it '
             f'matches, and its items, are known only when the graph runs. {fix}.')
