@@ -5,6 +5,7 @@ tensors stages an ``If``, and a structural pattern on a symbolic tensor is an er
 import collections
 import collections.abc
 import dataclasses
+import linecache
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -354,3 +355,18 @@ def pairs_in_a_tensor_loop(n):
 def test_a_match_on_python_structure_inside_a_tensor_loop():
     assert pairs_in_a_tensor_loop(4) == 210
     assert int(ag.function(pairs_in_a_tensor_loop)(rt.constant(4))) == 210
+
+
+@pytest.mark.parametrize('pattern', ['[*_]', '[_]', '[*_, _]', '[_, *_]', '[*_, a]', '[a, *_]', '[*r, a]', '[_, _]',
+                                     '()', '[*_, _, _]', '[a, *_, b, c]', '{"a": _, **r}', '{"a": 1}', '{**r}', '{}'])
+def test_each_pattern_asks_the_subject_what_python_asks(pattern):
+    source = f'def f(s):\n    match s:\n        case {pattern}:\n            return 1\n    return 0\n'
+    filename = f'<match pattern {len(linecache.cache)}>'
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)   # so it is converted
+    namespace = {}
+    exec(compile(source, filename, 'exec'), namespace)
+    assert 'ag__.matches(subject' in ag.to_code(namespace['f'])
+    for n in (0, 1, 3, 4):
+        mapping = pattern.startswith('{')
+        subject = LoggingMapping({k: 1 for k in 'abcd'[:n]}) if mapping else LoggingSequence(*range(n))
+        assert _same(namespace['f'], subject)[1] == _same(namespace['f'], subject)[1]
