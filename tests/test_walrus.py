@@ -3,6 +3,7 @@
 where the converter must leave the expression as Python (a walrus inside ``and``/``or``, a branch of
 ``a if c else b``, a comprehension, a later operand of a comparison chain) a symbolic tensor there is an
 error naming the variable, the user's line and the fix."""
+import numpy as np
 import pytest
 
 import autograph_lite as ag
@@ -204,3 +205,26 @@ def test_a_walrus_in_a_later_operand_of_a_chain_stays_python_and_names_it():
     raises(rt.errors.OperatorNotAllowedInGraphError, ag.function(chain_walrus_on_the_right),
            (rt.constant(1), rt.constant(2)), "this comparison chain assigns 'y' with :=",
            'Assign y in a statement before it', at='r = a < x * 1 < (y := x * 3)')
+
+
+def test_a_rotated_while_differentiates_and_exports(tmp_path):
+    w = rt.Variable(2.0)
+
+    @ag.function
+    def grow(x):
+        with rt.GradientTape() as tape:
+            while (x := x * w) < 100.0:
+                pass
+        return x, tape.gradient(x, w)
+
+    # 3 * w**6 = 192 (d/dw = 18 * w**5); 300 * w = 600 (the first test, before the loop: d/dw = 300).
+    assert [float(v) for v in grow(rt.constant(3.0))] == [192.0, 576.0]
+    assert [float(v) for v in grow(rt.constant(300.0))] == [600.0, 300.0]
+
+    onnxruntime = pytest.importorskip('onnxruntime')
+    concrete = ag.function(in_while_test).get_concrete_function(rt.TensorSpec([], rt.int32))
+    path = str(tmp_path / 'rotated.onnx')
+    rt.export.to_onnx(concrete, path)
+    session = onnxruntime.InferenceSession(path)
+    name = session.get_inputs()[0].name
+    assert [int(session.run(None, {name: np.array(n, np.int32)})[0]) for n in (0, 4, 9)] == [0, 6, 36]
