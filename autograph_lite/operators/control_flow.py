@@ -21,6 +21,7 @@ from autograph_lite.operators.iteration import as_staged_iterable
 from autograph_lite.operators.logical import PYTHON_CONDITIONS, as_condition
 from autograph_lite.operators.staged_if import staged_if
 from autograph_lite.operators.staged_loops import in_staged_loop_body, python_loop, staged_for, staged_while
+from autograph_lite.operators.variables import Undefined
 from runtime import in_graph_mode
 from runtime.core.errors import OperatorNotAllowedInGraphError
 from runtime.core.tensor import SymbolicTensor
@@ -97,8 +98,10 @@ def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_
 
 
 def _assigning_test(test: Any, before: tuple, get_state: GetState) -> Any:
-    """``test`` when evaluating it changed a state variable (the first test of a rotated staged loop), else None."""
-    return test if any(now is not was for was, now in zip(before, get_state())) else None
+    """``test`` when evaluating it changed a state variable (the first test of a rotated staged loop), else None.
+    (An attribute not set yet reads as a new ``Undefined`` each time: unchanged.)"""
+    return test if any(now is not was and not (type(now) is Undefined and type(was) is Undefined)
+                       for was, now in zip(before, get_state())) else None
 
 
 def _length_test(loop_test: Callable[[], Any]) -> Callable[[], Any]:
