@@ -138,12 +138,35 @@ def count_in_the_loop_test(x):
     return count
 
 
-def test_a_tensor_while_test_that_rebinds_a_variable_is_refused_by_name():
+def counts_from_the_second_test(x):
+    count = 0
+    tests = []
+
+    def step():
+        nonlocal count
+        tests.append(x)
+        if len(tests) > 1:   # not in the first test, which runs before the loop
+            count += 1
+        return count < x
+    while step():
+        pass
+    return count
+
+
+def test_a_tensor_while_test_that_rebinds_a_variable_runs_it_in_each_iteration():
+    # The first test runs before the graph loop, and each later one at the end of an iteration (rotated).
     assert same_on_python_values(count_in_the_loop_test, 3) == 3
+    assert run_three_ways(count_in_the_loop_test, rt.constant(3)) == 3
+    assert int(ag.function(count_in_the_loop_test)(rt.constant(0))) == 1
+
+
+def test_a_test_that_starts_rebinding_only_later_is_refused_by_name():
+    assert same_on_python_values(counts_from_the_second_test, 2) == 2
     with pytest.raises(rt.errors.StateError) as info:
-        ag.function(count_in_the_loop_test)(rt.constant(3))
+        ag.function(counts_from_the_second_test)(rt.constant(3))
     message = "\n".join([str(info.value), *getattr(info.value, "__notes__", [])])
-    assert message.startswith("the condition of a tensor-dependent while loop changes 'count'")
+    assert message.startswith("the condition of a tensor-dependent while loop changes 'count', but its first test "
+                              "(before the loop) did not")
     assert "Make the update in the loop body" in message
     assert "while step():" in message  # the user's line
 

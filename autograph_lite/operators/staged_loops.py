@@ -269,15 +269,17 @@ class _Loop:
         return condition
 
     def _check_test_rebinds_nothing(self, state: tuple) -> None:
-        """A graph loop's condition only decides; what it rebinds (e.g. through a helper declaring
-        ``nonlocal``) would be lost, so refuse it rather than loop on stale values."""
+        """A test that assigned nothing in its first evaluation (before the loop) is traced as the loop's
+        condition, which only decides; what a later evaluation rebinds (e.g. through a helper declaring
+        ``nonlocal``) would be lost, so refuse it rather than loop on stale values. (A test that assigns in
+        its first evaluation makes a rotated loop: see staged_while.)"""
         after = tuple(self.get_state())
         changed = [self.names[index] for index, (was, now) in enumerate(zip(state, after)) if now is not was]
         if changed:
             raise rt.errors.StateError(
-                f"the condition of a tensor-dependent while loop changes {display_name(changed[0], self.roles)}; a graph "
-                "loop's condition can only decide whether to go on, not update loop variables. Make the update "
-                "in the loop body (e.g. `while True:` ... `if not condition: break`)")
+                f"the condition of a tensor-dependent while loop changes {display_name(changed[0], self.roles)}, but "
+                "its first test (before the loop) did not, so the graph loop cannot carry the change. Make the "
+                "update in the loop body (e.g. `while True:` ... `if not condition: break`)")
 
     def body(self, *loop_vars: Any) -> tuple:
         state = self.compose(loop_vars)
