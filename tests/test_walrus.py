@@ -5,6 +5,7 @@ where the converter must leave the expression as Python (a walrus inside ``and``
 error naming the variable, the user's line and the fix."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import autograph_lite as ag
 import runtime as rt
@@ -228,3 +229,51 @@ def test_a_rotated_while_differentiates_and_exports(tmp_path):
     session = onnxruntime.InferenceSession(path)
     name = session.get_inputs()[0].name
     assert [int(session.run(None, {name: np.array(n, np.int32)})[0]) for n in (0, 4, 9)] == [0, 6, 36]
+
+
+def chains(a, b, c, d):
+    calls = []
+
+    def seen(v):
+        calls.append(v)
+        return v
+
+    first = a < seen(b) <= c
+    second = (w := a + b) > seen(c) != d
+    third = a <= b * 1 < (z := c - d)
+    fourth = seen(a) < seen(b) < seen(c) < seen(d)
+    return first, second, third, fourth, w, z if a <= b * 1 else 'unbound', calls   # z: bound iff a <= b
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3))
+def test_random_chains_evaluate_each_operand_once_as_in_python(a, b, c, d):
+    expected = chains(a, b, c, d)
+    for form in FORMS:
+        assert in_form(form, ag.to_graph(chains), a, b, c, d) == expected, form
+
+
+def reads_a_name_a_chain_may_not_bind(a, b, c):
+    r = a < b < (z := c)
+    return r, (z if c > 0 else -1)   # (converted, z is read inside the branch's lambda)
+
+
+def test_a_name_bound_in_a_later_chain_operand_may_be_unbound_as_in_python():
+    # Definite assignment knows the chain may stop before (z := c): the read is checked.
+    assert reads_a_name_a_chain_may_not_bind(1, 2, 3) == (True, 3)
+    for form in FORMS:
+        assert in_form(form, ag.to_graph(reads_a_name_a_chain_may_not_bind), 1, 2, 3) == (True, 3)
+        with pytest.raises(UnboundLocalError, match="'z'"):
+            in_form(form, ag.to_graph(reads_a_name_a_chain_may_not_bind), 2, 1, 3)
+    with pytest.raises(UnboundLocalError, match="'z'"):
+        reads_a_name_a_chain_may_not_bind(2, 1, 3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3))
+def test_random_tensor_chains_in_graphs_equal_python(x, lo, hi):
+    expected = _values(chain_with_walrus(x, hi)) + [chain_with_calls(x, hi)] + [in_while_test(hi)]
+    graph = _values(ag.function(chain_with_walrus)(rt.constant(x), rt.constant(hi)))
+    graph += [bool(ag.function(chain_with_calls)(rt.constant(x), rt.constant(hi)))]
+    graph += [int(ag.function(in_while_test)(rt.constant(hi)))]
+    assert graph == expected

@@ -132,6 +132,12 @@ class _Function:
             for value in node.values[1:]:
                 state = self.expression(value, state)   # runs only if the ones before it did
             return first
+        if isinstance(node, gast.Compare) and len(node.comparators) > 1:
+            # `a < (y := b) < (z := c)`: each operand after the second runs only if the links before held.
+            first = state = self.expression(node.comparators[0], self.expression(node.left, state))
+            for value in node.comparators[1:]:
+                state = self.expression(value, state)
+            return first
         if isinstance(node, gast.IfExp):
             state = self.expression(node.test, state)
             return _join(self.expression(node.body, state), self.expression(node.orelse, state))
