@@ -370,3 +370,21 @@ def test_each_pattern_asks_the_subject_what_python_asks(pattern):
         mapping = pattern.startswith('{')
         subject = LoggingMapping({k: 1 for k in 'abcd'[:n]}) if mapping else LoggingSequence(*range(n))
         assert _same(namespace['f'], subject)[1] == _same(namespace['f'], subject)[1]
+
+
+def kind_of(x):
+    match x:
+        case bool() | int() | float():
+            return 'python number'
+        case rt.Tensor(dtype=rt.float32):
+            return x * 2.0
+        case rt.Tensor():
+            return x
+    return None
+
+
+def test_a_class_pattern_on_a_tensor_is_isinstance_decided_in_python():
+    f = ag.function(kind_of)
+    assert float(f(rt.constant(1.5))) == 3.0 and int(f(rt.constant(3))) == 3
+    assert kind_of(2.0) == ag.to_graph(kind_of)(2.0) == 'python number'
+    assert float(kind_of(rt.constant(1.5))) == 3.0   # eager, unconverted: the same case
