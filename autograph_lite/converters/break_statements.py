@@ -69,6 +69,7 @@ class BreakTransformer(LoopJumpTransformer):
     def _test_moved_into_body(self, node):
         flag = self.ctx.new_name(contract.TEST_FLAG_NAME)
         self.ctx.roles[flag] = contract.BREAK_FLAG
+        self.ctx.negations_written = True   # `while not flag:`: the logical converter has work
         origin = anno.getanno(node.test, anno.ORIGIN, None) or anno.getanno(node, anno.ORIGIN, None)
         statements = templates.replace('flag = False\nwhile not flag:\n    if test:\n        body\n    else:\n'
                                        '        flag = True', flag=flag, test=node.test, body=node.body)
