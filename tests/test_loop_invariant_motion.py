@@ -248,7 +248,8 @@ def test_invariant_ops_of_if_branches_in_the_body_move_out_of_the_loop():
     x = rt.constant([[1.0, 2.0], [3.0, 4.0]])
     graph = f.get_concrete_function(x, w, table, rt.constant(1), rt.constant(5)).graph
     (loop,) = loops(graph)
-    assert graph.operations.index(next(op for op in graph.operations if op.type == "Exp")) < graph.operations.index(loop)
+    assert graph.operations.index(next(op for op in graph.operations if op.type == "Exp")) < \
+        graph.operations.index(loop)
     assert graph.operations.index(next(op for op in graph.operations if op.type == "MatMul")) < \
         graph.operations.index(loop)
 
@@ -373,11 +374,3 @@ def test_with_unknown_dims_only_ops_whose_broadcast_cannot_fail_move():
         f(x, w, v, a, b, rt.constant(1))
     assert f.experimental_get_tracing_count() == 1
 
-
-@pytest.mark.parametrize("shapes,safe", [
-    ([(None, 3), (3,)], True), ([(None,), (None,)], False), ([(None,), (1,)], True), ([(None,), (4,)], False),
-    ([(), (None, None)], True), ([None, (3,)], False), ([(2, None), (2, 1)], True), ([(None, 1), (1, None)], True),
-    ([(None, 2), (None, 1)], False), ([None], True)])
-def test_broadcast_cannot_fail_only_when_no_unknown_dim_can_disagree(shapes, safe):
-    from runtime.passes.analysis import broadcast_cannot_fail
-    assert broadcast_cannot_fail(shapes) is safe
