@@ -1,15 +1,19 @@
-"""Python lists that the branches of a tensor-dependent ``if`` change in place (``xs.append(v)``, ``xs[0] = v``).
+"""Python lists and dicts that the branches of a tensor-dependent ``if`` change in place (``xs.append(v)``,
+``xs[0] = v``, ``d['k'] = v``).
 
-Both branches of a staged ``if`` are traced, one after the other, and each would change the same list
-object. So each branch starts from the list's contents before the ``if``, and what it leaves in the list
-is taken as a new list, the branch's value of that variable:
+Both branches of a staged ``if`` are traced, one after the other, and each would change the same object.
+So each branch starts from the contents before the ``if``, and what it leaves in the list or dict is taken
+as a new one, the branch's value of that variable:
 
 * both branches leave the same number of elements: the list stays a Python list; each element that
   differs between the branches becomes an output of the ``rt.cond``, and the merged contents are written
   back into the original list object (so every alias sees them, as in Python);
 * the branches leave different numbers of elements: the ``if`` is traced again with the list as an
   ``rt.TensorList`` (its elements must then share one dtype), which the branches append to; after the
-  ``if`` the variable is that tensor list, as after a tensor loop.
+  ``if`` the variable is that tensor list, as after a tensor loop;
+* a dict: like a list of its values, by key; the branches must leave the same keys (``StateError``
+  otherwise, naming them). Without the copies the second branch started from what the first left, and
+  the dict kept the first branch's values on both paths.
 
 >>> xs = [1]
 >>> lists = BranchLists((xs,), 1)
@@ -27,7 +31,7 @@ from autograph_lite.operators.data_structures import tensor_list_from
 from autograph_lite.operators.staged_state import Retrace
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import all, enumerate, len, list, tuple, type, zip
+from builtins import all, dict, enumerate, len, list, sorted, str, tuple, type, zip
 
 
 class NeedsBranchTensorList(Retrace):
@@ -45,17 +49,18 @@ class NeedsBranchTensorList(Retrace):
 class BranchLists:
     """The Python lists among the first ``nouts`` state values before an ``if``, and their contents."""
 
-    def __init__(self, init: tuple, nouts: int):
-        self.originals: Dict[int, list] = {index: value for index, value in enumerate(init[:nouts])
-                                           if type(value) is list}
-        self.contents: Dict[int, list] = {index: list(value) for index, value in self.originals.items()}
-        self.copies: List[list] = []  # what captured() made of the lists the branches changed in place
+    def __init__(self, init: tuple, nouts: int, names: Tuple[str, ...] = ()):
+        self.originals: Dict[int, Any] = {index: value for index, value in enumerate(init[:nouts])
+                                          if type(value) in (list, dict)}
+        self.contents: Dict[int, Any] = {index: type(value)(value) for index, value in self.originals.items()}
+        self.copies: List[Any] = []  # what captured() made of the lists and dicts the branches changed in place
+        self.names = names
 
     def restore(self) -> None:
-        """Put back every list's contents from before the ``if``."""
+        """Put back every list's and dict's contents from before the ``if``."""
         for index, original in self.originals.items():
             if not _same_items(original, self.contents[index]):
-                original[:] = self.contents[index]
+                _refill(original, self.contents[index])
 
     def captured(self, raw: tuple) -> tuple:
         """A branch's state with each list it changed in place replaced by a new list of its contents; the
@@ -63,7 +68,7 @@ class BranchLists:
         values = list(raw)
         for index, original in self.originals.items():
             if values[index] is original and not _same_items(original, self.contents[index]):
-                values[index] = list(original)
+                values[index] = type(original)(original)
                 self.copies.append(values[index])
         self.restore()
         return tuple(values)
@@ -82,6 +87,15 @@ class BranchLists:
         ``NeedsBranchTensorList`` if they leave different numbers of elements; None to merge as usual."""
         if index not in self.originals or not (self._in_place(index, value) and self._in_place(index, other)):
             return None  # not a list changed in place (e.g. rebound to a new list): merged as usual
+        if type(value) is dict:
+            if value.keys() != other.keys():
+                only = sorted(str(key) for key in value.keys() ^ other.keys())
+                name = self.names[index] if index < len(self.names) else 'a dict'
+                raise rt.errors.StateError(
+                    f"the branches of a tensor-dependent if leave the dict '{name}' with different keys "
+                    f"({', '.join(only)} only in one of them); the graph must give it the same keys on both "
+                    "paths: assign those keys before the if (or in both branches)")
+            return True if _same_items(value, other) else None
         if len(value) != len(other):
             added = [item for branch in (value, other) for item in branch[len(self.contents[index]):]]
             element = added[-1] if added else (value or other)[-1]
@@ -92,17 +106,28 @@ class BranchLists:
         return value is self.originals[index] or any(value is copy for copy in self.copies)
 
     def settle(self, merged: tuple) -> tuple:
-        """The state after the ``if``: a merged Python list is written back into its original object."""
+        """The state after the ``if``: a merged Python list or dict is written back into its original object."""
         values = list(merged)
         for index, original in self.originals.items():
-            if type(values[index]) is list and values[index] is not original:
-                original[:] = values[index]
+            if type(values[index]) is type(original) and values[index] is not original:
+                _refill(original, values[index])
                 values[index] = original
         return tuple(values)
 
 
-def _same_items(a: list, b: list) -> bool:
+def _same_items(a: Any, b: Any) -> bool:
+    if type(a) is dict:
+        return len(a) == len(b) and all(key in b and a[key] is b[key] for key in a)
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _refill(original: Any, contents: Any) -> None:
+    """Give ``original`` (a list or dict) the items of ``contents``, in place (aliases see them)."""
+    if type(original) is dict:
+        original.clear()
+        original.update(contents)
+    else:
+        original[:] = contents
 
 
 def _as_tensor_list(name: str, values: list, element: Any) -> rt.TensorList:

@@ -14,7 +14,7 @@ Each branch starts from the state before the ``if`` (``set_state(init)``), runs,
   ``PartialReturnValue`` (valid where ``do_return`` is True); a later ``if not do_return:`` that
   returns makes it whole again, and ``return_value`` rejects it at the end of the function otherwise;
 * a Python global may not be rebound in either branch (it would be left holding a symbolic tensor);
-* a Python list that the branches change in place is each branch's own copy (branch_lists.py): merged
+* a Python list or dict that the branches change in place is each branch's own copy (branch_lists.py): merged
   element by element, or a tensor list when the branches leave different numbers of elements.
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
     init = tuple(get_state())
     pred = truth_value(cond)
     return_hints: Dict[int, Any] = {}
-    lists = BranchLists(init, nouts)
+    lists = BranchLists(init, nouts, tuple(symbol_names))
     list_hints: Dict[int, Any] = {}  # lists the branches leave with different lengths -> an added element
 
     def trace_branches() -> None:  # traced at most once more per return variable or list (see Retrace)
