@@ -161,8 +161,11 @@ def convert_code(entity: Callable) -> ConvertedCode:
             f'File "{filename}", line {entity.__code__.co_firstlineno}, in {entity.__name__}',
             'Converting the source would drop what the decorator added. Call it unconverted: mark it '
             'with @ag.do_not_convert, or convert the function before decorating it.')
-    shapes = plain_form.mark_nested_scopes(node) if isinstance(node, gast.FunctionDef) else ()
-    node = _convert_tree(node, Context(node, filename))
+    ctx = Context(node, filename)
+    # The plain form takes the scopes nested in a function from the staged form: numbered here, if any.
+    nested = ctx.function_defs > 1 or _has(ctx, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+    shapes = plain_form.mark_nested_scopes(node) if isinstance(node, gast.FunctionDef) and nested else ()
+    node = _convert_tree(node, ctx)
     if isinstance(node, gast.Lambda):
         source, line_origins = codegen.unparse_expression(node), [anno.getanno(node, anno.ORIGIN, None)]
         name, staged_nested = '<lambda>', None

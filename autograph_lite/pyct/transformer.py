@@ -43,6 +43,7 @@ class Context:
         self.node_kinds: Set[type] = set()
         self.attribute_names: Set[str] = set()   # every ``.attr`` the user's code reads or writes
         self.loop_has_else = False
+        self.function_defs = 0   # ``def``s, the converted function's own included
         # Set by converters/unbound_reads.mark: whether some read needs a check (until then: assume so).
         self.unbound_reads_marked = True
         self.chained_comparison = False   # ``a < b < c``
@@ -56,6 +57,7 @@ class Context:
                 self.attribute_names.add(child.attr)
             elif isinstance(child, gast.FunctionDef):
                 self.used_names.add(child.name)
+                self.function_defs += 1
             elif isinstance(child, (gast.For, gast.While, gast.AsyncFor)) and child.orelse:
                 self.loop_has_else = True
             elif isinstance(child, gast.Compare) and len(child.ops) > 1:
