@@ -153,7 +153,8 @@ def convert_code(entity: Callable) -> ConvertedCode:
         return cached
     node, filename = parser.parse_entity(entity)
     mangling.mangle_private_names(node, qualname)   # compiled outside its class below
-    added = rewritten_code.names_not_in_source(entity.__code__, node)
+    ctx = Context(node, filename)   # the census of the user's code, its names included
+    added = rewritten_code.names_not_in_source(entity.__code__, node, ctx.source_names)
     if added:
         raise ConversionError(
             f'{entity.__qualname__!r} cannot be converted: its code is not what its source says (a '
@@ -161,7 +162,6 @@ def convert_code(entity: Callable) -> ConvertedCode:
             f'File "{filename}", line {entity.__code__.co_firstlineno}, in {entity.__name__}',
             'Converting the source would drop what the decorator added. Call it unconverted: mark it '
             'with @ag.do_not_convert, or convert the function before decorating it.')
-    ctx = Context(node, filename)
     # The plain form takes the scopes nested in a function from the staged form: numbered here, if any.
     nested = ctx.function_defs > 1 or _has(ctx, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
     shapes = plain_form.mark_nested_scopes(node) if isinstance(node, gast.FunctionDef) and nested else ()

@@ -15,7 +15,7 @@ compiler makes up itself (``.0`` of a comprehension, dunders such as ``__class__
 """
 import builtins
 import sys
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import gast
 
@@ -29,21 +29,27 @@ _NAME_FIELDS = ('id', 'attr', 'name', 'asname', 'arg', 'module', 'rest')
 _NAME_FIELDS_OF: Dict[type, Tuple[str, ...]] = {}   # node class -> those of _NAME_FIELDS it has
 
 
-def _source_names(node) -> Set[str]:
-    names = set()
-    for child in nodes.walk(node):
-        cls = child.__class__
-        fields = _NAME_FIELDS_OF.get(cls)
-        if fields is None:
-            fields = _NAME_FIELDS_OF[cls] = tuple(f for f in _NAME_FIELDS if f in cls._fields)
-        attributes = child.__dict__
-        for field in fields:
-            value = attributes.get(field)
-            if isinstance(value, str):
-                names.add(value)
+def add_source_names(node, names: Set[str]) -> None:
+    """Add the names ``node`` itself spells (not those of its children) to ``names``."""
+    cls = node.__class__
+    fields = _NAME_FIELDS_OF.get(cls)
+    if fields is None:
+        fields = _NAME_FIELDS_OF[cls] = tuple(f for f in _NAME_FIELDS if f in cls._fields)
+    attributes = node.__dict__
+    for field in fields:
+        value = attributes.get(field)
+        if isinstance(value, str):
+            names.add(value)
+            if '.' in value:
                 names.update(value.split('.'))   # `import a.b` uses both 'a.b' and 'a'
-        if isinstance(child, (gast.Global, gast.Nonlocal)):
-            names.update(child.names)
+    if cls is gast.Global or cls is gast.Nonlocal:
+        names.update(node.names)
+
+
+def _source_names(node) -> Set[str]:
+    names: Set[str] = set()
+    for child in nodes.walk(node):
+        add_source_names(child, names)
     return names
 
 
@@ -69,8 +75,9 @@ def _pytest_assert_helpers(names: Set[str]) -> Set[str]:
     return {n for n in names if n == 'AssertionError' or any(hasattr(m, n) for m in modules if m is not None)}
 
 
-def names_not_in_source(code, node) -> List[str]:
-    """The names ``code`` uses that the (already mangled) source ``node`` never mentions, sorted."""
+def names_not_in_source(code, node, source_names: Optional[Set[str]] = None) -> List[str]:
+    """The names ``code`` uses that the (already mangled) source ``node`` never mentions, sorted
+    (``source_names``: what ``add_source_names`` collected over all of ``node``'s nodes, when known)."""
     used = _code_names(code)
-    added = used - _source_names(node) - _pytest_assert_helpers(used)
+    added = used - (_source_names(node) if source_names is None else source_names) - _pytest_assert_helpers(used)
     return sorted(n for n in added if not _made_by_the_compiler(n))

@@ -9,6 +9,7 @@ from typing import Dict, List, Set, Tuple
 import gast
 
 from autograph_lite.pyct import anno, nodes, templates
+from autograph_lite.pyct.rewritten_code import add_source_names
 
 SKIP = 'skip_conversion'
 _AST = gast.AST
@@ -49,8 +50,10 @@ class Context:
         self.chained_comparison = False   # ``a < b < c``
         # Set by a converter that writes ``not flag`` (guards, loop tests): the logical converter has work.
         self.negations_written = False
+        self.source_names: Set[str] = set()   # every name the code spells (rewritten_code's test)
         for child in nodes.walk(node):
             self.node_kinds.add(child.__class__)
+            add_source_names(child, self.source_names)
             if isinstance(child, gast.Name):
                 self.used_names.add(child.id)
             elif isinstance(child, gast.Attribute):
