@@ -161,3 +161,19 @@ def test_tensor_scatter_in_range_matches_ours_and_out_of_range_fails(update, ind
     with pytest.raises(rt.errors.InvalidArgumentError, match="does not index into shape"):
         concrete(*[rt.constant(a) for a in (PARAMS, wrong, updates)])
     session.fail("indices_in_range", PARAMS, wrong, updates)
+
+
+def test_a_run_time_python_index_is_checked_too():
+    """``x[i]`` with ``i`` a tensor: -dim <= i < dim (Python's rule, ours), else the exported graph fails."""
+    concrete, session = session_for(lambda p, i: (p[i], p[:, i], p[-1, i]), PARAMS, np.array(1, np.int32))
+    for i in (0, 2, -1, -3):
+        index = np.array(i, np.int32)
+        theirs = run(session, PARAMS, index)
+        ours = concrete(rt.constant(PARAMS), rt.constant(index))
+        for a, b in zip(theirs, ours):
+            np.testing.assert_array_equal(a, b.numpy())
+    for i in (3, -4, 4, -5):   # p[i] is fine for 3 and -4 (4 rows), p[:, i] is not (3 columns)
+        index = np.array(i, np.int32)
+        with pytest.raises(rt.errors.InvalidArgumentError):
+            concrete(rt.constant(PARAMS), rt.constant(index))
+        session.fail("StridedSlice(_[0-9]+)?/indices_in_range", PARAMS, index)

@@ -11,6 +11,7 @@ from typing import List
 import numpy as np
 
 from runtime.core.errors import ExportError
+from runtime.backends.onnx.checked_indexing import checked_python_index
 from runtime.backends.onnx.ops import CONVERTERS, Converter, _converts, _int64, _onnx_type
 
 
@@ -254,10 +255,11 @@ def _strided_slice(b, op, inputs):
         kind = item[0]
         if kind == "index":
             index = item[1]
-            index = (b.one("Reshape", [dynamic[index[1]], b.constant(np.array([], np.int64), op.name + "/scalar")],
-                           op.name + "/index") if type(index) is tuple
-                     else b.constant(np.array(index, dtype=np.int64), op.name + "/index"))
-            value = b.one("Gather", [value, index], op.name + "/gather", axis=position)
+            if type(index) is tuple:  # a run-time index: checked, as our kernel checks it
+                value = checked_python_index(b, value, dynamic[index[1]], position, op.name)
+            else:  # a constant: checked while tracing when the dim was known, else by the runtime's Gather
+                value = b.one("Gather", [value, b.constant(np.array(index, dtype=np.int64), op.name + "/index")],
+                              op.name + "/gather", axis=position)
         elif kind == "slice":
             start, stop, step = item[1:]
             if type(step) is tuple and (start is None or stop is None):

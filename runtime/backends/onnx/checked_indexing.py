@@ -1,6 +1,7 @@
 """ONNX converters for the ops whose kernels raise on an index out of range: ``GatherV2``, ``GatherNd``,
-``TensorScatterUpdate``/``TensorScatterAdd`` and ``UnsortedSegmentSum``. The exported graph fails there too,
-instead of answering something else.
+``TensorScatterUpdate``/``TensorScatterAdd`` and ``UnsortedSegmentSum`` (and ``checked_python_index`` for a
+run-time index of ``StridedSlice``, ``x[i]``). The exported graph fails there too, instead of answering
+something else.
 
 ONNX ``Gather``, ``GatherND`` and ``ScatterND`` accept negative indices (counted from the end: ``-1`` is the
 last row), and what they do with an index past the end is left to the runtime (onnxruntime raises; others
@@ -28,10 +29,10 @@ from runtime.backends.onnx.ops import _converts, _int64
 from runtime.ops.scatter_ops import TENSOR_SCATTER_ADD
 
 
-def _rows_in_range(b, indices: str, rank, upper: str, name: str, rows_of: bool = False) -> str:
+def _rows_in_range(b, indices: str, rank, upper: str, name: str, rows_of: bool = False, lower: str = None) -> str:
     """``indices`` (int64) as ``[n, 1]``, or with ``rows_of`` as ``[n, k]`` rows (its last axis kept); the node
-    computing it fails unless every entry is in ``[0, upper)`` (``upper``: int64 ``[1]``, or ``[k]`` for rows:
-    one bound per position in a row)."""
+    computing it fails unless every entry is in ``[lower, upper)`` (``upper``: int64 ``[1]``, or ``[k]`` for
+    rows: one bound per position in a row; ``lower``: 0 unless given, e.g. ``-dim`` for a Python index)."""
     if rows_of and rank == 2:
         rows = indices
     else:
@@ -43,7 +44,8 @@ def _rows_in_range(b, indices: str, rank, upper: str, name: str, rows_of: bool =
         else:
             shape = b.constant(np.array([-1, 1], np.int64), name + "/rows_shape")
         rows = b.one("Reshape", [indices, shape], name + "/rows")
-    outside = b.one("Or", [b.one("Less", [rows, b.constant(np.array(0, np.int64), name + "/zero")], name + "/below"),
+    lower = lower or b.constant(np.array(0, np.int64), name + "/zero")
+    outside = b.one("Or", [b.one("Less", [rows, lower], name + "/below"),
                            b.one("GreaterOrEqual", [rows, upper], name + "/above")], name + "/outside")
     bad = b.one("ReduceSum", [b.one("Cast", [outside], name + "/outside_int64", to=b.onnx.TensorProto.INT64)],
                 name + "/bad_count", keepdims=0)
@@ -135,3 +137,15 @@ def _unsorted_segment_sum(b, op, inputs):
         data = b.one("Reshape", [data, b.one("Concat", [b.one("Shape", [positions], name + "/ids_count", end=1),
                                                         rest], name + "/data_shape", axis=0)], name + "/data_rows")
     return [b.one("ScatterND", [zeros, positions, data], name, reduction="add")]
+
+
+def checked_python_index(b, value: str, index: str, axis: int, name: str) -> str:
+    """``value[..., index, ...]`` (``index`` a run-time int scalar at ``axis``, negative counting from the end, as
+    in Python and in our ``StridedSlice``); the graph fails unless ``-dim <= index < dim``. ONNX Gather takes
+    the same range but leaves what happens outside it to the runtime."""
+    dim = b.one("Shape", [value], name + "/dim", start=axis, end=axis + 1)
+    checked = _rows_in_range(b, _int64(b, index, name + "/index"), 0, dim, name,
+                             lower=b.one("Neg", [dim], name + "/minus_dim"))   # [1, 1]
+    picked = b.one("Gather", [value, checked], name + "/gather", axis=axis)  # the axis becomes [1, 1]
+    return b.one("Squeeze", [picked, b.constant(np.array([axis, axis + 1], np.int64), name + "/picked_axes")],
+                 name + "/picked")
