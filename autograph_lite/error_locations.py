@@ -19,7 +19,7 @@ from builtins import getattr, isinstance, len, setattr, str
 
 source_locations.register_library(os.path.dirname(os.path.abspath(__file__)), origin_info.lookup)
 
-_ATTACHED = '_ag_user_code'
+_ATTACHED = source_locations.USER_CODE_ATTRIBUTE
 _RECURSION_HINT = ('\n  hint: a staged if traces both of its branches, so a function that calls itself under a '
                    'tensor condition recurses until Python gives up. Write the recursion as a loop (while or for), '
                    'which becomes one While op in the graph.')

@@ -4,7 +4,9 @@ A graph cannot raise a Python exception for some values only: tracing the branch
 Passed on as it is, an ``except`` or ``contextlib.suppress`` around the ``if``/loop (in the same function or
 a caller) would take it for the exception happening and the graph would be built from the handler's path,
 for every value: a silently wrong result. So it leaves the construct as ``rt.errors.StagedExceptionError``
-(a BaseException: ``except Exception`` does not catch it), with the original as its cause.
+(a BaseException: ``except Exception`` does not catch it), with the original as its cause. When it leaves
+the last trace, the boundary of the entry point (``Function.__call__``, ``api_boundary``) raises the
+original in its place, with the staged error's ``note`` (runtime/core/traceback_filtering.py ``unstaged``).
 
 Passed on unchanged: what the library raises (its own errors, and Python's raised in its code, like an
 op's TypeError for mixed dtypes: they are about the program, not about a value, and their messages say what
@@ -17,7 +19,7 @@ RecursionError (error_locations.py adds its hint), and the operators' retrace si
 ...     traced(branch, 'if branch of a tensor-dependent if')
 ... except rt.errors.StagedExceptionError as error:
 ...     print(str(error).splitlines()[0])
-KeyError: 'missing' (raised while tracing the if branch of a tensor-dependent if)
+KeyError: 'missing' (raised while tracing the if branch of a tensor-dependent if at <doctest ...>:2)
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import os
 from typing import Any, Callable
 
 import runtime as rt
+from runtime.core import source_locations
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import isinstance, type
@@ -56,11 +59,17 @@ def traced(function: Callable[..., Any], where: str, *args: Any) -> Any:
         if isinstance(error, _PASSED_ON) or _raised_by_the_library(error):
             raise
         shown = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        site = source_locations.raise_site(error.__traceback__)
+        raised = f"raised while tracing the {where}" + (f" at {site.filename}:{site.lineno}" if site else "")
+        check = ("To check values when the graph runs, use `assert` or rt.debugging.assert_* (graph Assert ops); to "
+                 "raise, make the condition a Python value.")
+        note = (f"{raised}. A graph cannot raise a Python exception for some values only, so tracing raises it for "
+                f"all of them (inside the trace, as rt.errors.StagedExceptionError, which no except around the "
+                f"construct catches). {check}")
         raise rt.errors.StagedExceptionError(
-            f"{shown} (raised while tracing the {where})\n"
+            f"{shown} ({raised})\n"
             "A graph cannot raise a Python exception for some values only, so tracing raises it for all of them. "
             f"It is raised as this error, not as {type(error).__name__}, so that an except or "
             "contextlib.suppress around the construct cannot take it for an exception at run time and build the "
-            "graph from its handler. To check values when the graph runs, use `assert` or rt.debugging.assert_* "
-            "(graph Assert ops); to raise, make the condition a Python value.").with_traceback(
-                error.__traceback__) from error
+            f"graph from its handler (it leaves the last trace as {type(error).__name__}). {check}",
+            error, note).with_traceback(error.__traceback__) from error

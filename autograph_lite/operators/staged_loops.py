@@ -309,7 +309,9 @@ class _Loop:
                 "with a value of the dtype and shape the loop gives it").with_traceback(error.__traceback__) from None
         finally:
             _active.stack.pop()
-        carried = [_as_condition(self.loop_test())] if self.carried else []   # assigns what the next iteration sees
+        # The rotated loop's test, run at the end of the body: it assigns what the next iteration sees.
+        carried = [_as_condition(traced(self.loop_test, "condition of a tensor-dependent while loop"))
+                   ] if self.carried else []
         after = tuple(self.get_state())
         self._check_non_loop_vars(after, element)
         outputs = [loop_vars[0] + 1] if self.iterable is not None else []

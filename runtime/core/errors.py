@@ -48,11 +48,22 @@ class StagedExceptionError(BaseException):
     """A Python exception was raised while a branch or loop body that depends on a tensor was being traced.
 
     A graph cannot raise a Python exception on some values only, so it is raised while tracing, for every
-    value. It is a BaseException, not the exception itself, so that an ``except`` or ``contextlib.suppress``
-    around the tensor-dependent ``if``/loop cannot take it for the exception happening: the graph would then
-    be built from the handler's path, for every value (a silently wrong result). The original exception is
-    its ``__cause__``.
+    value. Inside the trace it is this BaseException, not the exception itself, so that an ``except`` or
+    ``contextlib.suppress`` around the tensor-dependent ``if``/loop (or around a call of a function traced
+    into the same graph) cannot take it for the exception happening: the graph would then be built from the
+    handler's path, for every value (a silently wrong result). ``original`` is the exception (also the
+    ``__cause__``); ``note`` says where and why it was raised while tracing.
+
+    You do not see it outside a trace: when it leaves the last trace (``rt.function``/``ag.function`` calls,
+    ``get_concrete_function``, saving), the original is raised in its place, with ``note`` added to it, so
+    ``except ValueError`` or ``except Exception`` in the calling program catches it as TensorFlow's would.
+    You see it only when you build a graph yourself (``context.graph_scope``) and call converted code in it.
     """
+
+    def __init__(self, message: str, original: "BaseException | None" = None, note: str = ""):
+        super().__init__(message)
+        self.original = original
+        self.note = note
 
 
 # What the boundaries of the library (error locations, traceback filtering) handle on its way out.

@@ -17,6 +17,8 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+import sysconfig
+import types
 from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 
@@ -36,6 +38,11 @@ _USER_CODE_HEADER = "\n  in user code:"
 # the runtime package: this file is runtime/core/source_locations.py
 _library_prefixes: Tuple[str, ...] = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
 _mappers: List[LocationMapper] = []
+# Where a library keeps the 'in user code:' text it attached to an exception (to refresh it, not repeat it).
+USER_CODE_ATTRIBUTE = "_ag_user_code"
+# Python's own modules and installed packages: a frame there is not the user's line that raised.
+_INSTALLED = tuple(os.path.abspath(path) + os.sep for path in {
+    sysconfig.get_paths()[name] for name in ("stdlib", "purelib", "platlib")})
 
 
 def register_library(directory: str, mapper: Optional[LocationMapper] = None) -> None:
@@ -77,6 +84,31 @@ def resolve(site: CreationSite) -> SourceLocation:
         if mapped is not None:
             return SourceLocation(*mapped)
     return SourceLocation(filename, lineno, function_name, linecache.getline(filename, lineno).strip())
+
+
+def raise_site(tb: Optional[types.TracebackType]) -> Optional[SourceLocation]:
+    """The user's line that raised the exception whose traceback is ``tb``: its innermost frame of the
+    user's code (generated code mapped back to the user's line), skipping the libraries and, if the user's
+    code is found above them, Python's own modules and installed packages (``json``, numpy).
+
+    >>> try:
+    ...     int("x")
+    ... except ValueError as error:
+    ...     raise_site(error.__traceback__).source_line
+    'int("x")'
+    """
+    found = outside_libraries = None
+    while tb is not None:
+        filename, lineno = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+        mapped = next((where for where in (mapper(filename, lineno) for mapper in _mappers) if where), None)
+        if mapped is not None:
+            found = SourceLocation(*mapped)
+        elif not filename.startswith(_library_prefixes):
+            outside_libraries = resolve((filename, lineno, tb.tb_frame.f_code.co_name))
+            if not filename.startswith(_INSTALLED):
+                found = outside_libraries
+        tb = tb.tb_next
+    return found or outside_libraries
 
 
 def format_user_code(locations: Sequence[SourceLocation], heading: str = "in user code") -> str:

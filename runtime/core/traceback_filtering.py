@@ -18,8 +18,8 @@ import sys
 import types
 from typing import Callable, Optional, TypeVar
 
-from runtime.core import source_locations
-from runtime.core.errors import USER_FACING
+from runtime.core import context, source_locations
+from runtime.core.errors import USER_FACING, StagedExceptionError
 
 _MODES = ("on", "off")
 _mode = os.environ.get("AUTOGRAPH_LITE_TRACEBACK_FILTERING", "on").strip().lower()
@@ -62,6 +62,7 @@ def api_boundary(function: F) -> F:
     traced) leave the frames that locate the error in the user's code for the outer ones to read.
     Whether a boundary is the outermost is found from the stack when an error passes, so a call that
     raises nothing pays only for the wrapper's frame (see ``inline_api_boundary`` for hot entry points).
+    A StagedExceptionError leaving the last trace leaves as the user's original exception (``unstaged``).
     """
     @functools.wraps(function)
     def boundary(*args, **kwargs):
@@ -69,7 +70,16 @@ def api_boundary(function: F) -> F:
             return function(*args, **kwargs)
         except USER_FACING as error:
             filter_leaving_traceback(error)
-            raise  # a bare raise keeps the (filtered) traceback and adds no frame of ours
+            original = unstaged(error)
+            if original is None:
+                raise  # a bare raise keeps the (filtered) traceback and adds no frame of ours
+        context_of_original = original.__context__
+        try:
+            raise original  # raised here, so that this frame is the one the filter drops
+        except BaseException:
+            original.__context__ = context_of_original  # not the exception the caller is handling, if any
+            filter_leaving_traceback(original)
+            raise
 
     return boundary  # type: ignore[return-value]
 
@@ -78,7 +88,8 @@ def inline_api_boundary(method: F) -> F:
     """Mark an entry point that is its own boundary: its body catches ``Exception``, calls
     ``filter_leaving_traceback(error)`` and re-raises. No wrapper frame, for calls made millions of times.
 
-    Example::
+    Example (it also raises the original of a StagedExceptionError leaving the last trace, as
+    ``api_boundary`` does)::
 
         @inline_api_boundary
         def __call__(self, *args):
@@ -96,6 +107,37 @@ def filter_leaving_traceback(error: BaseException) -> None:
     """Filter ``error``'s traceback if filtering is on and the boundary calling this is the outermost one."""
     if _mode == "on" and not _inside_another_boundary():
         error.with_traceback(filter_traceback(error.__traceback__))
+
+
+def unstaged(error: BaseException) -> Optional[BaseException]:
+    """What a boundary raises in place of ``error``: None (``error`` itself) unless ``error`` is a
+    StagedExceptionError leaving the last trace (no graph is being built on this thread any more); then
+    its original exception, which only the code being traced must not catch, with the staged error's
+    traceback and notes ("in user code:") and a note saying it was raised while tracing, and why.
+
+    Inside an enclosing trace (a function called while another is traced) it stays a StagedExceptionError,
+    so that the enclosing function's ``except`` around the call cannot catch it either.
+
+    >>> unstaged(ValueError("not staged")) is None
+    True
+    """
+    if type(error) is not StagedExceptionError or error.original is None or context.in_graph_mode():
+        return None
+    original = error.original
+    added = [error.note] if error.note else []
+    stale = getattr(original, source_locations.USER_CODE_ATTRIBUTE, None)  # attached by a callee: partial
+    fresh = getattr(error, source_locations.USER_CODE_ATTRIBUTE, None)
+    if fresh is not None:
+        setattr(original, source_locations.USER_CODE_ATTRIBUTE, fresh)
+    if sys.version_info >= (3, 11):
+        notes = [note for note in getattr(original, "__notes__", ()) if stale is None or note != stale.lstrip("\n")]
+        original.__notes__ = notes + [note for note in added + getattr(error, "__notes__", []) if note not in notes]
+    elif len(original.args) == 1 and isinstance(original.args[0], str) and not isinstance(original, KeyError):
+        message = original.args[0]
+        if stale is not None and message.endswith(stale):
+            message = message[:-len(stale)]
+        original.args = ("\n".join([message] + added) + (fresh or ""),)
+    return original.with_traceback(error.__traceback__)
 
 
 def _inside_another_boundary() -> bool:

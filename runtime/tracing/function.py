@@ -25,7 +25,7 @@ import numpy as np
 
 from runtime.core import context, nest
 from runtime.core.errors import USER_FACING
-from runtime.core.traceback_filtering import api_boundary, filter_leaving_traceback, inline_api_boundary
+from runtime.core.traceback_filtering import api_boundary, filter_leaving_traceback, inline_api_boundary, unstaged
 
 from runtime.tracing import signature
 from runtime.core.registry import eager_op_hooks
@@ -145,6 +145,16 @@ class Function:
             return concrete._call_flat(arrays)
         except USER_FACING as error:
             filter_leaving_traceback(error)
+            original = unstaged(error)
+            if original is None:
+                raise
+        # A StagedExceptionError left the last trace: the user's exception leaves in its place (as in api_boundary).
+        context_of_original = original.__context__
+        try:
+            raise original
+        except BaseException:
+            original.__context__ = context_of_original
+            filter_leaving_traceback(original)
             raise
 
     def _call_with_signature(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
