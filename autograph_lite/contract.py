@@ -49,8 +49,11 @@ CONTINUE_FLAG = 'continue_flag'  # True once a `continue` ran (the rest of the b
 RETURN_GUARD = 'return_guard'
 # Not generated, but the operators must know it: a module global the function rebinds (`global x`).
 GLOBAL = 'global'
+# A local list or dict the construct changes in place that another local may also name (`alias = xs`): it
+# must stay the same Python object (a staged construct refuses to make it a tensor list).
+ALIASED = 'aliased'
 FLAG_ROLES = frozenset([RETURN_FLAG, RETURN_GUARD, BREAK_FLAG, CONTINUE_FLAG])
-ROLES = FLAG_ROLES | {RETURN_VALUE, GLOBAL}
+ROLES = FLAG_ROLES | {RETURN_VALUE, GLOBAL, ALIASED}
 
 # The converted function is compiled inside a factory function taking the operators module and the
 # original's free variables; its header lines come before the function's first line.

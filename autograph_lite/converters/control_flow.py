@@ -14,7 +14,8 @@
                               ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('y',), 1)
 
 State = symbols the construct modifies that are live after it (loops: also read by the test or by
-the body before being written), from the static analysis. Names the body assigns and that are
+the body before being written), from the static analysis, and the lists and dicts from before it that it
+changes in place (``xs[i] = v``, ``xs.append(v)``: another name may read them after it). Names the body assigns and that are
 state, or read before written, are declared ``nonlocal`` (``global`` for globals) in the body
 functions; a name that no definition can reach yet is first set to ``ag__.Undefined('name')``.
 """
@@ -38,13 +39,15 @@ class ControlFlowTransformer(Transformer):
         self.initialized: Set[str] = set()  # names bound by an enclosing Undefined(...) and visible here
         self.vars_ = None            # parameter name of every set_state
         self.declared_nonlocal: Set[str] = set()  # names body functions of this user function declare nonlocal
+        self.alias_pairs = None      # of the user function: (a, b) for each `a = b` of two locals, when needed
 
     def visit_FunctionDef(self, node):
-        saved = self.scope, self.initialized, self.declared_nonlocal
+        saved = self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs
         self.scope, self.initialized, self.declared_nonlocal = anno.getanno(node, anno.SCOPE), set(), set()
+        self.alias_pairs = None
         node = self.generic_visit(node)
         node.body = self._bind_nonlocals(node.body) + node.body
-        self.scope, self.initialized, self.declared_nonlocal = saved
+        self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs = saved
         return node
 
     def _bind_nonlocals(self, body) -> List[gast.stmt]:
@@ -69,8 +72,13 @@ class ControlFlowTransformer(Transformer):
     # --- what a construct carries --------------------------------------------------------------
 
     def _state(self, node, live: Set[str]) -> List[qual_names.QN]:
-        modified = anno.getanno(node, anno.ACTIVITY).modified
+        activity = anno.getanno(node, anno.ACTIVITY)
+        modified = activity.modified
         simple = {qn.text for qn in modified if qn.is_simple}
+        # A list or dict from before the construct that it changes in place (`xs[0] = v`, `xs.append(v)`)
+        # may be seen after it through another name (`alias = xs`): state, so a staged construct's result
+        # reaches that object, whether or not the name itself is read after it.
+        live = live | (activity.in_place & anno.getanno(node, anno.GEN))
         # A global a construct rebinds is state even when not read after it: a staged construct must refuse it.
         state = [qn for qn in modified if qn.is_simple and (qn.text in live or qn.text in self.scope.globals)]
         # a.b / a[0]: carried when the object is used afterwards and not itself reassigned.
@@ -125,13 +133,29 @@ class ControlFlowTransformer(Transformer):
                                      get_state=get_state, set_state=set_state, vars_=vars_)
         return _marked(code), templates.literal(tuple(names))
 
-    def _roles(self, state, guard_flag=None):
+    def _aliased(self, node) -> Set[str]:
+        """The locals the construct changes in place that may name the same object as another local there
+        (``alias = xs`` before it, or in it): a staged construct that would make such a list a tensor list
+        must refuse (the other name would keep the Python list), so it gets the role ``aliased``."""
+        in_place = anno.getanno(node, anno.ACTIVITY).in_place
+        if not in_place:
+            return set()
+        if self.alias_pairs is None:
+            self.alias_pairs = _alias_pairs(self.scope.node.body, set(self.ctx.roles))
+        reaching = anno.getanno(node, anno.DEFINED_IN) | {qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified
+                                                         if qn.is_simple}
+        return {name for a, b in self.alias_pairs for name, other in ((a, b), (b, a))
+                if name in in_place and other in reaching}
+
+    def _roles(self, state, guard_flag=None, aliased=frozenset()):
         """The ``roles`` argument: ``{'do_return': 'return_flag', ...}`` for the converter's own state
         variables and the module globals (contract.py), or None when all are the user's locals."""
-        names = [qn.text for qn in state if qn.is_simple and (qn.text in self.ctx.roles or qn.text in self.scope.globals)]
+        names = [qn.text for qn in state if qn.is_simple and (qn.text in self.ctx.roles or qn.text in self.scope.globals
+                                                               or qn.text in aliased)]
         if not names:
             return None
-        roles = [self.ctx.roles.get(name, contract.GLOBAL) for name in names]
+        roles = [self.ctx.roles.get(name, contract.GLOBAL if name in self.scope.globals else contract.ALIASED)
+                 for name in names]
         if guard_flag is not None and self.ctx.roles.get(guard_flag) == contract.RETURN_FLAG and guard_flag in names:
             roles[names.index(guard_flag)] = contract.RETURN_GUARD   # `if not do_return:`
         return templates.replace_as_expression('{keys: values}', keys=[templates.literal(n) for n in names],
@@ -148,7 +172,11 @@ class ControlFlowTransformer(Transformer):
             return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
                                                    value=templates.expression(qn.text),
                                                    name=templates.literal(qn.text))
-        if qn.is_simple or qn.text in anno.getanno(node, anno.DEFINED_IN) or qn.root in self.scope.params:
+        # An attribute of a parameter's object exists before the construct when the construct reads it
+        # (`self.total += i`); one it only sets may not exist yet (`c.v = 7` in both branches): as a name
+        # that may be unbound, it is read as an Undefined then.
+        if qn.is_simple or qn.text in anno.getanno(node, anno.DEFINED_IN) or (
+                qn.root in self.scope.params and _reads_symbol(node, qn)):
             return templates.expression(qn.text)
         return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
                                                value=templates.expression(qn.text),
@@ -184,7 +212,7 @@ class ControlFlowTransformer(Transformer):
                                                     get_state, set_state)
         if_code = self._body_function(if_body, self._declarations(declared), body)
         else_code = self._body_function(else_body, self._declarations(declared), orelse)
-        roles = self._roles(state + restored, anno.getanno(node, anno.GUARD_FLAG, None))
+        roles = self._roles(state + restored, anno.getanno(node, anno.GUARD_FLAG, None), self._aliased(node))
         call = templates.replace(
             'ag__.if_stmt(test, if_body, else_body, get_state, set_state, symbols, nouts' + _ROLES_ARGUMENT[bool(roles)],
             test=node.test, if_body=if_body, else_body=else_body, get_state=get_state,
@@ -205,7 +233,7 @@ class ControlFlowTransformer(Transformer):
         test_code = self._body_function(loop_test, self._declarations(test_assigns),
                                         templates.replace('return test', test=node.test))
         body_code = self._body_function(loop_body, self._declarations(declared), body)
-        roles = self._roles(state)
+        roles = self._roles(state, aliased=self._aliased(node))
         call = templates.replace(
             'ag__.while_stmt(loop_test, loop_body, get_state, set_state, symbols' + _ROLES_ARGUMENT[bool(roles)],
             loop_test=loop_test, loop_body=loop_body, get_state=get_state, set_state=set_state,
@@ -231,7 +259,7 @@ class ControlFlowTransformer(Transformer):
         extra = anno.getanno(node, anno.EXTRA_LOOP_TEST, None)
         extra = templates.literal(None) if extra is None else templates.replace_as_expression(
             'lambda: test', test=extra)
-        roles = self._roles(state)
+        roles = self._roles(state, aliased=self._aliased(node))
         call = templates.replace(
             'ag__.for_stmt(iterable, extra_test, loop_body, get_state, set_state, symbols' + _ROLES_ARGUMENT[bool(roles)],
             iterable=node.iter, extra_test=extra, loop_body=loop_body, get_state=get_state,
@@ -256,6 +284,26 @@ def _parents(qn):
     while parent is not None:
         yield parent
         parent = parent.parent
+
+
+def _alias_pairs(statements, generated: Set[str]) -> Set[tuple]:
+    """``(target, source)`` for each ``target = source`` (and walrus) of two different plain names of the
+    function (not in its nested scopes), except the converter's own variables (``generated``)."""
+    pairs = set()
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name):
+            pairs |= {(target.id, node.value.id) for target in node.targets if isinstance(target, gast.Name)}
+        elif isinstance(node, gast.Assign) and len(node.targets) > 1:   # a = b = []
+            names = [target.id for target in node.targets if isinstance(target, gast.Name)]
+            pairs |= {(a, b) for a in names for b in names}
+        elif isinstance(node, gast.NamedExpr) and isinstance(node.value, gast.Name):
+            pairs.add((node.target.id, node.value.id))
+        stack.extend(nodes.children(node))
+    return {(a, b) for a, b in pairs if a != b and a not in generated and b not in generated}
 
 
 def _assigned_by_statements(statements) -> Set[str]:
@@ -290,6 +338,17 @@ def _unresolved_nonlocals(statements, enclosing: List[Set[str]]) -> Set[str]:
         if not isinstance(node, (gast.Lambda, gast.ClassDef, gast.AsyncFunctionDef)):
             stack.extend(nodes.children(node))
     return unresolved
+def _reads_symbol(node, qn) -> bool:
+    """True if the construct ``node`` reads the attribute or item ``qn`` itself (``x = c.v``, ``c.v += 1``)."""
+    for child in nodes.walk(node):
+        if isinstance(child, gast.AugAssign) and qual_names.qn_of(child.target) == qn:
+            return True
+        if (isinstance(child, (gast.Attribute, gast.Subscript)) and isinstance(child.ctx, gast.Load)
+                and qual_names.qn_of(child) == qn):
+            return True
+    return False
+
+
 def _deleted_names(node):
     return {n.id for n in nodes.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del)}
 

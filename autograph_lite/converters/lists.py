@@ -20,6 +20,7 @@ The same in an ``if`` test and a ``for`` iterable (evaluated once, before the lo
 """
 import gast
 
+from autograph_lite.converters.slices import in_place
 from autograph_lite.pyct import nodes, templates
 from autograph_lite.pyct.scopes import LazyLocals
 from autograph_lite.pyct.transformer import Transformer
@@ -53,7 +54,7 @@ class ListTransformer(Transformer):
         append = _method_call(node.value, 'append', 1)
         if append is not None and len(append[1]) == 1 and append[0] in self.local_names:
             name, (value,) = append
-            return templates.replace('name = ag__.list_append(name, value)', name=name, value=value)
+            return in_place(templates.replace('name = ag__.list_append(name, value)', name=name, value=value), name)
         pop = _method_call(node.value, 'pop', 1)
         if pop is not None and pop[0] in self.local_names:
             return self._pop(pop, self.ctx.new_name('popped'))
@@ -114,7 +115,7 @@ class ListTransformer(Transformer):
                     'ag__.list_pop_in_expression(name, text, index)' if args else
                     'ag__.list_pop_in_expression(name, text)', name=name, text=templates.literal(name),
                     index=args[0] if args else None)
-                after += templates.replace('name = name', name=name)
+                after += in_place(templates.replace('name = name', name=name), name)
             if isinstance(node, gast.Call) and id(node) not in hoisted:
                 earlier_effects.add(id(node))
         _replace_nodes(statement, hoisted)
@@ -123,9 +124,9 @@ class ListTransformer(Transformer):
     def _pop(self, call, target: str):
         name, args = call
         if args:
-            return templates.replace('name, target = ag__.list_pop(name, index)', name=name, target=target,
-                                     index=args[0])
-        return templates.replace('name, target = ag__.list_pop(name)', name=name, target=target)
+            return in_place(templates.replace('name, target = ag__.list_pop(name, index)', name=name, target=target,
+                                              index=args[0]), name)
+        return in_place(templates.replace('name, target = ag__.list_pop(name)', name=name, target=target), name)
 
 
 

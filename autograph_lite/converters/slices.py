@@ -17,7 +17,7 @@ from typing import Set
 
 import gast
 
-from autograph_lite.pyct import templates
+from autograph_lite.pyct import anno, templates
 from autograph_lite.pyct.scopes import LazyLocals
 from autograph_lite.pyct.transformer import Transformer
 
@@ -55,8 +55,8 @@ class SliceTransformer(Transformer):
         return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and node.value.id in self.locals
 
     def _set_item(self, target, value):
-        return templates.replace('name = ag__.set_item(name, key, value)', name=target.value.id,
-                                 key=_key(target.slice), value=value)
+        return in_place(templates.replace('name = ag__.set_item(name, key, value)', name=target.value.id,
+                                          key=_key(target.slice), value=value), target.value.id)
 
     def visit_Assign(self, node):
         if len(node.targets) != 1:
@@ -83,6 +83,15 @@ class SliceTransformer(Transformer):
     def visit_AugAssign(self, node):
         if not self._is_name_item(node.target) or type(node.op) not in _AUGMENTED:
             return node
-        return templates.replace('name = ag__.set_item_augmented(name, key, operator, value)',
-                                 name=node.target.value.id, key=_key(node.target.slice),
-                                 operator=templates.literal(_AUGMENTED[type(node.op)]), value=node.value)
+        return in_place(templates.replace('name = ag__.set_item_augmented(name, key, operator, value)',
+                                          name=node.target.value.id, key=_key(node.target.slice),
+                                          operator=templates.literal(_AUGMENTED[type(node.op)]), value=node.value),
+                        node.target.value.id)
+
+
+def in_place(statements, name: str):
+    """Mark the statements that change local ``name`` in place: a tensor-dependent if or loop carries such a
+    name as state even when it is not read after it by that name (another name may see the same object)."""
+    for statement in statements:
+        anno.setanno(statement, anno.IN_PLACE, name)
+    return statements

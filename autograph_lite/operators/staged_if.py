@@ -27,8 +27,8 @@ from autograph_lite.contract import RETURN_FLAG, RETURN_GUARD, Roles
 from autograph_lite.operators.branch_lists import BranchLists
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_exceptions import traced
-from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_rebound_globals, describe,
-                                                   display_name, dtype_of, is_stageable, placeholder_like,
+from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_rebound_globals, check_not_aliased,
+                                                   describe, display_name, dtype_of, is_stageable, placeholder_like,
                                                    retrace_until_settled)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
@@ -51,6 +51,8 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
     list_hints: Dict[int, Any] = {}  # lists the branches leave with different lengths -> an added element
 
     def trace_branches() -> None:  # traced at most once more per return variable or list (see Retrace)
+        for index in list_hints:
+            check_not_aliased(roles, symbol_names[index], "if")
         start = lists.start_state(init, list_hints, tuple(symbol_names))
         tracer = _BranchTracer(start, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints,
                                lists, list_hints)

@@ -32,7 +32,7 @@ from autograph_lite.operators.data_structures import NeedsTensorList, tensor_lis
 from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (FlagUnchanged, NeedsPlaceholder, Retrace, check_no_rebound_globals,
-                                                   describe, display_name, dtype_of, is_stageable,
+                                                   check_not_aliased, describe, display_name, dtype_of, is_stageable,
                                                    placeholder_like, retrace_until_settled)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
@@ -123,6 +123,9 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
          first_test=None) -> None:
     check_no_rebound_globals(roles, symbol_names, "loop")
     init = tuple(get_state())
+    for name, value in zip(symbol_names, init):
+        if type(value) is dict:   # carried as a structure: after the loop the name holds a new dict
+            check_not_aliased(roles, name, "loop", "dict", "makes it a new dict")
     length = iterable.length() if iterable is not None else None
     hints: Dict[int, Any] = {}
     constant_flags: Set[int] = set()
@@ -139,6 +142,7 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
         except NeedsTensorList as retry:
             if retry.token is not loop:
                 raise  # an outer loop's list
+            check_not_aliased(roles, symbol_names[retry.index], "loop")
             raise NeedsPlaceholder(list_hints, retry.index, retry.element) from None  # a tensor list like it
         set_state(loop.final_state(outputs))
 

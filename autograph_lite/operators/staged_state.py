@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, Sequence, Set
 import numpy as np
 
 import runtime as rt
-from autograph_lite.contract import GLOBAL, RETURN_VALUE, Roles
+from autograph_lite.contract import ALIASED, GLOBAL, RETURN_VALUE, Roles
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -126,6 +126,25 @@ def check_no_rebound_globals(roles: Roles, symbol_names: Sequence[str], construc
         f"and return it, or make the global an rt.Variable and update it in place with {first}.assign(...) / "
         f"{first}.assign_add(...)")
 
+
+def check_not_aliased(roles: Roles, name: str, construct: str, kind: str = "list",
+                      becomes: str = "makes it a tensor list") -> None:
+    """Refuse to replace the Python list (or dict: ``kind``) ``name`` by another object (``becomes``) when
+    another local may name the same one (role ``aliased``): that name would keep the old object, without
+    the ``construct``'s changes.
+
+    >>> check_not_aliased(Roles({'xs': ALIASED}, ['xs']), 'xs', 'loop')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.StateError: the list 'xs' is changed in a tensor-dependent loop ...
+    """
+    if roles.of(name) != ALIASED:
+        return
+    raise rt.errors.StateError(
+        f"the {kind} '{name}' is changed in a tensor-dependent {construct} that {becomes}, but another name of "
+        f"this function may refer to the same {kind} (an assignment such as `alias = {name}`), and that name "
+        f"would keep the Python {kind} without the {construct}'s changes. Use one name for the {kind} (read and "
+        f"change it as '{name}'), or give the other name a copy (`alias = {kind}({name})`)")
 
 
 class Retrace(BaseException):

@@ -54,4 +54,5 @@ GUARD_FLAG = 'guard_flag'    # an `if not <flag>:` that guards what follows a ju
 USER_TEXT = 'user_text'      # an expression's text as the user wrote it (before any converter ran)
 UNBOUND_CHECK = 'unbound_check'  # a read that may find its local unassigned: 'defined' or 'defined_free'
 UNBOUND_INITS = 'unbound_inits'  # a function's names with such a read (each starts as ag__.Undefined)
+IN_PLACE = 'in_place'      # a statement a converter wrote for `xs[i] = v` / `xs.append(v)`...: the local it changes in place
 PYTHON_TUPLE = 'python_tuple'  # an assignment whose value is always a Python tuple: unpacked as it is

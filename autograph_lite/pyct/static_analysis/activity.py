@@ -34,6 +34,7 @@ class Activity(NamedTuple):
     modified: FrozenSet[QN]      # names and composite symbols (a.b, a[0]) assigned or deleted
     header_reads: FrozenSet[str]  # compound statements: names read by the test / iterable / items
     called: FrozenSet[str] = frozenset()  # plain names called directly: `f(...)`; ANY_CALL if any call
+    in_place: FrozenSet[str] = frozenset()  # locals changed in place (anno.IN_PLACE: `xs[i] = v`, `xs.append(v)`)
 
 
 class FunctionScope:
@@ -232,21 +233,25 @@ class _Analyzer:
         reads: Set[str] = set()
         modified: Set[QN] = set()
         called: Set[str] = set()
+        in_place: Set[str] = set()
         for statement in statements:
             activity = self.statement(statement)
             reads |= activity.reads
             modified |= activity.modified
             called |= activity.called
-        return Activity(frozenset(reads), frozenset(modified), frozenset(), frozenset(called))
+            in_place |= activity.in_place
+        return Activity(frozenset(reads), frozenset(modified), frozenset(), frozenset(called), frozenset(in_place))
 
     def statement(self, node) -> Activity:
         header = self.scan(*self._header(node))
         reads, modified, called = set(header.reads), set(header.modified), set(header.called)
+        in_place = {anno.getanno(node, anno.IN_PLACE)} if anno.hasanno(node, anno.IN_PLACE) else set()
         for body in self._bodies(node):
             activity = self.block(body)
             reads |= activity.reads
             modified |= activity.modified
             called |= activity.called
+            in_place |= activity.in_place
         if isinstance(node, (gast.FunctionDef, gast.ClassDef)):
             if isinstance(node, gast.FunctionDef):
                 self.scope.nested_functions.append(node)
@@ -272,7 +277,8 @@ class _Analyzer:
         self.scope.reads |= reads
         self.scope.called |= called
         self.scope.assigned |= {qn.text for qn in modified if qn.is_simple}
-        activity = Activity(frozenset(reads), frozenset(modified), frozenset(header.reads), frozenset(called))
+        activity = Activity(frozenset(reads), frozenset(modified), frozenset(header.reads), frozenset(called),
+                            frozenset(in_place))
         anno.setanno(node, anno.ACTIVITY, activity)
         self.statements.append(node)
         return activity

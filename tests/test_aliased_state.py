@@ -1,0 +1,218 @@
+"""State of tensor-dependent ifs and loops that other names observe: a local list or dict changed in place
+(seen through an alias even when the name itself is not read after the construct), and an attribute first
+set inside a tensor-dependent if. graph == eager == converted (both forms) == Python; errors exact."""
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+from converted_forms import FORMS, in_form
+from test_user_programs import plain, run_three_ways
+from user_errors import raises
+
+
+@pytest.fixture(autouse=True)
+def graph_mode():
+    ag.run_functions_eagerly(False)
+    yield
+    ag.run_functions_eagerly(False)
+
+
+def changed_through_name_read_through_alias(x):
+    xs = [1, 2]
+    alias = xs
+    if x > 0:
+        xs[0] = 7
+    return alias[0] + x * 0
+
+
+def changed_through_alias_read_through_name(x):
+    xs = [1, 2]
+    alias = xs
+    if x > 0:
+        alias[0] = 7
+    return xs[0] + x * 0
+
+
+def appended_in_both_branches_read_through_alias(x):
+    xs = [1, 2]
+    alias = xs
+    if x > 0:
+        xs.append(3)
+    else:
+        xs.append(4)
+    return alias[2] + x * 0, len(alias)
+
+
+def dict_changed_through_alias(x):
+    d = {'a': 1}
+    alias = d
+    if x > 0:
+        alias['a'] = 5
+    return d['a'] + x * 0
+
+
+def popped_read_through_alias(x):
+    xs = [1, 2, 3]
+    alias = xs
+    if x > 0:
+        xs.pop()
+        xs.append(9)
+    return alias[2] + x * 0
+
+
+@pytest.mark.parametrize('function, expected', [
+    (changed_through_name_read_through_alias, {5: 7, -5: 1}),
+    (changed_through_alias_read_through_name, {5: 7, -5: 1}),
+    (appended_in_both_branches_read_through_alias, {5: (3, 3), -5: (4, 3)}),
+    (dict_changed_through_alias, {5: 5, -5: 1}),
+    (popped_read_through_alias, {5: 9, -5: 3}),
+])
+def test_a_change_in_place_in_a_tensor_if_is_seen_through_every_name(function, expected):
+    for x, value in expected.items():
+        python = plain(function(x))
+        assert run_three_ways(function, rt.constant(x)) == python == value
+        python = function(x)
+        for form in FORMS:
+            assert in_form(form, ag.to_graph(function), x) == python, form
+    staged = ag.function(function)
+    staged(rt.constant(5)), staged(rt.constant(-5))
+    assert staged.experimental_get_tracing_count() == 1
+
+
+def test_the_changed_name_is_an_output_of_the_if_though_not_read_after_it():
+    code = ag.to_code(changed_through_name_read_through_alias)
+    assert ("ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('xs',), 1,\n"
+            "                 roles={'xs': 'aliased'})") in code
+
+
+def unaliased_list_not_read_after(x):
+    xs = [1, 2]
+    if x > 0:
+        xs[0] = 7
+    return x + 1
+
+
+def test_an_unaliased_list_is_carried_without_a_role():
+    code = ag.to_code(unaliased_list_not_read_after)
+    assert "ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('xs',), 1)" in code
+    assert run_three_ways(unaliased_list_not_read_after, rt.constant(5)) == 6
+
+
+def appended_in_one_branch_read_through_alias(x):
+    xs = [1, 2]
+    alias = xs
+    if x > 0:
+        xs.append(3)
+    return len(alias) + x * 0
+
+
+def loop_changes_item_read_through_alias(n):
+    xs = [1, 2]
+    alias = xs
+    for i in range(n):
+        xs[0] = xs[0] + i
+    return alias[0] + n * 0
+
+
+def while_changes_through_alias_read_through_name(n):
+    xs = [1, 2]
+    alias = xs
+    i = 0
+    while i < n:
+        alias[0] = i
+        i += 1
+    return xs[0] + n * 0
+
+
+def loop_changes_dict_read_through_alias(n):
+    d = {'a': 1}
+    alias = d
+    for i in range(n):
+        d['a'] = d['a'] + i
+    return alias['a'] + n * 0
+
+
+def _aliased_message(kind, name, construct, becomes):
+    return (f"the {kind} '{name}' is changed in a tensor-dependent {construct} that {becomes}, but another name "
+            f"of this function may refer to the same {kind} (an assignment such as `alias = {name}`), and that "
+            f"name would keep the Python {kind} without the {construct}'s changes. Use one name for the {kind} "
+            f"(read and change it as '{name}'), or give the other name a copy (`alias = {kind}({name})`)")
+
+
+@pytest.mark.parametrize('function, name, kind, construct, becomes, at, python', [
+    (appended_in_one_branch_read_through_alias, 'xs', 'list', 'if', 'makes it a tensor list', 'if x > 0', 3),
+    (loop_changes_item_read_through_alias, 'xs', 'list', 'loop', 'makes it a tensor list', 'for i in', 7),
+    (while_changes_through_alias_read_through_name, 'alias', 'list', 'loop', 'makes it a tensor list',
+     'while i < n', 3),
+    (loop_changes_dict_read_through_alias, 'd', 'dict', 'loop', 'makes it a new dict', 'for i in', 7),
+])
+def test_an_aliased_list_or_dict_a_staged_construct_would_replace_is_an_error(
+        function, name, kind, construct, becomes, at, python):
+    raises(rt.errors.StateError, ag.function(function), (rt.constant(4),),
+           _aliased_message(kind, name, construct, becomes), at=at)
+    assert function(4) == python
+    for form in FORMS:
+        assert in_form(form, ag.to_graph(function), 4) == python, form
+
+
+def loop_changes_unaliased_list(n):
+    xs = [1, 2]
+    for i in range(n):
+        xs[0] = xs[0] + i
+    return xs[0] + n * 0
+
+
+def test_an_unaliased_list_in_a_loop_still_becomes_a_tensor_list():
+    assert run_three_ways(loop_changes_unaliased_list, rt.constant(4)) == loop_changes_unaliased_list(4) == 7
+
+
+class Holder:
+    pass
+
+
+def sets_attribute_in_both_branches(x, holder):
+    if x > 0:
+        holder.v = 7
+    else:
+        holder.v = 1
+    return holder.v + x * 0
+
+
+def sets_attribute_in_one_branch(x, holder):
+    if x > 0:
+        holder.v = 7
+    return holder.v + x * 0
+
+
+def test_an_attribute_first_set_in_both_branches_of_a_tensor_if():
+    staged = ag.function(sets_attribute_in_both_branches)
+    for x, expected in ((5, 7), (-5, 1)):
+        assert int(staged(rt.constant(x), Holder())) == expected
+        ag.run_functions_eagerly(True)
+        try:
+            holder = Holder()
+            assert int(staged(rt.constant(x), holder)) == expected and int(holder.v) == expected
+        finally:
+            ag.run_functions_eagerly(False)
+        holder = Holder()
+        assert sets_attribute_in_both_branches(x, holder) == expected and holder.v == expected
+        for form in FORMS:
+            holder = Holder()
+            assert in_form(form, ag.to_graph(sets_attribute_in_both_branches), x, holder) == expected, form
+            assert holder.v == expected
+    assert "ag__.value_or_undefined(lambda: holder.v, 'holder.v')" in ag.to_code(sets_attribute_in_both_branches)
+
+
+def test_an_attribute_first_set_in_one_branch_of_a_tensor_if_is_named():
+    raises(rt.errors.StateError, ag.function(sets_attribute_in_one_branch), (rt.constant(5), Holder()),
+           "'holder.v' is defined only in the if branch of a tensor-dependent if and is used after it; initialize "
+           "it before the if (or assign it in the else branch too), so that it has a value on both paths of the graph",
+           at='if x > 0')
+    for form in FORMS:
+        holder = Holder()
+        assert in_form(form, ag.to_graph(sets_attribute_in_one_branch), 5, holder) == 7 and holder.v == 7
+        with pytest.raises(AttributeError) as converted:
+            in_form(form, ag.to_graph(sets_attribute_in_one_branch), -5, Holder())
+        with pytest.raises(AttributeError) as python:
+            sets_attribute_in_one_branch(-5, Holder())
+        assert str(converted.value).splitlines()[0] == str(python.value) == "'Holder' object has no attribute 'v'"
