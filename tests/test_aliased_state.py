@@ -216,3 +216,22 @@ def test_an_attribute_first_set_in_one_branch_of_a_tensor_if_is_named():
         with pytest.raises(AttributeError) as python:
             sets_attribute_in_one_branch(-5, Holder())
         assert str(converted.value).splitlines()[0] == str(python.value) == "'Holder' object has no attribute 'v'"
+
+
+def sets_attribute_in_a_loop(n, holder):
+    for i in range(n):
+        holder.v = i * 2
+    return holder.v
+
+
+def test_an_attribute_first_set_in_a_tensor_loop_is_like_a_name_first_set_there():
+    staged = ag.function(sets_attribute_in_a_loop)
+    holder = Holder()
+    assert int(staged(rt.constant(4), holder)) == sets_attribute_in_a_loop(4, Holder()) == 6
+    raises(rt.errors.InvalidArgumentError, staged, (rt.constant(0), Holder()),
+           "'holder.v' is read after a tensor-dependent loop that ran zero times: the loop must iterate at least "
+           "once to define 'holder.v' (or initialize 'holder.v' before the loop)", at='for i in range(n)')
+    for form in FORMS:
+        assert in_form(form, ag.to_graph(sets_attribute_in_a_loop), 4, Holder()) == 6, form
+        with pytest.raises(AttributeError, match="'Holder' object has no attribute 'v'"):
+            in_form(form, ag.to_graph(sets_attribute_in_a_loop), 0, Holder())
