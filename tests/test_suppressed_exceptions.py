@@ -259,8 +259,15 @@ def test_values_assigned_before_the_exception_are_what_python_sees(function, arg
 def test_no_check_for_a_name_assigned_before_the_with():
     code = ag.to_code(assigned_before_the_with)
     assert 'ag__.defined' not in code and 'Undefined' not in code, code
+
+
+def test_no_check_where_python_raises_for_the_converted_code_itself():
+    # `value` never holds a placeholder: `return value` raises Python's own UnboundLocalError (RAISING).
     code = ag.to_code(first_assigned_in_a_with)
-    assert "value = ag__.Undefined('value')" in code and 'return ag__.defined(value)' in code, code
+    assert 'ag__.defined' not in code and 'Undefined' not in code, code
+    # Read in a loop body (a generated function): an unassigned `value` would be an empty free variable.
+    code = ag.to_code(read_in_a_loop)
+    assert "value = ag__.Undefined('value')" in code and 'ag__.defined(value)' in code, code
 
 
 def tape_in_a_tensor_loop(x, n):
