@@ -191,3 +191,20 @@ def test_a_long_chain_of_invariant_ops_is_recomputed_without_recursion():
     # y = x * (w * 1.0001**1500)**2: dy/dx = (w c)**2, dy/dw = 2 x w c**2, with c = 1.0001**1500
     c = 1.0001 ** 1500
     assert (float(dx), float(dw)) == (pytest.approx(c * c, rel=1e-12), pytest.approx(4.0 * c * c, rel=1e-12))
+
+
+def test_gradients_through_a_loop_whose_invariant_moved_stay_exact():
+    rng = np.random.default_rng(0)
+    arrays = [rng.normal(size=(2, 3)), rng.normal(size=(3, 3)) * 0.8]
+    got, grads = converted_tape_gradients(scaled_rnn, arrays)
+    eager = converted_eager_tape_gradients(scaled_rnn, arrays)
+    for ours, theirs in zip(got, eager):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    for ours, expected in zip(got, numeric_gradients(scaled_rnn, arrays, np.array(1.0))):
+        np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-9)
+    graph = grads.get_concrete_function(*[rt.constant(a) for a in arrays]).graph
+    (forward,) = loops(graph, "while")
+    # the optimized graph computes weights * 0.5 once, before the forward loop
+    assert "Mul" not in [op.type for op in forward.attrs["body"].operations]
+    assert graph.operations.index(next(op for op in graph.operations if op.type == "Mul")) < \
+        graph.operations.index(forward)

@@ -11,7 +11,6 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
-from gradient_checks import converted_eager_tape_gradients, converted_tape_gradients, numeric_gradients
 from runtime.backends import interpreter
 from runtime.ops.control_flow_ops import WHILE
 from runtime.passes import hoist_loop_invariants
@@ -178,32 +177,6 @@ def test_an_updated_copy_of_a_hoisted_value_never_writes_into_it():
     np.testing.assert_allclose(f(a, rt.constant(4)).numpy(), expected.astype(np.float32), rtol=1e-6)
     (loop,) = loops(f.get_concrete_function(a, rt.constant(4)).graph)
     assert "Exp" not in types(loop.attrs["body"])
-
-
-def scaled_rnn(h, weights):
-    state = h
-    i = rt.constant(0)
-    while i < 5:
-        w = weights * 0.5                       # the same in every iteration
-        state = rt.tanh(rt.matmul(state, w))
-        i += 1
-    return rt.reduce_sum(state * state)
-
-
-def test_gradients_through_a_loop_whose_invariant_moved_stay_exact():
-    rng = np.random.default_rng(0)
-    arrays = [rng.normal(size=(2, 3)), rng.normal(size=(3, 3)) * 0.8]
-    got, grads = converted_tape_gradients(scaled_rnn, arrays)
-    eager = converted_eager_tape_gradients(scaled_rnn, arrays)
-    for ours, theirs in zip(got, eager):
-        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
-    for ours, expected in zip(got, numeric_gradients(scaled_rnn, arrays, np.array(1.0))):
-        np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-9)
-    graph = grads.get_concrete_function(*[rt.constant(a) for a in arrays]).graph
-    forward = next(op for op in loops(graph) if op.name == "while")
-    assert "Mul" not in types(forward.attrs["body"])        # weights * 0.5: once, before the forward loop
-    assert graph.operations.index(next(op for op in graph.operations if op.type == "Mul")) < \
-        graph.operations.index(forward)
 
 
 def test_save_and_load_round_trip_a_hoisted_loop(tmp_path):
