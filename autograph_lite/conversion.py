@@ -62,7 +62,8 @@ _ONLY_FOR = {
         _has(ctx, gast.NamedExpr) and _has(ctx, gast.While)),   # and tests that assign of loops that may jump
     continue_statements.ContinueTransformer: lambda ctx: _has(ctx, gast.Continue),
     asserts.AssertTransformer: lambda ctx: _has(ctx, gast.Assert),
-    lists.ListTransformer: lambda ctx: not ctx.attribute_names.isdisjoint(('append', 'pop')),
+    lists.ListTransformer: lambda ctx: not ctx.attribute_names.isdisjoint({'append', 'pop', *lists.IN_PLACE_METHODS}) or (
+        _has(ctx, gast.AugAssign) and _has(ctx, *lists.CONTAINER_DISPLAYS)),   # `xs += [v]`
     slices.SliceTransformer: lambda ctx: _has(ctx, gast.Subscript, gast.Match),
     unpacking.UnpackingTransformer: lambda ctx: _has(ctx, gast.Tuple, gast.List, gast.Match),
     # and/or/not, `in`, chained comparisons; the jump converters write `not flag` (they say so), a

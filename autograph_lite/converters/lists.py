@@ -17,6 +17,16 @@ nothing Python would see (nothing the statement evaluates before it calls anythi
 The same in an ``if`` test and a ``for`` iterable (evaluated once, before the loop, as Python does). Elsewhere (a ``while`` test, after another call, in a branch of
 ``and``/``or``/``if else``, in a lambda or comprehension) it becomes ``ag__.list_pop_in_expression(xs, 'xs')``, followed by ``xs = xs`` so that a tensor loop carries
 ``xs``: Python's pop on Python values, a clear error when a tensor-dependent loop would change the list.
+
+The other methods that change a list, dict or set in place (``IN_PLACE_METHODS``), called on a local in a
+simple statement, run through ``ag__.call_in_place``, and the statement is followed by ``name = name``, so
+that a tensor-dependent if or loop carries the name (an if gives each branch the object as it was):
+
+    xs.sort()            ->  ag__.call_in_place(xs, 'xs', 'sort')
+                             xs = xs
+
+On anything but a list or set that a tensor loop carries it is the call as written (a user class's
+``update()`` too); on those it is a clear error (the loop cannot carry the change).
 """
 import gast
 
@@ -24,6 +34,14 @@ from autograph_lite.converters.slices import in_place
 from autograph_lite.pyct import nodes, templates
 from autograph_lite.pyct.scopes import LazyLocals
 from autograph_lite.pyct.transformer import Transformer
+
+
+# Methods of list, dict and set that change the object in place (append and pop have operators of their own).
+IN_PLACE_METHODS = frozenset(['extend', 'insert', 'remove', 'sort', 'reverse', 'clear', 'update', 'setdefault',
+                              'popitem', 'add', 'discard'])
+
+
+CONTAINER_DISPLAYS = (gast.List, gast.ListComp, gast.Set, gast.SetComp, gast.Dict, gast.DictComp)
 
 
 def _method_call(node, method: str, max_args: int):
@@ -58,17 +76,45 @@ class ListTransformer(Transformer):
         pop = _method_call(node.value, 'pop', 1)
         if pop is not None and pop[0] in self.local_names:
             return self._pop(pop, self.ctx.new_name('popped'))
-        return self._pops_inside(node, [node.value])
+        return self._in_place_calls(node, [node.value])
 
     def visit_Assign(self, node):
         pop = _method_call(node.value, 'pop', 1)
         if (pop is None or pop[0] not in self.local_names or len(node.targets) != 1
                 or not isinstance(node.targets[0], gast.Name)):
-            return self._pops_inside(node, [node.value] + node.targets)
+            return self._in_place_calls(node, [node.value] + node.targets)
         return self._pop(pop, node.targets[0].id)
 
     def visit_AugAssign(self, node):
-        return self._pops_inside(node, [node.target, node.value])   # `x += v` reads x (target) first
+        if (isinstance(node.target, gast.Name) and node.target.id in self.local_names
+                and isinstance(node.op, (gast.Add, gast.BitOr)) and isinstance(node.value, CONTAINER_DISPLAYS)):
+            in_place([node], node.target.id)   # `xs += [v]`, `s |= {v}`: in place, an alias sees it
+        return self._in_place_calls(node, [node.target, node.value])   # `x += v` reads x (target) first
+
+    def _in_place_calls(self, statement, parts):
+        """``statement`` with its calls ``name.method(...)`` of IN_PLACE_METHODS on a local made
+        ``ag__.call_in_place(name, 'name', 'method', ...)``, then its pops (``_pops_inside``), then
+        ``name = name`` for each such name."""
+        calls = [n for part in parts for n in nodes.walk(part) if isinstance(n, gast.Call)
+                 and isinstance(n.func, gast.Attribute) and n.func.attr in IN_PLACE_METHODS
+                 and isinstance(n.func.value, gast.Name) and n.func.value.id in self.local_names]
+        if calls:
+            shadowed = _bound_in_nested_scopes(parts)
+            calls = [n for n in calls if n.func.value.id not in shadowed]
+        names = []
+        for call in calls:
+            name = call.func.value.id
+            call.args[:0] = [gast.Name(name, gast.Load(), None, None), templates.literal(name),
+                             templates.literal(call.func.attr)]
+            call.func = templates.replace_as_expression('ag__.call_in_place')
+            names += [name] if name not in names else []
+        statements = self._pops_inside(statement, parts)
+        if not names:
+            return statements
+        statements = statements if isinstance(statements, list) else [statement]
+        for name in names:
+            statements += in_place(templates.replace('name = name', name=name), name)
+        return statements
 
     def visit_If(self, node):
         return self._pops_inside(self.generic_visit(node), [node.test])

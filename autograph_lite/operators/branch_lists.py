@@ -1,4 +1,4 @@
-"""Python lists and dicts that the branches of a tensor-dependent ``if`` change in place (``xs.append(v)``,
+"""Python lists, dicts and sets that the branches of a tensor-dependent ``if`` change in place (``xs.append(v)``,
 ``xs[0] = v``, ``d['k'] = v``).
 
 Both branches of a staged ``if`` are traced, one after the other, and each would change the same object.
@@ -13,7 +13,8 @@ as a new one, the branch's value of that variable:
   ``if`` the variable is that tensor list, as after a tensor loop;
 * a dict: like a list of its values, by key; the branches must leave the same keys (``StateError``
   otherwise, naming them). Without the copies the second branch started from what the first left, and
-  the dict kept the first branch's values on both paths.
+  the dict kept the first branch's values on both paths;
+* a set: the branches must leave the same elements (``StateError`` otherwise).
 
 >>> xs = [1]
 >>> lists = BranchLists((xs,), 1)
@@ -31,7 +32,7 @@ from autograph_lite.operators.data_structures import tensor_list_from
 from autograph_lite.operators.staged_state import Retrace
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import all, dict, enumerate, len, list, sorted, str, tuple, type, zip
+from builtins import all, any, dict, enumerate, id, isinstance, len, list, set, sorted, str, tuple, type, zip
 
 
 class NeedsBranchTensorList(Retrace):
@@ -51,7 +52,7 @@ class BranchLists:
 
     def __init__(self, init: tuple, nouts: int, names: Tuple[str, ...] = ()):
         self.originals: Dict[int, Any] = {index: value for index, value in enumerate(init[:nouts])
-                                          if type(value) in (list, dict)}
+                                          if type(value) in (list, dict, set)}
         self.contents: Dict[int, Any] = {index: type(value)(value) for index, value in self.originals.items()}
         self.copies: List[Any] = []  # what captured() made of the lists and dicts the branches changed in place
         self.names = names
@@ -96,6 +97,14 @@ class BranchLists:
                     f"({', '.join(only)} only in one of them); the graph must give it the same keys on both "
                     "paths: assign those keys before the if (or in both branches)")
             return True if _same_items(value, other) else None
+        if type(value) is set:
+            if _same_items(value, other):
+                return True
+            name = self.names[index] if index < len(self.names) else 'a set'
+            raise rt.errors.StateError(
+                f"the branches of a tensor-dependent if leave the set '{name}' with different elements; a graph "
+                "cannot hold a Python set whose elements depend on a tensor. Change the set the same way in both "
+                "branches, or keep the values in a tensor (or a list both branches append to)")
         if len(value) != len(other):
             added = [item for branch in (value, other) for item in branch[len(self.contents[index]):]]
             element = added[-1] if added else (value or other)[-1]
@@ -116,14 +125,18 @@ class BranchLists:
 
 
 def _same_items(a: Any, b: Any) -> bool:
+    if type(a) is set:   # tensors compare by identity (their == is a tensor), Python values by ==
+        if any(isinstance(item, rt.Tensor) for item in (*a, *b)):
+            return {id(item) for item in a} == {id(item) for item in b}
+        return a == b
     if type(a) is dict:
         return len(a) == len(b) and all(key in b and a[key] is b[key] for key in a)
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _refill(original: Any, contents: Any) -> None:
-    """Give ``original`` (a list or dict) the items of ``contents``, in place (aliases see them)."""
-    if type(original) is dict:
+    """Give ``original`` (a list, dict or set) the items of ``contents``, in place (aliases see them)."""
+    if type(original) in (dict, set):
         original.clear()
         original.update(contents)
     else:

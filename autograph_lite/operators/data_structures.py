@@ -174,6 +174,34 @@ def list_pop_in_expression(target: Any, name: str, index: Any = None) -> Any:
     return target.pop() if index is None else target.pop(index)
 
 
+def call_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: Any) -> Any:
+    """``target.method(*args, **kwargs)``, a call that may change the local ``name`` in place (``xs.sort()``,
+    ``d.update(a=1)``), unless a tensor-dependent loop carries it as a list or set: that loop cannot represent
+    the change (a tensor list has no such method; a set would hold trace-time values), so a StateError.
+
+    >>> values = [3, 1, 2]
+    >>> call_in_place(values, 'values', 'sort'), values
+    (None, [1, 2, 3])
+    """
+    if isinstance(target, rt.TensorList):
+        raise rt.errors.StateError(
+            f"'{name}.{method}(...)' cannot change the list '{name}': it is a tensor list here (a tensor-dependent "
+            f"loop changes it, or an if whose branches leave it with different lengths), which has append, pop and "
+            f"item assignment but no {method}(). Call {name}.{method}(...) outside that loop or if (in an if: in "
+            f"both branches alike), or compute the values with rt ops on a tensor")
+    if type(target) not in (list, set) or not any(id(target) in lists for _, lists in _watched):
+        return getattr(target, method)(*args, **kwargs)   # any object: a user class's update() too
+    if type(target) is list:
+        raise rt.errors.StateError(
+            f"'{name}.{method}(...)' changes the list '{name}' in a tensor-dependent loop, which makes a list it "
+            f"changes a tensor list: that has append, pop and item assignment but no {method}(). Call "
+            f"{name}.{method}(...) before or after the loop, or compute the values with rt ops on a tensor")
+    raise rt.errors.StateError(
+        f"'{name}.{method}(...)' changes the set '{name}' in a tensor-dependent loop, which cannot carry a Python "
+        f"set (its elements would be the values of one trace, not of each iteration). Change the set before or "
+        f"after the loop, or keep the values in a list the loop appends to")
+
+
 def tensor_list_from(name: str, values: list, element: Any) -> rt.TensorList:
     """The tensor list a staged loop carries for the Python list ``name`` (``values`` before the loop);
     ``element`` is what the loop body puts in it. Every element must have one dtype."""

@@ -198,7 +198,7 @@ class _Loop:
                                 if isinstance(value, Undefined) and index not in hints}
 
     def _watch(self, index: int, value: Any) -> None:
-        if type(value) is list:
+        if type(value) in (list, set):   # a set: so that call_in_place refuses to change it (data_structures.py)
             self.watched[id(value)] = (index, self.names[index], value)
 
     def initial_vars(self) -> tuple:
