@@ -73,7 +73,7 @@ def main(spec_path: str, result_path: str) -> None:
         result['conversion'] = convert_packages(spec['imports'], tuple(spec.get('only_modules', ()))).as_dict()
     result['convert_seconds'] = round(time.perf_counter() - start, 2)
     import pytest
-    collector = Collector(spec['seconds_per_test'])
+    collector = Collector(spec['seconds_per_test'], spec.get('keep_failures', 40))
     start = time.perf_counter()
     # The package's own pytest configuration applies, minus addopts (they may need plugins).
     args = ['-q', '-p', 'no:cacheprovider', '-o', 'addopts=', '--rootdir', spec['sdist'],

@@ -86,6 +86,23 @@ PACKAGES = (
     Package('attrs', '26.1.0', ('attr', 'attrs'), 'src', ('tests',), ('tests/test_funcs.py',),
             ('--ignore=tests/test_mypy.yml', '--ignore=tests/test_pyright.py', '--ignore=tests/test_3rd_party.py'),
             why='class decorators that generate code, closures, recursion over nested instances'),
+    Package('pyparsing', '3.3.3', ('pyparsing',), '.',
+            ('tests/test_simple_unit.py', 'tests/test_unit.py', 'tests/test_util.py', 'tests/test_testing.py'),
+            ('tests/test_simple_unit.py',),
+            why='parser combinators: a deep class hierarchy with super() and overridden parse methods, '
+                'try/except as control flow in loops, recursion, packrat caches, closures'),
+    Package('sqlparse', '0.6.1', ('sqlparse',), '.', ('tests',), ('tests/test_tokenize.py', 'tests/test_split.py'),
+            why='a lexer and a statement splitter (state machines), token-list grouping passes with '
+                'while loops over indices, recursion into token trees, filters as classes'),
+    Package('mistune', '3.4.0', ('mistune',), 'src', ('tests',), ('tests/test_syntax.py',),
+            why='a markdown parser: regex-driven block and inline state machines, loops with break '
+                'and early returns, plugins as closures, renderer class hierarchies'),
+    Package('tabulate', '0.10.0', ('tabulate',), '.', ('test',), ('test/test_output.py',),
+            why='table formatting: long if/elif chains on types, nested loops and comprehensions, '
+                'named tuples of functions, optional imports in try/except'),
+    Package('parse', '1.22.4', ('parse',), '.', ('tests',), ('tests/test_parse.py',),
+            why='the inverse of format(): a hand-written format-spec parser, regex building in loops, '
+                'type converters as closures and classes'),
 )
 
 

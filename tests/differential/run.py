@@ -63,7 +63,7 @@ def fetch(package: Package) -> str:
 
 
 def run_package(package: Package, quick: bool, convert: bool = True, seconds_per_test: int = 60,
-                timeout: int = 1800, staged_form: bool = False) -> dict:
+                timeout: int = 1800, staged_form: bool = False, keep_failures: int = 40) -> dict:
     """Run one package's tests in a subprocess (converted unless ``convert=False``); the result dict.
     With ``staged_form``, converted functions run their staged form on Python values too (the form that
     runs while tracing) instead of their plain form."""
@@ -72,7 +72,8 @@ def run_package(package: Package, quick: bool, convert: bool = True, seconds_per
     spec = {'sdist': sdist, 'source_root': package.source_root, 'imports': list(package.imports),
             'convert': convert, 'seconds_per_test': seconds_per_test,
             'only_modules': list(package.quick_modules if quick else ()),
-            'pytest_args': tests + list(package.exclude), 'staged_form': staged_form}
+            'pytest_args': tests + list(package.exclude), 'staged_form': staged_form,
+            'keep_failures': keep_failures}
     with tempfile.TemporaryDirectory() as scratch:
         spec_path, result_path = os.path.join(scratch, 'spec.json'), os.path.join(scratch, 'result.json')
         with open(spec_path, 'w') as f:
@@ -123,14 +124,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument('--staged-form', action='store_true',
                         help='run the staged form of converted functions on Python values (the form that runs while '
                              'tracing) instead of the plain form')
+    parser.add_argument('--timeout', type=int, default=1800,
+                        help="seconds for one package's whole run (networkx's full suite needs more)")
     parser.add_argument('--json', help='write all results to this file')
     args = parser.parse_args(argv)
     packages = [by_name(n) for n in args.package] if args.package else list(PACKAGES)
     results = []
     for package in packages:
-        result = run_package(package, args.quick, staged_form=args.staged_form)
+        keep = max(40, args.failures)
+        result = run_package(package, args.quick, staged_form=args.staged_form, timeout=args.timeout,
+                             keep_failures=keep)
         if args.baseline:
-            result['baseline'] = run_package(package, args.quick, convert=False)
+            result['baseline'] = run_package(package, args.quick, convert=False, timeout=args.timeout,
+                                             keep_failures=keep)
         results.append(result)
         print(f"{package.name} {package.version}: converted {result['conversion']['converted']}, "
               f"tests {result['run']}, passed {result['passed']} ({result['seconds']} s)", flush=True)
