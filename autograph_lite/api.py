@@ -26,7 +26,11 @@ from autograph_lite.calls import CONVERTED_FROM, DO_NOT_CONVERT
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import bool, getattr, isinstance, setattr, str, type
 
-_graph_cache: 'weakref.WeakKeyDictionary[Callable, Callable]' = weakref.WeakKeyDictionary()
+# function -> a weak reference to its wrapper. The wrapper refers to the function, so holding it
+# strongly here would keep every function ever converted alive (a closure made per call, with all
+# it holds): the same wrapper comes back as long as someone holds it, a new one (from the cached
+# conversion) after that.
+_graph_cache: 'weakref.WeakKeyDictionary[Callable, weakref.ref]' = weakref.WeakKeyDictionary()
 STRICT_ENV_VAR = 'AUTOGRAPH_LITE_STRICT_CONVERSION'
 _strict = [os.environ.get(STRICT_ENV_VAR, '').strip().lower() not in ('', '0', 'false', 'no')]
 _warned_unconverted: 'weakref.WeakSet[Callable]' = weakref.WeakSet()
@@ -81,7 +85,8 @@ def to_graph(entity: Callable) -> Callable:
     function = _plain_function(entity, 'to_graph')
     if getattr(function, DO_NOT_CONVERT, False):
         return function
-    wrapper = _graph_cache.get(function)
+    cached = _graph_cache.get(function)
+    wrapper = cached() if cached is not None else None
     if wrapper is None:
         try:
             # While tracing (ag.function converts on its first trace) only the staged form is made: the
@@ -93,7 +98,7 @@ def to_graph(entity: Callable) -> Callable:
             _warn_unconverted(function, error)
             return function
         wrapper = _with_user_locations(converted, function)
-        _graph_cache[function] = wrapper
+        _graph_cache[function] = weakref.ref(wrapper)
     return wrapper
 
 

@@ -41,7 +41,7 @@ _LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'ast
                   'pytest', 'hypothesis'}
 _STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
 # id(function) -> (weak reference to it, the code, defaults and keyword defaults it had, what to call
-# in its place). All three can be replaced after a first call (networkx's argmap compiles lazily and
+# in its place, None for the function itself). All three can be replaced after a first call (networkx's argmap compiles lazily and
 # swaps in its own code): a converted copy is only good while they are the ones it was made from.
 # A plain dict read by id, not a WeakKeyDictionary: its get() builds a weak reference per lookup,
 # a third of a converted_call.
@@ -86,7 +86,7 @@ def _target_for(function: types.FunctionType) -> Callable:
     if (cached is not None and cached[0]() is function and cached[2] is defaults and cached[3] is kwdefaults
             and (cached[1] is code or (type(cached[1]) is _StagedOnly and cached[1].code is code
                                        and in_graph_mode()))):
-        return cached[4]
+        return function if cached[4] is None else cached[4]
     reason = _why_not_convert(function)
     target = function
     # While tracing only the staged form runs: the plain form waits for a call outside a graph.
@@ -109,7 +109,11 @@ def _target_for(function: types.FunctionType) -> Callable:
             del targets[key]
 
     code_slot = _StagedOnly(code) if staged_only and target is not function else code
-    _targets[key] = (weakref.ref(function, forget), code_slot, defaults, kwdefaults, target)
+    # None for 'call it as it is': the entry must not hold the function itself, or its weak reference
+    # never dies and every lambda or nested function made per call in converted code (already
+    # converted, so called as it is) stays alive with all its closure holds.
+    _targets[key] = (weakref.ref(function, forget), code_slot, defaults, kwdefaults,
+                     None if target is function else target)
     return target
 
 
@@ -154,7 +158,7 @@ def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
         cached = _targets.get(id(f))
         if (cached is not None and cached[0]() is f and cached[1] is f.__code__ and cached[2] is f.__defaults__
                 and cached[3] is f.__kwdefaults__):
-            target = cached[4]
+            target = cached[4] or f   # None: called as it is
         else:
             target = _target_for(f)
         return target(*args, **kwargs) if kwargs else target(*args)

@@ -1,10 +1,13 @@
 """Regressions for converter bugs the differential harness (tests/differential/) found in real packages."""
 import functools
+import gc
+import weakref
 from collections import deque
 
 import pytest
 
 import autograph_lite as ag
+from converted_forms import FORMS, in_form
 
 _MARKER = object()
 
@@ -344,3 +347,54 @@ def test_a_walrus_in_a_deferred_operand_binds_the_functions_own_name():
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match="this `and` assigns 'y' with :="):
         ag.function(walrus_under_a_tensor_and)(rt.constant(3))
     assert ag.to_graph(walrus_under_a_tensor_and)(3) == walrus_under_a_tensor_and(3) == 6
+
+
+# networkx: its full suite, converted, grew past 18 GB. Converted code calls a lambda or nested function
+# it made as it is (it is converted code already), and converted_call's cache entry for it held the
+# function itself: its weak reference never died, so every closure made per call stayed alive with all
+# it held (graphs). ag.to_graph's cache held each wrapper, which holds its function, the same way.
+
+class Payload:
+    pass
+
+
+def lightest(items, keep):
+    payload = Payload()
+    keep(weakref.ref(payload))
+    weight = lambda item: (item[1], payload is not None)
+
+    def depth(k):   # recursive: its own closure cell holds it
+        return 0 if k == 0 else depth(k - 1) + 1
+
+    best = None
+    for item in items:
+        if best is None or weight(item) < weight(best):
+            best = item
+    return best[0], depth(len(items))
+
+
+def make_scaler(keep):
+    payload = Payload()
+    keep(weakref.ref(payload))
+    return lambda x: x * 2 if payload is not None else x
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_closures_made_per_call_in_converted_code_die_with_the_call(form):
+    converted, payloads = ag.to_graph(lightest), []
+    items = [('a', 3), ('b', 1), ('c', 2)]
+    assert [in_form(form, converted, items, payloads.append) for _ in range(5)] == [('b', 3)] * 5
+    assert lightest(items, [].append) == ('b', 3)
+    gc.collect()
+    assert [payload() for payload in payloads] == [None] * 5
+
+
+def test_a_function_given_to_to_graph_dies_with_its_wrapper():
+    payloads = []
+    for value in range(5):
+        scale = make_scaler(payloads.append)
+        assert ag.to_graph(scale)(value) == scale(value) == 2 * value
+    assert ag.to_graph(scale) is ag.to_graph(scale)   # the same wrapper while it lives
+    del scale
+    gc.collect()
+    assert [payload() for payload in payloads] == [None] * 5
