@@ -119,13 +119,23 @@ convert = to_graph
 
 
 def _with_user_locations(converted: types.FunctionType, original: types.FunctionType) -> Callable:
-    # [the function to call, whether it still lacks its plain form (made while tracing)]
-    target = [converted, in_graph_mode() and original.__name__ != '<lambda>']
+    # [the function to call, whether it still lacks its plain form (made while tracing), and the code,
+    # defaults and keyword defaults of `original` it was made from]
+    target = [converted, in_graph_mode() and original.__name__ != '<lambda>',
+              original.__code__, original.__defaults__, original.__kwdefaults__]
 
     @functools.wraps(original)
     def wrapper(*args, **kwargs):
+        if (target[2] is not original.__code__ or target[3] is not original.__defaults__
+                or target[4] is not original.__kwdefaults__):
+            # Replaced since (networkx's argmap compiles its wrapper at the first call and swaps in
+            # that code): run what the function is now, as calling it would.
+            now = _converted_or_itself(original)
+            target[:] = [now, now is not original and in_graph_mode() and original.__name__ != '<lambda>',
+                         original.__code__, original.__defaults__, original.__kwdefaults__]
+            boundary.__ag_converted__ = target[0]
         if target[1] and not in_graph_mode():
-            target[:] = [calls.convert(original), False]
+            target[:2] = [calls.convert(original), False]
             boundary.__ag_converted__ = target[0]
         try:
             return target[0](*args, **kwargs)
@@ -136,6 +146,16 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
     wrapper.__ag_converted__ = converted
     boundary = api_boundary(wrapper)
     return boundary
+
+
+def _converted_or_itself(function: types.FunctionType) -> Callable:
+    """``function`` converted as it is now, or itself when its new code cannot be (as converted code calls it)."""
+    try:
+        return calls.convert(function, plain_form=not in_graph_mode())
+    except ConversionError as error:
+        warnings.warn(f'{function.__qualname__} is called unconverted: its code was replaced after it was '
+                      f'converted, and the new code cannot be: {error}', UnconvertedWarning, stacklevel=3)
+        return function
 
 
 FORMS = ('staged', 'plain')

@@ -398,3 +398,45 @@ def test_a_function_given_to_to_graph_dies_with_its_wrapper():
     del scale
     gc.collect()
     assert [payload() for payload in payloads] == [None] * 5
+
+
+# networkx: argmap's stub compiles the real wrapper at its first call and swaps that code in as its
+# own. ag.to_graph's wrapper (here: of Graph.__new__, patched into the class) kept running its copy of
+# the stub, which compiled again on every call (and grew memory); a function's defaults replaced
+# after ag.to_graph were ignored the same way (a silently stale value).
+
+def tripled(x):
+    return x * 3 if x > 0 else -x
+
+
+def compiles_on_first_call(x):
+    compiles_on_first_call.compilations += 1
+    compiles_on_first_call.__code__ = tripled.__code__
+    return compiles_on_first_call(x)
+
+
+def offset_by(x, offset=1):
+    if x > 0:
+        return x + offset
+    return offset
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_a_to_graph_wrapper_runs_the_code_and_defaults_the_function_has_now(form):
+    original_code = compiles_on_first_call.__code__
+    compiles_on_first_call.compilations = 0
+    try:
+        converted = ag.to_graph(compiles_on_first_call)
+        assert [in_form(form, converted, x) for x in (2, -2, 5)] == [6, 2, 15]
+        assert compiles_on_first_call.compilations == 1
+    finally:
+        compiles_on_first_call.__code__ = original_code
+    converted = ag.to_graph(offset_by)
+    assert in_form(form, converted, 2) == 3
+    try:
+        offset_by.__defaults__ = (10,)
+        assert in_form(form, converted, 2) == offset_by(2) == 12
+        assert in_form(form, converted, -2) == 10
+    finally:
+        offset_by.__defaults__ = (1,)
+    assert in_form(form, converted, 2) == 3
