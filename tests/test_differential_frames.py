@@ -222,3 +222,36 @@ def test_zero_argument_super_in_a_lambda_uses_the_lambdas_first_argument(form):
         asks_without_arguments()
     with pytest.raises(RuntimeError, match=r'super\(\): no arguments'):
         in_form(form, ag.to_graph(asks_without_arguments))
+
+
+
+# networkx: argmap compiles its wrapper from a string under the file name "<class 'argmap'>
+# compilation N" and gives it a real module's name. inspect then lends that module's whole source to
+# the made-up file name, and the code's line numbers point into it: the def found at that line was
+# converted in place of the compiled code (a silently different function). Here the module is
+# converted_forms (pytest's assertion rewriter, which loads test modules, lends no source).
+
+def compiled_from_a_string():
+    import inspect
+    import converted_forms
+    line = inspect.getsourcelines(converted_forms.in_form)[1]
+    source = '\n' * (line - 1) + 'def in_form(form, function, *args):\n    return (form, function(*args) * 100)\n'
+    namespace = {'__name__': 'converted_forms'}
+    exec(compile(source, f"<class 'argmap'> compilation {line}", 'exec'), namespace)
+    return namespace['in_form']
+
+
+def calls_it(function, x):
+    if x > 0:
+        return function('compiled', abs, x)
+    return 0
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_code_compiled_from_a_string_is_not_converted_from_its_modules_source(form):
+    compiled = compiled_from_a_string()
+    assert compiled.__module__ == 'converted_forms' and compiled('compiled', abs, -2) == ('compiled', 200)
+    with pytest.warns(ag.UnconvertedWarning, match="compiled from a string .* the whole of module 'converted_forms'"):
+        converted = ag.to_graph(compiled)
+    assert in_form(form, converted, 'compiled', abs, -2) == ('compiled', 200)
+    assert in_form(form, ag.to_graph(calls_it), compiled, 2) == ('compiled', 200)   # called as it is

@@ -9,6 +9,8 @@
 import ast
 import inspect
 import linecache
+import os
+import sys
 import textwrap
 from typing import Callable, List, Optional, Tuple
 
@@ -44,7 +46,33 @@ def _source_of(entity: Callable) -> Tuple[List[str], int, str]:
             f'available ({exc})',
             fix='Define the function in a .py file (not exec, eval or an interactive prompt), '
                 'or mark it with @ag.do_not_convert.') from None
+    if _borrowed_module_source(entity, file_lines):
+        raise SourceUnavailableError(
+            f'cannot convert {getattr(entity, "__qualname__", entity)!r}: its code was compiled from a '
+            f'string (file name {entity.__code__.co_filename!r}), and the only source Python finds for '
+            f'it is the whole of module {entity.__module__!r}, which is not where the code comes from',
+            fix='Mark it with @ag.do_not_convert, or register its source in linecache under its file name.')
     return file_lines, start, filename
+
+
+def _borrowed_module_source(entity: Callable, file_lines: List[str]) -> bool:
+    """Whether ``file_lines`` are the source of the entity's module, lent by linecache to a file name
+    that is not the module's (code compiled from a string: networkx's argmap, code generators): the
+    line numbers of the code then point into the wrong file, and a def found there is another function."""
+    code = getattr(entity, '__code__', None)
+    filename = code.co_filename if code is not None else ''
+    if not filename or os.path.exists(filename):
+        return False
+    module = sys.modules.get(getattr(entity, '__module__', None) or '')
+    module_file = getattr(module, '__file__', None)
+    if module is None or (module_file and os.path.normcase(os.path.abspath(module_file))
+                          == os.path.normcase(os.path.abspath(filename))):
+        return False
+    try:
+        source = module.__loader__.get_source(module.__name__)
+    except Exception:   # no loader, or it cannot give the source: the lines came from elsewhere
+        return False
+    return source is not None and ''.join(file_lines).rstrip('\n') == source.rstrip('\n')
 
 
 def _indentation(line: str) -> int:
