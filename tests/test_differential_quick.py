@@ -16,8 +16,9 @@ from packages import by_name  # noqa: E402
 
 # cachetools' classes use private names (self.__data): converted methods must mangle them.
 # humanize: formatting code with early returns and unit loops (its quick run takes seconds).
+# parse: a hand-written format-spec parser and regex building in loops (its quick run takes seconds).
 # networkx is not here: converting even its quick modules and running their tests took 200 s.
-QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools', 'humanize']
+QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools', 'humanize', 'parse']
 
 
 @pytest.mark.parametrize('staged_form', [False, True], ids=['plain form', 'staged form'])
