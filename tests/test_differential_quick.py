@@ -17,8 +17,10 @@ from packages import by_name  # noqa: E402
 # cachetools' classes use private names (self.__data): converted methods must mangle them.
 # humanize: formatting code with early returns and unit loops (its quick run takes seconds).
 # parse: a hand-written format-spec parser and regex building in loops (its quick run takes seconds).
-# networkx is not here: converting even its quick modules and running their tests took 200 s.
-QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools', 'humanize', 'parse']
+# networkx: argmap compiles code at the first call and swaps it in (bugs 16 and 17 of the differential
+# README); its quick run takes 10-12 s per form since bug 16's fix (80-90 s before: it recompiled on
+# every call).
+QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools', 'humanize', 'parse', 'networkx']
 
 
 @pytest.mark.parametrize('staged_form', [False, True], ids=['plain form', 'staged form'])
