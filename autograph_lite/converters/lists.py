@@ -19,11 +19,13 @@ The same in an ``if`` test and a ``for`` iterable (evaluated once, before the lo
 ``xs``: Python's pop on Python values, a clear error when a tensor-dependent loop would change the list.
 
 The other methods that change a list, dict or set in place (``IN_PLACE_METHODS``), called on a local in a
-simple statement, run through ``ag__.call_in_place``, and the statement is followed by ``name = name``, so
-that a tensor-dependent if or loop carries the name (an if gives each branch the object as it was):
+simple statement, run through ``ag__.changed_in_place`` (a statement of its own, which binds the name
+again) or ``ag__.call_in_place`` followed by ``name = name`` (the call's result is used), so that a
+tensor-dependent if or loop carries the name (an if gives each branch the object as it was):
 
-    xs.sort()            ->  ag__.call_in_place(xs, 'xs', 'sort')
-                             xs = xs
+    xs.sort()            ->  xs = ag__.changed_in_place(xs, 'xs', 'sort')
+    ys = d.setdefault(k, [])   ->  ys = ag__.call_in_place(d, 'd', 'setdefault', k, [])
+                                   d = d
 
 On anything but a list or set that a tensor loop carries it is the call as written (a user class's
 ``update()`` too); on those it is a clear error (the loop cannot carry the change).
@@ -76,7 +78,15 @@ class ListTransformer(Transformer):
         pop = _method_call(node.value, 'pop', 1)
         if pop is not None and pop[0] in self.local_names:
             return self._pop(pop, self.ctx.new_name('popped'))
-        return self._in_place_calls(node, [node.value])
+        call = node.value
+        statements = self._in_place_calls(node, [call])
+        if (isinstance(statements, list) and len(statements) == 2 and statements[0] is node
+                and getattr(call.func, 'attr', None) == 'call_in_place'):
+            # `xs.sort()` alone: one statement, `xs = ag__.changed_in_place(xs, 'xs', 'sort')`
+            name = call.args[0].id
+            call.func = templates.replace_as_expression('ag__.changed_in_place')
+            return in_place(templates.replace('name = call', name=name, call=call), name)
+        return statements
 
     def visit_Assign(self, node):
         pop = _method_call(node.value, 'pop', 1)

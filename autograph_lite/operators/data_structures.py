@@ -202,6 +202,19 @@ def call_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: 
         f"after the loop, or keep the values in a list the loop appends to")
 
 
+def changed_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: Any) -> Any:
+    """``call_in_place`` for a statement of its own (its result unused): returns ``target``, which the
+    generated code binds to ``name`` again so that tensor-dependent ifs and loops carry it
+    (``xs.sort()`` -> ``xs = ag__.changed_in_place(xs, 'xs', 'sort')``).
+
+    >>> values = [3, 1, 2]
+    >>> changed_in_place(values, 'values', 'sort') is values, values
+    (True, [1, 2, 3])
+    """
+    call_in_place(target, name, method, *args, **kwargs)
+    return target
+
+
 def tensor_list_from(name: str, values: list, element: Any) -> rt.TensorList:
     """The tensor list a staged loop carries for the Python list ``name`` (``values`` before the loop);
     ``element`` is what the loop body puts in it. Every element must have one dtype."""
