@@ -77,6 +77,6 @@ def test_the_merged_dict_is_the_original_object():
 def test_branches_leaving_different_keys_name_the_dict_and_the_keys():
     assert key_added_in_one_branch(1) == 1
     raises(rt.errors.StateError, ag.function(key_added_in_one_branch), (rt.constant(1),),
-           "the branches of a tensor-dependent if leave the dict 'm' with different keys (a only in one of "
-           "them); the graph must give it the same keys on both paths: assign those keys before the if (or in "
-           "both branches)", at='if t > 0')
+           "the branches of a tensor-dependent if leave the dict 'm' with different keys ('a' only after the if "
+           "branch); the graph must give it the same keys on both paths: add and delete its keys alike in both "
+           "branches (or before or after the if)", at='if t > 0')

@@ -184,8 +184,9 @@ def _tensor_list_message(name, method):
     (extended_in_one_branch, _tensor_list_message('xs', 'extend'), 'xs.extend([3])', 1),
     (cleared_in_one_branch, _tensor_list_message('xs', 'clear'), 'xs.clear()', 6),
     (popitem_in_one_branch,
-     "the branches of a tensor-dependent if leave the dict 'd' with different keys (b only in one of them); the "
-     "graph must give it the same keys on both paths: assign those keys before the if (or in both branches)",
+     "the branches of a tensor-dependent if leave the dict 'd' with different keys ('b' only after the else "
+     "branch); the graph must give it the same keys on both paths: add and delete its keys alike in both branches "
+     "(or before or after the if)",
      'if x > 0', 1),
     (set_added_to_in_one_branch,
      "the branches of a tensor-dependent if leave the set 's' with different elements; a graph cannot hold a "

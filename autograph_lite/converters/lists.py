@@ -27,6 +27,9 @@ tensor-dependent if or loop carries the name (an if gives each branch the object
     ys = d.setdefault(k, [])   ->  ys = ag__.call_in_place(d, 'd', 'setdefault', k, [])
                                    d = d
 
+``xs += [v]`` (``s |= {v}``; the right side a display) is ``xs = ag__.augmented_in_place(xs, 'xs', '+=', [v])``:
+Python's operator, or a StateError naming xs where a tensor list cannot take it.
+
 On anything but a list or set that a tensor loop carries it is the call as written (a user class's
 ``update()`` too); on those it is a clear error (the loop cannot carry the change).
 """
@@ -98,7 +101,13 @@ class ListTransformer(Transformer):
     def visit_AugAssign(self, node):
         if (isinstance(node.target, gast.Name) and node.target.id in self.local_names
                 and isinstance(node.op, (gast.Add, gast.BitOr)) and isinstance(node.value, CONTAINER_DISPLAYS)):
-            in_place([node], node.target.id)   # `xs += [v]`, `s |= {v}`: in place, an alias sees it
+            # `xs += [v]`, `s |= {v}`: in place, an alias sees it; through an operator, so that a tensor list
+            # (or a list a tensor loop carries) is a clear error naming xs, not a TypeError about TensorList.
+            name, operator = node.target.id, '+=' if isinstance(node.op, gast.Add) else '|='
+            node = in_place(templates.replace('name = ag__.augmented_in_place(name, text, operator, value)',
+                                              name=name, text=templates.literal(name),
+                                              operator=templates.literal(operator), value=node.value), name)[0]
+            return self._in_place_calls(node, [node.value.args[3]])
         return self._in_place_calls(node, [node.target, node.value])   # `x += v` reads x (target) first
 
     def _in_place_calls(self, statement, parts):

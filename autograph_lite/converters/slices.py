@@ -2,6 +2,7 @@
 
     x[i] = v           ->  x = ag__.set_item(x, i, v)
     x[i, 1:3] += v     ->  x = ag__.set_item_augmented(x, (i, ag__.slice(1, 3, None)), '+=', v)
+    del d[k]           ->  d = ag__.del_item(d, 'd', k)
     x[i], x[j] = a, b  ->  set_item_1, set_item_2 = a, b
                            x = ag__.set_item(x, i, set_item_1)
                            x = ag__.set_item(x, j, set_item_2)
@@ -79,6 +80,18 @@ class SliceTransformer(Transformer):
                                        value=node.value)
             return unpack + updates
         return node
+
+    def visit_Delete(self, node):
+        # `del d[k]` changes d in place: rebinding d makes a tensor if/loop carry d itself, so the branches are
+        # compared as dicts (different keys named) instead of d[k] read as defined in one branch only.
+        if not all(self._is_name_item(target) for target in node.targets):
+            return node
+        statements = []
+        for target in node.targets:   # Python deletes the targets left to right
+            name = target.value.id
+            statements += in_place(templates.replace('name = ag__.del_item(name, text, key)', name=name,
+                                                     text=templates.literal(name), key=_key(target.slice)), name)
+        return statements
 
     def visit_AugAssign(self, node):
         if not self._is_name_item(node.target) or type(node.op) not in _AUGMENTED:

@@ -83,19 +83,24 @@ class BranchLists:
             values[index] = _as_tensor_list(names[index], self.contents[index], element)
         return tuple(values)
 
-    def check_lengths(self, index: int, value: Any, other: Any, list_hints: Dict[int, Any]) -> Optional[bool]:
+    def check_lengths(self, index: int, value: Any, other: Any, list_hints: Dict[int, Any],
+                      branches: Tuple[str, str] = ('one', 'other')) -> Optional[bool]:
         """For a list variable: True if both branches leave the same elements (nothing to merge), and
-        ``NeedsBranchTensorList`` if they leave different numbers of elements; None to merge as usual."""
+        ``NeedsBranchTensorList`` if they leave different numbers of elements; None to merge as usual.
+        ``branches`` names the branches that left ``value`` and ``other`` (for the error messages)."""
         if index not in self.originals or not (self._in_place(index, value) and self._in_place(index, other)):
             return None  # not a list changed in place (e.g. rebound to a new list): merged as usual
         if type(value) is dict:
             if value.keys() != other.keys():
-                only = sorted(str(key) for key in value.keys() ^ other.keys())
+                # Name each key with the branch that has it: a `del d[k]` in the if branch leaves k only after
+                # the else branch, which is where the user should look for the difference.
+                only = sorted((repr(key), branches[key not in value]) for key in value.keys() ^ other.keys())
                 name = self.names[index] if index < len(self.names) else 'a dict'
                 raise rt.errors.StateError(
-                    f"the branches of a tensor-dependent if leave the dict '{name}' with different keys "
-                    f"({', '.join(only)} only in one of them); the graph must give it the same keys on both "
-                    "paths: assign those keys before the if (or in both branches)")
+                    f"the branches of a tensor-dependent if leave the dict '{name}' with different keys ("
+                    + ', '.join(f'{key} only after the {branch} branch' for key, branch in only)
+                    + "); the graph must give it the same keys on both paths: add and delete its keys alike in "
+                    "both branches (or before or after the if)")
             return True if _same_items(value, other) else None
         if type(value) is set:
             if _same_items(value, other):

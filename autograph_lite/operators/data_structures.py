@@ -47,6 +47,25 @@ def set_item(target: Any, key: Any, value: Any) -> Any:
     return target
 
 
+def del_item(target: Any, name: str, key: Any) -> Any:
+    """``del target[key]`` on the local ``name``; returns ``target``, which the generated code binds to ``name``
+    again so that a tensor-dependent if or loop carries it (a dict whose branches leave different keys is
+    then the error that says so, not a complaint about one item).
+
+    >>> del_item({'a': 1, 'b': 2}, 'd', 'a')
+    {'b': 2}
+    """
+    if isinstance(target, rt.TensorList) or _watched_entry(target) is not None:
+        raise rt.errors.StateError(
+            f"'del {name}[...]' cannot change the list '{name}' in a tensor-dependent loop or if: the list is a "
+            f"tensor list there, which has append, pop and item assignment but no item deletion. Use "
+            f"`{name}.pop(index)`, or delete the item before or after that loop or if")
+    if type(target) is dict and key in target and _carried_by_loop(target):
+        _check_loop_dict_keys(name, f'del {name}[...]', [], [key])
+    del target[key]
+    return target
+
+
 def set_item_augmented(target: Any, key: Any, operator_text: str, value: Any) -> Any:
     """``target[key] += value`` (or another augmented operator); the key is evaluated once, as in Python.
 
@@ -75,7 +94,7 @@ class NeedsTensorList(BaseException):
         self.token, self.index, self.element = token, index, element
 
 
-_watched: List[Tuple[Any, Dict[int, tuple]]] = []  # stack of (loop token, {id(list): (index, name, list)})
+_watched: List[Tuple[Any, Dict[int, tuple]]] = []  # stack of (loop token, {id(list, set or dict): (index, name, it)})
 
 
 @contextlib.contextmanager
@@ -189,8 +208,17 @@ def call_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: 
             f"loop changes it, or an if whose branches leave it with different lengths), which has append, pop and "
             f"item assignment but no {method}(). Call {name}.{method}(...) outside that loop or if (in an if: in "
             f"both branches alike), or compute the values with rt ops on a tensor")
-    if type(target) not in (list, set) or not any(id(target) in lists for _, lists in _watched):
+    if type(target) not in (list, set, dict) or not _carried_by_loop(target):
         return getattr(target, method)(*args, **kwargs)   # any object: a user class's update() too
+    if type(target) is dict:
+        if method == 'update':   # its argument may be an iterator: read it once, to see its keys
+            args, kwargs = (dict(*args, **kwargs),), {}
+            added = [key for key in args[0] if key not in target]
+        else:
+            added = [args[0]] if method == 'setdefault' and args and args[0] not in target else []
+        removed = list(target)[-1:] if method == 'popitem' else list(target) if method == 'clear' else []
+        _check_loop_dict_keys(name, f'{name}.{method}(...)', added, removed)
+        return getattr(target, method)(*args, **kwargs)
     if type(target) is list:
         raise rt.errors.StateError(
             f"'{name}.{method}(...)' changes the list '{name}' in a tensor-dependent loop, which makes a list it "
@@ -200,6 +228,23 @@ def call_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: 
         f"'{name}.{method}(...)' changes the set '{name}' in a tensor-dependent loop, which cannot carry a Python "
         f"set (its elements would be the values of one trace, not of each iteration). Change the set before or "
         f"after the loop, or keep the values in a list the loop appends to")
+
+
+def _carried_by_loop(target: Any) -> bool:
+    """Whether a tensor-dependent loop being traced carries ``target`` (a list, set or dict) as its state."""
+    return any(id(target) in carried for _, carried in _watched)
+
+
+def _check_loop_dict_keys(name: str, what: str, added: list, removed: list) -> None:
+    """A StateError at the user's line for ``what``, which adds or removes keys of the dict ``name`` that a
+    tensor-dependent loop carries: the loop would only find the changed structure after tracing its body,
+    at the loop's line, without saying which statement changed it."""
+    if added or removed:
+        change = f"adds the key {added[0]!r} to" if added else f"removes the key {removed[0]!r} from"
+        raise rt.errors.StateError(
+            f"'{what}' {change} the dict '{name}' in a tensor-dependent loop, whose state must keep the same keys "
+            f"in every iteration. Give '{name}' all its keys before the loop and only assign them in it (or "
+            f"add and remove keys after the loop)")
 
 
 def changed_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: Any) -> Any:
@@ -213,6 +258,36 @@ def changed_in_place(target: Any, name: str, method: str, /, *args: Any, **kwarg
     """
     call_in_place(target, name, method, *args, **kwargs)
     return target
+
+
+def augmented_in_place(target: Any, name: str, operator_text: str, value: Any) -> Any:
+    """``target += value`` (or ``|=``) on the local ``name`` where ``value`` is a list, set or dict display
+    (``xs += [v]``, ``s |= {v}``): Python's in-place operator, unless ``target`` is a tensor list, or a list or
+    set that a tensor-dependent loop carries (a StateError naming ``name``, like ``call_in_place``).
+
+    >>> values = [1]
+    >>> augmented_in_place(values, 'values', '+=', [2]) is values, values
+    (True, [1, 2])
+    """
+    if isinstance(target, rt.TensorList):
+        raise rt.errors.StateError(
+            f"'{name} {operator_text} ...' cannot change the list '{name}': it is a tensor list here (a "
+            f"tensor-dependent loop changes it, or an if whose branches leave it with different lengths), which "
+            f"has append, pop and item assignment but no {operator_text}. Use {name}.append(v) for each element "
+            f"(or, in an if, change {name} alike in both branches)")
+    if type(target) is list and _carried_by_loop(target):
+        raise rt.errors.StateError(
+            f"'{name} {operator_text} ...' changes the list '{name}' in a tensor-dependent loop, which makes a list "
+            f"it changes a tensor list: that has append, pop and item assignment but no {operator_text}. Use "
+            f"{name}.append(v) for each element, or change {name} before or after the loop")
+    if type(target) is set and _carried_by_loop(target):
+        raise rt.errors.StateError(
+            f"'{name} {operator_text} ...' changes the set '{name}' in a tensor-dependent loop, which cannot carry a "
+            f"Python set (its elements would be the values of one trace, not of each iteration). Change the set "
+            f"before or after the loop, or keep the values in a list the loop appends to")
+    if type(target) is dict and _carried_by_loop(target):
+        _check_loop_dict_keys(name, f'{name} {operator_text} ...', [key for key in value if key not in target], [])
+    return _IN_PLACE[operator_text](target, value)
 
 
 def tensor_list_from(name: str, values: list, element: Any) -> rt.TensorList:

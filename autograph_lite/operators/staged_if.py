@@ -132,11 +132,12 @@ class _BranchTracer:
 
     def _second_outputs(self, which: bool, raw: tuple) -> tuple:
         first = not which
+        branches = (_BRANCH_NAMES[which], _BRANCH_NAMES[first])
         first_raw, first_kinds = self.raw[first], self.kinds[first]
         kinds, outputs = [], []
         for index, (value, first_kind) in enumerate(zip(raw, first_kinds)):
             name, first_value = display_name(self.names[index], self.roles), first_raw[index]
-            if self.lists.check_lengths(index, value, first_value, self.list_hints):  # the same elements
+            if self.lists.check_lengths(index, value, first_value, self.list_hints, branches):  # the same elements
                 kinds.append(first_kind)
                 if first_kind == OUTPUT:
                     outputs.append(value)

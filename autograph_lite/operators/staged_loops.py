@@ -198,7 +198,9 @@ class _Loop:
                                 if isinstance(value, Undefined) and index not in hints}
 
     def _watch(self, index: int, value: Any) -> None:
-        if type(value) in (list, set):   # a set: so that call_in_place refuses to change it (data_structures.py)
+        # A set: so that call_in_place refuses to change it; a dict: so that it refuses to change its keys, at
+        # the user's line (data_structures.py).
+        if type(value) in (list, set, dict):
             self.watched[id(value)] = (index, self.names[index], value)
 
     def initial_vars(self) -> tuple:
