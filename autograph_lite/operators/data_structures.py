@@ -202,32 +202,43 @@ def call_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: 
     >>> call_in_place(values, 'values', 'sort'), values
     (None, [1, 2, 3])
     """
+    if not isinstance(target, rt.TensorList) and (type(target) not in (list, set, dict)
+                                                  or not _carried_by_loop(target)):
+        return getattr(target, method)(*args, **kwargs)   # any object: a user class's update() too
+    _refuse_what_a_loop_cannot_carry(
+        target, name, f'{name}.{method}(...)', f'{method}()',
+        f"Call {name}.{method}(...) outside that loop or if (in an if: in both branches alike), or compute the "
+        f"values with rt ops on a tensor",
+        f"Call {name}.{method}(...) before or after the loop, or compute the values with rt ops on a tensor")
+    # a dict the loop carries: the change may keep its keys
+    if method == 'update':   # its argument may be an iterator: read it once, to see its keys
+        args, kwargs = (dict(*args, **kwargs),), {}
+        added = [key for key in args[0] if key not in target]
+    else:
+        added = [args[0]] if method == 'setdefault' and args and args[0] not in target else []
+    removed = list(target)[-1:] if method == 'popitem' else list(target) if method == 'clear' else []
+    _check_loop_dict_keys(name, f'{name}.{method}(...)', added, removed)
+    return getattr(target, method)(*args, **kwargs)
+
+
+def _refuse_what_a_loop_cannot_carry(target: Any, name: str, what: str, missing: str, fix_in_if: str,
+                                     fix_in_loop: str) -> None:
+    """The StateError for ``what``, a change of the local ``name`` in place, when ``target`` is a tensor list
+    (it has no ``missing``) or a list or set that a tensor-dependent loop carries; nothing otherwise."""
     if isinstance(target, rt.TensorList):
         raise rt.errors.StateError(
-            f"'{name}.{method}(...)' cannot change the list '{name}': it is a tensor list here (a tensor-dependent "
-            f"loop changes it, or an if whose branches leave it with different lengths), which has append, pop and "
-            f"item assignment but no {method}(). Call {name}.{method}(...) outside that loop or if (in an if: in "
-            f"both branches alike), or compute the values with rt ops on a tensor")
-    if type(target) not in (list, set, dict) or not _carried_by_loop(target):
-        return getattr(target, method)(*args, **kwargs)   # any object: a user class's update() too
-    if type(target) is dict:
-        if method == 'update':   # its argument may be an iterator: read it once, to see its keys
-            args, kwargs = (dict(*args, **kwargs),), {}
-            added = [key for key in args[0] if key not in target]
-        else:
-            added = [args[0]] if method == 'setdefault' and args and args[0] not in target else []
-        removed = list(target)[-1:] if method == 'popitem' else list(target) if method == 'clear' else []
-        _check_loop_dict_keys(name, f'{name}.{method}(...)', added, removed)
-        return getattr(target, method)(*args, **kwargs)
-    if type(target) is list:
+            f"'{what}' cannot change the list '{name}': it is a tensor list here (a tensor-dependent loop changes "
+            f"it, or an if whose branches leave it with different lengths), which has append, pop and item "
+            f"assignment but no {missing}. {fix_in_if}")
+    if type(target) is list and _carried_by_loop(target):
         raise rt.errors.StateError(
-            f"'{name}.{method}(...)' changes the list '{name}' in a tensor-dependent loop, which makes a list it "
-            f"changes a tensor list: that has append, pop and item assignment but no {method}(). Call "
-            f"{name}.{method}(...) before or after the loop, or compute the values with rt ops on a tensor")
-    raise rt.errors.StateError(
-        f"'{name}.{method}(...)' changes the set '{name}' in a tensor-dependent loop, which cannot carry a Python "
-        f"set (its elements would be the values of one trace, not of each iteration). Change the set before or "
-        f"after the loop, or keep the values in a list the loop appends to")
+            f"'{what}' changes the list '{name}' in a tensor-dependent loop, which makes a list it changes a tensor "
+            f"list: that has append, pop and item assignment but no {missing}. {fix_in_loop}")
+    if type(target) is set and _carried_by_loop(target):
+        raise rt.errors.StateError(
+            f"'{what}' changes the set '{name}' in a tensor-dependent loop, which cannot carry a Python set (its "
+            f"elements would be the values of one trace, not of each iteration). Change the set before or after "
+            f"the loop, or keep the values in a list the loop appends to")
 
 
 def _carried_by_loop(target: Any) -> bool:
@@ -269,24 +280,15 @@ def augmented_in_place(target: Any, name: str, operator_text: str, value: Any) -
     >>> augmented_in_place(values, 'values', '+=', [2]) is values, values
     (True, [1, 2])
     """
-    if isinstance(target, rt.TensorList):
-        raise rt.errors.StateError(
-            f"'{name} {operator_text} ...' cannot change the list '{name}': it is a tensor list here (a "
-            f"tensor-dependent loop changes it, or an if whose branches leave it with different lengths), which "
-            f"has append, pop and item assignment but no {operator_text}. Use {name}.append(v) for each element "
-            f"(or, in an if, change {name} alike in both branches)")
-    if type(target) is list and _carried_by_loop(target):
-        raise rt.errors.StateError(
-            f"'{name} {operator_text} ...' changes the list '{name}' in a tensor-dependent loop, which makes a list "
-            f"it changes a tensor list: that has append, pop and item assignment but no {operator_text}. Use "
-            f"{name}.append(v) for each element, or change {name} before or after the loop")
-    if type(target) is set and _carried_by_loop(target):
-        raise rt.errors.StateError(
-            f"'{name} {operator_text} ...' changes the set '{name}' in a tensor-dependent loop, which cannot carry a "
-            f"Python set (its elements would be the values of one trace, not of each iteration). Change the set "
-            f"before or after the loop, or keep the values in a list the loop appends to")
-    if type(target) is dict and _carried_by_loop(target):
-        _check_loop_dict_keys(name, f'{name} {operator_text} ...', [key for key in value if key not in target], [])
+    if not isinstance(target, rt.TensorList) and (type(target) not in (list, set, dict)
+                                                  or not _carried_by_loop(target)):
+        return _IN_PLACE[operator_text](target, value)
+    _refuse_what_a_loop_cannot_carry(
+        target, name, f'{name} {operator_text} ...', operator_text,
+        f"Use {name}.append(v) for each element (or, in an if, change {name} alike in both branches)",
+        f"Use {name}.append(v) for each element, or change {name} before or after the loop")
+    # a dict the loop carries: the change may keep its keys
+    _check_loop_dict_keys(name, f'{name} {operator_text} ...', [key for key in value if key not in target], [])
     return _IN_PLACE[operator_text](target, value)
 
 
