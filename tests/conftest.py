@@ -1,8 +1,10 @@
 """Suite-wide checks. Every function any test converts: its to_code output must compile on its own
-(bug class 2: generated code that was not valid Python). Every first call of a concrete function that the
+(bug class 2: generated code that was not valid Python). Every test starts and ends in graph mode (a
+test that switches to eager execution cannot leak it into the next). Every first call of a concrete function that the
 reference interpreter runs (runtime/tracing/concrete_function.py) is also run compiled: both must agree."""
 import pytest
 
+import runtime as rt
 from autograph_lite import conversion
 from runtime.tracing import concrete_function
 
@@ -28,3 +30,10 @@ def every_interpreted_first_call_matches_the_executor():
     concrete_function.check_first_calls = True
     yield
     concrete_function.check_first_calls = False
+
+
+@pytest.fixture(autouse=True)
+def graph_mode():
+    rt.run_functions_eagerly(False)
+    yield
+    rt.run_functions_eagerly(False)

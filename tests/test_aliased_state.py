@@ -10,13 +10,6 @@ from test_user_programs import plain, run_three_ways
 from user_errors import raises
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    ag.run_functions_eagerly(False)
-    yield
-    ag.run_functions_eagerly(False)
-
-
 def changed_through_name_read_through_alias(x):
     xs = [1, 2]
     alias = xs

@@ -2,20 +2,12 @@
 the same number of elements keeps a Python list (merged element by element, written back into the
 original object), different numbers make a tensor list. graph == eager == converted; errors name the list."""
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 import autograph_lite as ag
 import runtime as rt
 from test_user_programs import plain, run_three_ways
 from user_errors import raises
-
-
-@pytest.fixture(autouse=True)
-def graph_mode():
-    ag.run_functions_eagerly(False)
-    yield
-    ag.run_functions_eagerly(False)
 
 
 def appends_one_in_each_branch(x):

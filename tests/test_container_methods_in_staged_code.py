@@ -12,13 +12,6 @@ from test_user_programs import plain, run_three_ways
 from user_errors import raises
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    ag.run_functions_eagerly(False)
-    yield
-    ag.run_functions_eagerly(False)
-
-
 def sorted_in_one_branch(x):
     xs = [3, 1, 2]
     if x > 0:

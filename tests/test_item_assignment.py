@@ -9,13 +9,6 @@ from test_user_programs import plain
 from user_errors import raises
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    ag.run_functions_eagerly(False)
-    yield
-    ag.run_functions_eagerly(False)
-
-
 def graph_and_converted(function, *args):
     """The graph result and the converted function's result on eager tensors agree; returns it.
 

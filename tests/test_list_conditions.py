@@ -7,13 +7,6 @@ import autograph_lite as ag
 import runtime as rt
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    ag.run_functions_eagerly(False)
-    yield
-    ag.run_functions_eagerly(False)
-
-
 def branch_on_list(n):
     xs = []
     for i in range(n):

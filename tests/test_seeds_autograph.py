@@ -11,13 +11,6 @@ import autograph_lite as ag
 import runtime as rt
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    ag.run_functions_eagerly(False)
-    yield
-    ag.run_functions_eagerly(False)
-
-
 def _op_types(concrete):
     return [op.type for op in concrete.unoptimized_graph.operations]
 

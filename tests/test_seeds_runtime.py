@@ -21,13 +21,6 @@ my_relu(x)
     float32 Tensor, shape=(2,)"""
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    rt.run_functions_eagerly(False)
-    yield
-    rt.run_functions_eagerly(False)
-
-
 def a_regular_function(x, y, b):
     x = rt.matmul(x, y)
     x = x + b

@@ -12,13 +12,6 @@ from user_errors import raises
 W = np.array([[0.5, -0.25, 0.125], [0.25, 0.5, -0.5]], np.float32)
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    ag.run_functions_eagerly(False)
-    yield
-    ag.run_functions_eagerly(False)
-
-
 def rnn(xs, h):
     outs = []
     for t in rt.range(rt.shape(xs)[0]):

@@ -14,13 +14,6 @@ from user_errors import raises
 W = np.array([[0.5, -0.25, 0.125], [0.25, 0.5, -0.5]], np.float32)
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    ag.run_functions_eagerly(False)
-    yield
-    ag.run_functions_eagerly(False)
-
-
 def eager_and_graph(function, *args):
     """``function(*args)`` run eagerly and as an ag.function; asserts both agree and returns the result."""
     eager, graph = plain(function(*args)), plain(ag.function(function)(*args))

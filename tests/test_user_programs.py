@@ -11,13 +11,6 @@ import runtime as rt
 from converted_forms import FORMS, in_form
 
 
-@pytest.fixture(autouse=True)
-def graph_mode():
-    ag.run_functions_eagerly(False)
-    yield
-    ag.run_functions_eagerly(False)
-
-
 def plain(value):
     """Tensors -> nested Python lists/numbers, keeping tuples/lists/dicts, so results compare with ==."""
     if isinstance(value, (tuple, list)):
