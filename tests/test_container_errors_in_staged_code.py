@@ -5,7 +5,7 @@
 * ``del d[k]`` in one branch of a tensor if: was "d['a'] is defined only in the else branch" (the user
   deleted it in the if branch); now the branches' different keys, each named with the branch that has it;
 * a method that adds or removes a key of a dict a tensor loop carries (``d.setdefault(new, v)``,
-  ``d.popitem()``, ``d.update(new=v)``, ``del d[k]``): was rt.while_loop's structure error at the loop's line;
+  ``d.popitem()``, ``d.pop(k)``, ``d.pop(k, default)``, ``d.update(new=v)``, ``del d[k]``): was rt.while_loop's structure error at the loop's line;
   now the method and the user's line.
 
 Each: the exact error type, the message and the user's line in a graph; on Python values both forms of the
@@ -95,6 +95,31 @@ def deleted_in_while(n):
     return len(d) + n * 0
 
 
+def popped_in_while(n):
+    d = {'a': 1, 'b': 2}
+    i = 0
+    while i < n:
+        d.pop('b')
+        i += 1
+    return len(d) + n * 0
+
+
+def popped_with_default_in_for(n):
+    d = {'a': 1, 'b': 2}
+    total = 0
+    for i in range(n):
+        total += d.pop('b', 0)
+    return len(d) + total + n * 0
+
+
+def popped_inside_an_expression_in_for(n):
+    d = {'a': 1, 'b': 2}
+    total = 0
+    for i in range(n):
+        total = abs(i) + d.pop('b')
+    return len(d) + total + n * 0
+
+
 def _tensor_list_message(name, operator):
     return (f"'{name} {operator} ...' cannot change the list '{name}': it is a tensor list here (a tensor-dependent "
             f"loop changes it, or an if whose branches leave it with different lengths), which has append, pop and "
@@ -129,6 +154,11 @@ def _dict_keys_message(what, change, name):
     (updated_with_new_key_in_loop, _dict_keys_message('d.update(...)', "adds the key 'b' to", 'd'),
      'd.update(b=i)', 2),
     (deleted_in_while, _dict_keys_message('del d[...]', "removes the key 'a' from", 'd'), "del d['a']", 1),
+    (popped_in_while, _dict_keys_message('d.pop(...)', "removes the key 'b' from", 'd'), "d.pop('b')", 1),
+    (popped_with_default_in_for, _dict_keys_message('d.pop(...)', "removes the key 'b' from", 'd'),
+     "d.pop('b', 0)", 3),
+    (popped_inside_an_expression_in_for, _dict_keys_message('d.pop(...)', "removes the key 'b' from", 'd'),
+     "d.pop('b')", 3),
 ])
 def test_a_change_staged_code_cannot_represent_is_a_clear_state_error(function, message, at, python):
     raises(rt.errors.StateError, ag.function(function), (rt.constant(1),), message, at=at)
@@ -170,7 +200,21 @@ def dict_keys_kept_in_while(n):
     return d['a'], d['b']
 
 
+def popped_absent_key_in_while(n):
+    d = {'a': 1, 'b': 0}
+    i = 0
+    while i < n:
+        d['b'] = d['b'] + d.pop('c', i)   # no such key: the default, the keys stay
+        d.pop('c', None)
+        i += 1
+    return d['a'], d['b'], len(d)
+
+
 def test_the_changes_staged_code_can_represent_still_work():
+    for n in (4, 0):
+        assert run_three_ways(popped_absent_key_in_while, rt.constant(n)) == (1, sum(range(n)), 2)
+        for form in FORMS:
+            assert in_form(form, ag.to_graph(popped_absent_key_in_while), n) == popped_absent_key_in_while(n), form
     for x in (3, -3):
         assert run_three_ways(added_by_operator_in_both_branches, rt.constant(x)) == (abs(x), 3, 2)
         assert run_three_ways(deleted_in_both_branches, rt.constant(x)) == (1, False, 2 * abs(x))
@@ -186,3 +230,5 @@ def test_the_changes_staged_code_can_represent_still_work():
 def test_the_generated_code_names_the_variable():
     assert "xs = ag__.augmented_in_place(xs, 'xs', '+=', [2])" in ag.to_code(added_by_operator_in_one_branch)
     assert "d = ag__.del_item(d, 'd', 'a')" in ag.to_code(deleted_in_if_branch)
+    assert "total += ag__.call_in_place(d, 'd', 'pop', 'b', 0)" in ag.to_code(popped_with_default_in_for)
+    assert "(d, popped) = ag__.list_pop(d, 'b')" in ag.to_code(popped_in_while)

@@ -27,6 +27,8 @@ tensor-dependent if or loop carries the name (an if gives each branch the object
     ys = d.setdefault(k, [])   ->  ys = ag__.call_in_place(d, 'd', 'setdefault', k, [])
                                    d = d
 
+A dict's ``d.pop(k, default)`` is one of them too (``d.pop(k)`` is ``list_pop``'s, which serves dicts).
+
 ``xs += [v]`` (``s |= {v}``; the right side a display) is ``xs = ag__.augmented_in_place(xs, 'xs', '+=', [v])``:
 Python's operator, or a StateError naming xs where a tensor list cannot take it.
 
@@ -115,7 +117,7 @@ class ListTransformer(Transformer):
         ``ag__.call_in_place(name, 'name', 'method', ...)``, then its pops (``_pops_inside``), then
         ``name = name`` for each such name."""
         calls = [n for part in parts for n in nodes.walk(part) if isinstance(n, gast.Call)
-                 and isinstance(n.func, gast.Attribute) and n.func.attr in IN_PLACE_METHODS
+                 and isinstance(n.func, gast.Attribute) and _in_place_method(n)
                  and isinstance(n.func.value, gast.Name) and n.func.value.id in self.local_names]
         if calls:
             shadowed = _bound_in_nested_scopes(parts)
@@ -193,6 +195,16 @@ class ListTransformer(Transformer):
                                               index=args[0]), name)
         return in_place(templates.replace('name, target = ag__.list_pop(name)', name=name, target=target), name)
 
+
+
+def _in_place_method(call) -> bool:
+    """Whether ``call`` (``obj.method(...)``) may change ``obj`` in place through ``call_in_place``: one of
+    IN_PLACE_METHODS, or ``pop`` with a default (``d.pop(k, None)``: only a dict's pop takes two arguments;
+    the shorter pops are ``list_pop``'s, which serves dicts too)."""
+    if call.func.attr in IN_PLACE_METHODS:
+        return True
+    return (call.func.attr == 'pop' and len(call.args) == 2 and not call.keywords
+            and not any(isinstance(arg, gast.Starred) for arg in call.args))
 
 
 def _evaluation_order(parts):

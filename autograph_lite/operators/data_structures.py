@@ -172,6 +172,9 @@ def list_pop(target: Any, index: Any = None) -> Tuple[Any, Any]:
         return target.pop(-1 if index is None else index)
     if target and _watched_entry(target) is not None:
         _stage_list_change(target, target[-1], "pop from")
+    if type(target) is dict and index in target and _carried_by_loop(target):   # `d.pop(k)`
+        name = _carried_name(target)
+        _check_loop_dict_keys(name, f'{name}.pop(...)', [], [index])
     element = target.pop() if index is None else target.pop(index)
     return target, element
 
@@ -185,6 +188,8 @@ def list_pop_in_expression(target: Any, name: str, index: Any = None) -> Any:
     >>> list_pop_in_expression(values, 'values'), values
     (3, [1, 2])
     """
+    if type(target) is dict and index in target and _carried_by_loop(target):
+        _check_loop_dict_keys(name, f'{name}.pop(...)', [], [index])
     if isinstance(target, rt.TensorList) or _watched_entry(target) is not None:
         raise rt.errors.StateError(
             f"'{name}.pop()' inside a larger expression cannot change the list '{name}' in a tensor-dependent "
@@ -217,6 +222,8 @@ def call_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: 
     else:
         added = [args[0]] if method == 'setdefault' and args and args[0] not in target else []
     removed = list(target)[-1:] if method == 'popitem' else list(target) if method == 'clear' else []
+    if method == 'pop' and args and args[0] in target:   # `d.pop(k, default)`
+        removed = [args[0]]
     _check_loop_dict_keys(name, f'{name}.{method}(...)', added, removed)
     return getattr(target, method)(*args, **kwargs)
 
@@ -244,6 +251,11 @@ def _refuse_what_a_loop_cannot_carry(target: Any, name: str, what: str, missing:
 def _carried_by_loop(target: Any) -> bool:
     """Whether a tensor-dependent loop being traced carries ``target`` (a list, set or dict) as its state."""
     return any(id(target) in carried for _, carried in _watched)
+
+
+def _carried_name(target: Any) -> str:
+    """The name under which the innermost tensor-dependent loop that carries ``target`` knows it."""
+    return next(carried[id(target)][1] for _, carried in reversed(_watched) if id(target) in carried)
 
 
 def _check_loop_dict_keys(name: str, what: str, added: list, removed: list) -> None:
