@@ -21,7 +21,7 @@ from runtime.core.traceback_filtering import api_boundary, set_traceback_filteri
 from autograph_lite import conversion, error_locations
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 from autograph_lite import calls
-from autograph_lite.calls import CONVERTED_FROM, DO_NOT_CONVERT
+from autograph_lite.calls import CONVERTED_FROM, CURRENT_TARGET, DO_NOT_CONVERT
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import bool, getattr, isinstance, setattr, str, type
@@ -124,8 +124,8 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
     target = [converted, in_graph_mode() and original.__name__ != '<lambda>',
               original.__code__, original.__defaults__, original.__kwdefaults__]
 
-    @functools.wraps(original)
-    def wrapper(*args, **kwargs):
+    def current() -> Callable:
+        """The function the wrapper runs now (converted code calls it directly: see calls.CURRENT_TARGET)."""
         if (target[2] is not original.__code__ or target[3] is not original.__defaults__
                 or target[4] is not original.__kwdefaults__):
             # Replaced since (networkx's argmap compiles its wrapper at the first call and swaps in
@@ -137,14 +137,20 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
         if target[1] and not in_graph_mode():
             target[:2] = [calls.convert(original), False]
             boundary.__ag_converted__ = target[0]
+        return target[0]
+
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        function = current()
         try:
-            return target[0](*args, **kwargs)
+            return function(*args, **kwargs)
         except USER_FACING as exc:
             error_locations.attach_user_location(exc)
             raise
     setattr(wrapper, CONVERTED_FROM, original)
     wrapper.__ag_converted__ = converted
     boundary = api_boundary(wrapper)
+    setattr(boundary, CURRENT_TARGET, current)
     return boundary
 
 

@@ -37,6 +37,12 @@ DO_NOT_CONVERT = '__ag_do_not_convert__'
 # Set by ag.to_graph on the wrapper it returns: the wrapper's own code, globals and defaults are
 # the library's, so converting it again would run the original's source in the wrong namespace.
 CONVERTED_FROM = '__ag_converted_from__'
+# Also on that wrapper: a function returning what the wrapper runs now (its converted function, made
+# again if the original's code or defaults were replaced). Converted code calls that directly: through
+# the wrapper and its api boundary a call took 4 Python frames instead of 2, so recursive code hit the
+# recursion limit at a quarter of its depth (pycparser's expression parser), and each call paid for
+# the wrapper's error handling, which the outermost wrapper does anyway.
+CURRENT_TARGET = '__ag_current_target__'
 _LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'astunparse', '_pytest',
                   'pytest', 'hypothesis'}
 _STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
@@ -87,6 +93,9 @@ def _target_for(function: types.FunctionType) -> Callable:
             and (cached[1] is code or (type(cached[1]) is _StagedOnly and cached[1].code is code
                                        and in_graph_mode()))):
         return function if cached[4] is None else cached[4]
+    current = getattr(function, CURRENT_TARGET, None)
+    if current is not None:   # no cache entry: the wrapper checks its original's code and defaults
+        return current()
     reason = _why_not_convert(function)
     target = function
     # While tracing only the staged form runs: the plain form waits for a call outside a graph.

@@ -1,6 +1,7 @@
 """Regressions for converter bugs the differential harness (tests/differential/) found in real packages."""
 import functools
 import gc
+import sys
 import weakref
 from collections import deque
 
@@ -440,3 +441,80 @@ def test_a_to_graph_wrapper_runs_the_code_and_defaults_the_function_has_now(form
     finally:
         offset_by.__defaults__ = (1,)
     assert in_form(form, converted, 2) == 3
+
+
+# pycparser: its recursive-descent parser calls about 15 functions per nesting level of an expression.
+# With every function patched with its to_graph wrapper (as the harness does, and as decorating
+# helpers with @ag.to_graph does), converted code called each wrapper through the wrapper's frame and
+# its api boundary's: 4 Python frames per call instead of 2, so 30 nested sizeof(...) hit the recursion
+# limit (26 levels converted, 109 unconverted). Converted code now enters the wrapper's function.
+
+@ag.do_not_convert
+def stack_depth():
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def descend(n):
+    if n == 0:
+        return stack_depth()
+    return descend_again(n - 1)
+
+
+def descend_again(n):
+    return descend(n)
+
+
+def frames_per_level(function):
+    return (function(10) - function(0)) / 10
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_converted_code_calls_a_to_graph_wrapper_with_no_more_frames_than_a_plain_function(form):
+    converted = ag.to_graph(descend)
+    through_converted_call = in_form(form, frames_per_level, converted)
+    originals = descend, descend_again
+    try:
+        globals().update(descend=ag.to_graph(descend), descend_again=ag.to_graph(descend_again))
+        through_wrappers = in_form(form, frames_per_level, globals()['descend'])
+    finally:
+        globals().update(descend=originals[0], descend_again=originals[1])
+    assert frames_per_level(descend) == 2.0
+    assert through_wrappers == through_converted_call
+    if form == 'plain':
+        assert through_wrappers == 4.0   # each of the 2 calls: converted_call's frame and the function's
+
+
+def calls_offset_by(x):
+    return offset_by(x)
+
+
+def swaps_in_its_code(x):
+    ORIGINAL_STUB.compilations += 1
+    ORIGINAL_STUB.__code__ = tripled.__code__
+    return swaps_in_its_code(x)   # the module attribute: here its to_graph wrapper
+
+
+ORIGINAL_STUB = swaps_in_its_code
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_converted_code_calling_a_to_graph_wrapper_runs_the_code_and_defaults_its_function_has_now(form):
+    # The wrapper's own checks (bug 16) still apply when converted code enters its function directly.
+    originals = offset_by, swaps_in_its_code, swaps_in_its_code.__code__
+    swaps_in_its_code.compilations = 0
+    try:
+        globals().update(offset_by=ag.to_graph(offset_by), swaps_in_its_code=ag.to_graph(swaps_in_its_code))
+        caller = ag.to_graph(calls_offset_by)
+        assert in_form(form, caller, 2) == 3
+        originals[0].__defaults__ = (10,)
+        assert in_form(form, caller, 2) == 12
+        # The stub swaps in its new code and calls itself (the module attribute: its wrapper) again.
+        assert [in_form(form, globals()['swaps_in_its_code'], x) for x in (2, -2, 5)] == [6, 2, 15]
+        assert originals[1].compilations == 1
+    finally:
+        originals[0].__defaults__ = (1,)
+        originals[1].__code__ = originals[2]
+        globals().update(offset_by=originals[0], swaps_in_its_code=originals[1])
