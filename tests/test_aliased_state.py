@@ -211,6 +211,101 @@ def test_an_attribute_first_set_in_one_branch_of_a_tensor_if_is_named():
         assert str(converted.value).splitlines()[0] == str(python.value) == "'Holder' object has no attribute 'v'"
 
 
+def sets_attribute_in_the_else_branch_only(x, holder):
+    if x > 0:
+        pass
+    else:
+        holder.v = x * 2
+    return holder.v
+
+
+def sets_attribute_to_different_kinds(x, holder):
+    if x > 0:
+        holder.v = x * 2
+    else:
+        holder.v = 'none'
+    return holder.v
+
+
+def sets_item_in_one_branch(x, holder):
+    if x > 0:
+        holder.d['k'] = 7
+    return holder.d['k'] + x * 0
+
+
+def sets_attribute_to_a_string_in_a_loop(n, holder):
+    for i in range(n):
+        holder.v = 'none'
+    return holder.v
+
+
+def _holder(**attributes):
+    holder = Holder()
+    vars(holder).update(attributes)
+    return holder
+
+
+@pytest.mark.parametrize('function, message', [
+    (sets_attribute_in_one_branch, "'holder.v' is defined only in the if branch of a tensor-dependent if"),
+    (sets_attribute_in_the_else_branch_only, "'holder.v' is defined only in the else branch of a tensor-dependent if"),
+    (sets_attribute_to_different_kinds, "'holder.v' is a Python str in the else branch but a tensor of dtype int32"),
+    (sets_attribute_to_a_string_in_a_loop, "'holder.v' is first assigned inside a tensor-dependent loop, to a Python "
+                                           "str"),
+])
+def test_an_error_in_a_staged_construct_leaves_no_attribute_it_did_not_have(function, message):
+    holder = Holder()
+    raises(rt.errors.StateError, ag.function(function), (rt.constant(5), holder), message)
+    assert vars(holder) == {}   # not holder.v == Undefined('holder.v'), nor a branch's symbolic tensor
+
+
+@pytest.mark.parametrize('function, message', [
+    (sets_attribute_to_different_kinds, "'holder.v' is a Python str in the else branch but a tensor of dtype int32"),
+    (sets_attribute_to_a_string_in_a_loop, "'holder.v' is a tensor of dtype int32 and shape () before a "
+                                           "tensor-dependent loop but a Python str after an iteration"),
+])
+def test_an_error_in_a_staged_construct_gives_an_attribute_back_its_old_value(function, message):
+    old = rt.constant(3)
+    holder = _holder(v=old)
+    raises(rt.errors.StateError, ag.function(lambda x, holder: function(x, holder) + old), (rt.constant(5), holder),
+           message)
+    assert vars(holder) == {'v': old} and holder.v is old
+
+
+def test_an_error_in_a_staged_if_leaves_no_item_it_did_not_have():
+    holder = _holder(d={'a': 1})
+    raises(rt.errors.StateError, ag.function(sets_item_in_one_branch), (rt.constant(5), holder),
+           "'holder.d['k']' is defined only in the if branch of a tensor-dependent if", at='if x > 0')
+    assert holder.d == {'a': 1}
+    assert "ag__.del_item_if_undefined(holder.d, 'k')" in ag.to_code(sets_item_in_one_branch)
+    for x, python in ((5, 7), (-5, None)):
+        for form in FORMS:
+            holder = _holder(d={'a': 1})
+            if python is None:
+                with pytest.raises(KeyError, match="'k'"):
+                    in_form(form, ag.to_graph(sets_item_in_one_branch), x, holder)
+            else:
+                assert in_form(form, ag.to_graph(sets_item_in_one_branch), x, holder) == python, form
+            assert holder.d == ({'a': 1} if python is None else {'a': 1, 'k': 7}), form
+
+
+def test_a_branch_traced_after_another_sees_an_attribute_absent_as_python_does():
+    code = ag.to_code(sets_attribute_in_one_branch)
+    assert "(holder.v,) = vars_\n        ag__.del_attr_if_undefined(holder, 'v')" in code
+    holder = Holder()
+    # the else branch, traced after the if branch set holder.v, reads it: Python's AttributeError
+    raises(AttributeError, ag.function(sets_attribute_in_the_else_branch_reads_it), (rt.constant(5), holder),
+           "'Holder' object has no attribute 'v'", at='if x > 0')
+    assert vars(holder) == {}
+
+
+def sets_attribute_in_the_else_branch_reads_it(x, holder):
+    if x > 0:
+        holder.v = x
+    else:
+        return holder.v
+    return holder.v
+
+
 def sets_attribute_in_a_loop(n, holder):
     for i in range(n):
         holder.v = i * 2

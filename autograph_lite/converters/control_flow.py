@@ -125,9 +125,11 @@ class ControlFlowTransformer(Transformer):
             targets = [templates.expression(n) for n in names]
             code = templates.replace(
                 'def get_state():\n    return (values,)\n'
-                'def set_state(vars_):\n    declarations\n    (targets,) = vars_',
+                'def set_state(vars_):\n    declarations\n    (targets,) = vars_\n    unsets',
                 get_state=get_state, set_state=set_state, vars_=vars_, declarations=declarations,
-                values=[self._state_value(node, qn) for qn in state], targets=targets)
+                values=[self._state_value(node, qn) for qn in state], targets=targets,
+                unsets=[statement for qn in state if self._may_be_absent(node, qn)
+                        for statement in self._unset_if_undefined(qn)])
         else:
             code = templates.replace('def get_state():\n    return ()\ndef set_state(vars_):\n    pass',
                                      get_state=get_state, set_state=set_state, vars_=vars_)
@@ -172,15 +174,31 @@ class ControlFlowTransformer(Transformer):
             return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
                                                    value=templates.expression(qn.text),
                                                    name=templates.literal(qn.text))
-        # An attribute of a parameter's object exists before the construct when the construct reads it
-        # (`self.total += i`); one it only sets may not exist yet (`c.v = 7` in both branches): as a name
-        # that may be unbound, it is read as an Undefined then.
-        if qn.is_simple or qn.text in anno.getanno(node, anno.DEFINED_IN) or (
-                qn.root in self.scope.params and _reads_symbol(node, qn)):
+        if not self._may_be_absent(node, qn):
             return templates.expression(qn.text)
         return templates.replace_as_expression('ag__.value_or_undefined(lambda: value, name)',
                                                value=templates.expression(qn.text),
                                                name=templates.literal(qn.text))
+
+    def _may_be_absent(self, node, qn) -> bool:
+        """Whether the attribute or item ``qn`` may not exist before the construct ``node``.
+
+        An attribute of a parameter's object exists before the construct when the construct reads it
+        (`self.total += i`); one it only sets may not exist yet (`c.v = 7` in both branches): as a name
+        that may be unbound, it is read as an Undefined then."""
+        return not (qn.is_simple or qn.text in anno.getanno(node, anno.DEFINED_IN) or (
+            qn.root in self.scope.params and _reads_symbol(node, qn)))
+
+    @staticmethod
+    def _unset_if_undefined(qn) -> List[gast.stmt]:
+        """After set_state assigned an Undefined to the attribute or item ``qn``, remove it again: the object
+        is left as it was before the construct (no such attribute) when a construct restores its state, e.g.
+        when a staged if raises an error, and a branch traced after another sees it absent, as Python would."""
+        target = templates.expression(qn.text)
+        if isinstance(target, gast.Attribute):
+            return templates.replace('ag__.del_attr_if_undefined(owner, key)', owner=target.value,
+                                     key=templates.literal(target.attr))
+        return templates.replace('ag__.del_item_if_undefined(owner, key)', owner=target.value, key=target.slice)
 
     @staticmethod
     def _body_function(name: str, declarations, body, args=()) -> List[gast.stmt]:

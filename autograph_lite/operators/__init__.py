@@ -19,7 +19,8 @@ from autograph_lite.operators.membership import in_, not_in
 from autograph_lite.operators.patterns import match_subject, matches
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.operators.unpacking import unpack
-from autograph_lite.operators.variables import (Undefined, UndefinedReturnValue, defined, defined_free, deleted,
+from autograph_lite.operators.variables import (Undefined, UndefinedReturnValue, defined, defined_free,
+                                                del_attr_if_undefined, del_item_if_undefined, deleted,
                                                 return_value, value_or_undefined)
 
 slice = builtins.slice  # noqa: A001 - the builtin, for subscripts converted to calls (the user may shadow it)
@@ -28,5 +29,5 @@ __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
            "set_item_augmented", "del_item", "slice", "list_append", "list_pop",
            "list_pop_in_expression", "call_in_place", "changed_in_place", "augmented_in_place", "Undefined", "UndefinedReturnValue", "defined",
            "defined_free", "deleted",
-           "return_value", "value_or_undefined", "BUILTIN_OVERRIDES", "list_comp", "generator_exp", "set_comp",
+           "return_value", "value_or_undefined", "del_attr_if_undefined", "del_item_if_undefined", "BUILTIN_OVERRIDES", "list_comp", "generator_exp", "set_comp",
            "dict_comp", "unpack", "in_", "not_in", "walrus_guard", "and_then", "needs_staged_form", "match_subject", "matches"]

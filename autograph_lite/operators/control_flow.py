@@ -56,7 +56,8 @@ def if_stmt(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get
         return
     cond = as_condition(cond)
     if isinstance(cond, SymbolicTensor):
-        staged_if(cond, body, orelse, get_state, set_state, symbol_names, nouts, Roles(roles, symbol_names))
+        _restoring_state_on_error(staged_if, get_state, set_state, cond, body, orelse, get_state, set_state,
+                                  symbol_names, nouts, Roles(roles, symbol_names))
     elif cond:
         body()
     else:
@@ -82,8 +83,8 @@ def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_
         loop_test = _length_test(loop_test)
         test = as_condition(test)
     if isinstance(test, SymbolicTensor):
-        staged_while(loop_test, loop_body, get_state, set_state, symbol_names, Roles(roles, symbol_names),
-                     _assigning_test(test, before, get_state))
+        _restoring_state_on_error(staged_while, get_state, set_state, loop_test, loop_body, get_state, set_state,
+                                  symbol_names, Roles(roles, symbol_names), _assigning_test(test, before, get_state))
         return
     if not in_graph_mode():   # no symbolic tensor can appear: the plain loop, nothing on top
         while test:
@@ -95,6 +96,20 @@ def while_stmt(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_
             _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbol_names, roles)
         return
     _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbol_names, roles)
+
+
+def _restoring_state_on_error(stage: Callable[..., None], get_state: GetState, set_state: SetState,
+                              *args: Any) -> None:
+    """``stage(*args)``, a staged if or loop; if it raises, its variables get back the values they had before
+    it: the branches and iterations it traced leave symbolic tensors of their own graphs, or an ``Undefined``
+    placeholder (set_state then removes an attribute that did not exist before), which must not stay in the
+    user's objects (``c.v``) after the error. (A construct that retraces restores them itself.)"""
+    before = get_state()
+    try:
+        stage(*args)
+    except BaseException:
+        set_state(before)
+        raise
 
 
 def _assigning_test(test: Any, before: tuple, get_state: GetState) -> Any:
@@ -125,8 +140,8 @@ def _traced_python_while(test, loop_test, loop_body, get_state, set_state, symbo
                 lists = [name for name, now in zip(symbol_names, after)
                          if name in became and isinstance(now, _TENSOR_LISTS)]
                 raise _test_became_a_tensor(became, lists)
-            staged_while(loop_test, loop_body, get_state, set_state, symbol_names, roles_,
-                         _assigning_test(test, before_test, get_state))
+            _restoring_state_on_error(staged_while, get_state, set_state, loop_test, loop_body, get_state, set_state,
+                                      symbol_names, roles_, _assigning_test(test, before_test, get_state))
             return
 
 
@@ -159,7 +174,8 @@ def for_stmt(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: 
     """
     staged = as_staged_iterable(iterable)
     if staged is not None:
-        staged_for(staged, extra_test, loop_body, get_state, set_state, symbol_names, Roles(roles, symbol_names))
+        _restoring_state_on_error(staged_for, get_state, set_state, staged, extra_test, loop_body, get_state,
+                                  set_state, symbol_names, Roles(roles, symbol_names))
     elif in_staged_loop_body():
         with python_loop():   # inside a staged loop's body: set_loop_options here is for this loop
             _python_for(iterable, extra_test, loop_body, get_state, set_state, symbol_names, roles)

@@ -22,7 +22,7 @@ from typing import Any, Callable, NoReturn
 from runtime.core import errors
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import str, type
+from builtins import IndexError, KeyError, delattr, getattr, str, type
 
 
 UNBOUND_MESSAGE = ("cannot access local variable '{}' where it is not associated with a value"
@@ -126,6 +126,35 @@ def value_or_undefined(read: Callable[[], Any], symbol_name: str) -> Any:
         return read()
     except (AttributeError, KeyError, IndexError, NameError):   # NameError: a variable the construct deleted
         return Undefined(symbol_name)
+
+
+def del_attr_if_undefined(owner: Any, attribute: str) -> None:
+    """Remove ``owner.attribute`` if it holds an ``Undefined``: what set_state ends with for an attribute that
+    may not exist before an if/loop (``value_or_undefined``), so that restoring the state before it leaves the
+    object without the attribute, as it was, instead of holding the placeholder.
+
+    >>> class Box: pass
+    >>> box = Box(); box.value = Undefined('box.value')
+    >>> del_attr_if_undefined(box, 'value'); hasattr(box, 'value')
+    False
+    """
+    if type(getattr(owner, attribute, None)) is Undefined:
+        delattr(owner, attribute)
+
+
+def del_item_if_undefined(owner: Any, key: Any) -> None:
+    """``del_attr_if_undefined`` for an item (``d['key']``).
+
+    >>> d = {'key': Undefined("d['key']"), 'other': 1}
+    >>> del_item_if_undefined(d, 'key'); d
+    {'other': 1}
+    """
+    try:
+        value = owner[key]
+    except (KeyError, IndexError):
+        return
+    if type(value) is Undefined:
+        del owner[key]
 
 
 class UndefinedReturnValue:
