@@ -52,8 +52,13 @@ GLOBAL = 'global'
 # A local list or dict the construct changes in place that another local may also name (`alias = xs`): it
 # must stay the same Python object (a staged construct refuses to make it a tensor list).
 ALIASED = 'aliased'
+# A local list or dict the construct changes in place whose object this function may share with code outside
+# it: a parameter, or bound to anything but a new list/dict/set (a display, a comprehension, list(...), ...),
+# or handed to other code before the construct. A staged construct that would replace the object refuses too:
+# the other holder (the caller, an attribute, a global, a container) would keep the old one.
+BORROWED = 'borrowed'
 FLAG_ROLES = frozenset([RETURN_FLAG, RETURN_GUARD, BREAK_FLAG, CONTINUE_FLAG])
-ROLES = FLAG_ROLES | {RETURN_VALUE, GLOBAL, ALIASED}
+ROLES = FLAG_ROLES | {RETURN_VALUE, GLOBAL, ALIASED, BORROWED}
 
 # The converted function is compiled inside a factory function taking the operators module and the
 # original's free variables; its header lines come before the function's first line.

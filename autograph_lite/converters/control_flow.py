@@ -24,6 +24,7 @@ from typing import List, Set
 import gast
 
 from autograph_lite import contract
+from autograph_lite.converters.shared_containers import ContainerOrigins, last_line
 from autograph_lite.pyct import anno, nodes, qual_names, templates
 from autograph_lite.pyct.scopes import bound_names
 from autograph_lite.pyct.transformer import Transformer
@@ -40,14 +41,15 @@ class ControlFlowTransformer(Transformer):
         self.vars_ = None            # parameter name of every set_state
         self.declared_nonlocal: Set[str] = set()  # names body functions of this user function declare nonlocal
         self.alias_pairs = None      # of the user function: (a, b) for each `a = b` of two locals, when needed
+        self.origins = None          # of the user function: which lists it may share (ContainerOrigins), when needed
 
     def visit_FunctionDef(self, node):
-        saved = self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs
+        saved = self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs, self.origins
         self.scope, self.initialized, self.declared_nonlocal = anno.getanno(node, anno.SCOPE), set(), set()
-        self.alias_pairs = None
+        self.alias_pairs = self.origins = None
         node = self.generic_visit(node)
         node.body = self._bind_nonlocals(node.body) + node.body
-        self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs = saved
+        self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs, self.origins = saved
         return node
 
     def _bind_nonlocals(self, body) -> List[gast.stmt]:
@@ -149,14 +151,28 @@ class ControlFlowTransformer(Transformer):
         return {name for a, b in self.alias_pairs for name, other in ((a, b), (b, a))
                 if name in in_place and other in reaching}
 
-    def _roles(self, state, guard_flag=None, aliased=frozenset()):
+    def _borrowed(self, node) -> Set[str]:
+        """The locals the construct changes in place whose object this function may share with code outside it
+        (a parameter, a list from an attribute or a call, one handed to other code before the construct ends;
+        shared_containers.py): a staged construct that would replace such a list or dict must refuse (the other
+        holder would keep the old object), so it gets the role ``borrowed``."""
+        in_place = anno.getanno(node, anno.ACTIVITY).in_place
+        if not in_place:
+            return set()
+        if self.origins is None:
+            self.origins = ContainerOrigins(self.scope.node, frozenset(self.ctx.roles))
+        start, end = getattr(node, 'lineno', None), last_line(node)
+        return {name for name in in_place if self.origins.may_be_shared(name, start, end)}
+
+    def _roles(self, state, guard_flag=None, aliased=frozenset(), borrowed=frozenset()):
         """The ``roles`` argument: ``{'do_return': 'return_flag', ...}`` for the converter's own state
         variables and the module globals (contract.py), or None when all are the user's locals."""
         names = [qn.text for qn in state if qn.is_simple and (qn.text in self.ctx.roles or qn.text in self.scope.globals
-                                                               or qn.text in aliased)]
+                                                               or qn.text in aliased or qn.text in borrowed)]
         if not names:
             return None
-        roles = [self.ctx.roles.get(name, contract.GLOBAL if name in self.scope.globals else contract.ALIASED)
+        roles = [self.ctx.roles.get(name, contract.GLOBAL if name in self.scope.globals else
+                                    contract.ALIASED if name in aliased else contract.BORROWED)
                  for name in names]
         if guard_flag is not None and self.ctx.roles.get(guard_flag) == contract.RETURN_FLAG and guard_flag in names:
             roles[names.index(guard_flag)] = contract.RETURN_GUARD   # `if not do_return:`
@@ -230,7 +246,8 @@ class ControlFlowTransformer(Transformer):
                                                     get_state, set_state)
         if_code = self._body_function(if_body, self._declarations(declared), body)
         else_code = self._body_function(else_body, self._declarations(declared), orelse)
-        roles = self._roles(state + restored, anno.getanno(node, anno.GUARD_FLAG, None), self._aliased(node))
+        roles = self._roles(state + restored, anno.getanno(node, anno.GUARD_FLAG, None), self._aliased(node),
+                            self._borrowed(node))
         call = templates.replace(
             'ag__.if_stmt(test, if_body, else_body, get_state, set_state, symbols, nouts' + _ROLES_ARGUMENT[bool(roles)],
             test=node.test, if_body=if_body, else_body=else_body, get_state=get_state,
@@ -251,7 +268,7 @@ class ControlFlowTransformer(Transformer):
         test_code = self._body_function(loop_test, self._declarations(test_assigns),
                                         templates.replace('return test', test=node.test))
         body_code = self._body_function(loop_body, self._declarations(declared), body)
-        roles = self._roles(state, aliased=self._aliased(node))
+        roles = self._roles(state, aliased=self._aliased(node), borrowed=self._borrowed(node))
         call = templates.replace(
             'ag__.while_stmt(loop_test, loop_body, get_state, set_state, symbols' + _ROLES_ARGUMENT[bool(roles)],
             loop_test=loop_test, loop_body=loop_body, get_state=get_state, set_state=set_state,
@@ -277,7 +294,7 @@ class ControlFlowTransformer(Transformer):
         extra = anno.getanno(node, anno.EXTRA_LOOP_TEST, None)
         extra = templates.literal(None) if extra is None else templates.replace_as_expression(
             'lambda: test', test=extra)
-        roles = self._roles(state, aliased=self._aliased(node))
+        roles = self._roles(state, aliased=self._aliased(node), borrowed=self._borrowed(node))
         call = templates.replace(
             'ag__.for_stmt(iterable, extra_test, loop_body, get_state, set_state, symbols' + _ROLES_ARGUMENT[bool(roles)],
             iterable=node.iter, extra_test=extra, loop_body=loop_body, get_state=get_state,

@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, Sequence, Set
 import numpy as np
 
 import runtime as rt
-from autograph_lite.contract import ALIASED, GLOBAL, RETURN_VALUE, Roles
+from autograph_lite.contract import ALIASED, BORROWED, GLOBAL, RETURN_VALUE, Roles
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -130,15 +130,26 @@ def check_no_rebound_globals(roles: Roles, symbol_names: Sequence[str], construc
 def check_not_aliased(roles: Roles, name: str, construct: str, kind: str = "list",
                       becomes: str = "makes it a tensor list") -> None:
     """Refuse to replace the Python list (or dict: ``kind``) ``name`` by another object (``becomes``) when
-    another local may name the same one (role ``aliased``): that name would keep the old object, without
-    the ``construct``'s changes.
+    another local may name the same one (role ``aliased``), or code outside this function may hold it (role
+    ``borrowed``: the caller's list, an attribute's, one passed on; converters/shared_containers.py): that
+    holder would keep the old object, without the ``construct``'s changes.
 
     >>> check_not_aliased(Roles({'xs': ALIASED}, ['xs']), 'xs', 'loop')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     runtime.core.errors.StateError: the list 'xs' is changed in a tensor-dependent loop ...
     """
-    if roles.of(name) != ALIASED:
+    role = roles.of(name)
+    if role == BORROWED:
+        new_object = becomes if "new" in becomes else f"{becomes}, a new object"
+        raise rt.errors.StateError(
+            f"the {kind} '{name}' is changed in a tensor-dependent {construct} that {new_object}, but code "
+            f"outside this function may hold the {kind}: it is a parameter (the caller's {kind}), or comes from an "
+            f"attribute, a global, a call or another container, or was stored or passed elsewhere before the "
+            f"{construct} ended. That holder would keep the old {kind} without the {construct}'s changes (their "
+            f"values exist only in the graph, so they cannot be written back into it). Work on a copy, "
+            f"`{name} = {kind}({name})` before the {construct}, and return it; or create the {kind} in this function")
+    if role != ALIASED:
         return
     raise rt.errors.StateError(
         f"the {kind} '{name}' is changed in a tensor-dependent {construct} that {becomes}, but another name of "

@@ -1,0 +1,217 @@
+"""A list or dict that a tensor-dependent loop (or an if whose branches leave different lengths) would replace
+by a new object, while code outside the function may hold the old one (role ``borrowed``,
+converters/shared_containers.py): the caller's list, an attribute's, a global's, one from another container,
+one handed to other code before the loop. Python changes the one object, so that holder sees the change; a
+staged loop cannot (its values exist only in the graph). Was silent (the holder kept the old list); now a
+StateError naming the variable, at the user's lines, saying why and how to fix. Lists the function made
+itself are not affected, and the fix (`acc = list(acc)`, then return it) gives Python's values.
+
+Python values: both forms of the converted function give Python's result (Python loops, nothing staged)."""
+import inspect
+
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+from converted_forms import FORMS, in_form
+from test_user_programs import plain, run_three_ways
+from user_errors import full_message, line_of
+
+GLOBAL_LIST = []
+
+
+class Holder:
+    def __init__(self):
+        self.items = []
+
+
+# --- where the list comes from ---------------------------------------------------------------------------
+def appends_to_parameter(x, acc, n):
+    for i in range(n):
+        acc.append(x)
+    return len(acc) + n * 0
+
+
+def caller_reads_its_own_list(x, n):
+    acc = []
+    appends_to_parameter(x, acc, n)
+    return len(acc) + n * 0      # Python: n
+
+
+def appends_to_attribute_list(x, holder, n):
+    items = holder.items
+    for i in range(n):
+        items.append(x)
+    return len(holder.items) + n * 0
+
+
+def appends_to_global_list(x, n):
+    xs = GLOBAL_LIST
+    for i in range(n):
+        xs.append(x)
+    return len(GLOBAL_LIST) + n * 0
+
+
+def appends_to_list_from_container(x, n):
+    lists = [[], []]
+    xs = lists[0]
+    for i in range(n):
+        xs.append(x)
+    return len(lists[0]) + n * 0
+
+
+def appends_after_storing_in_attribute(x, holder, n):
+    xs = []
+    holder.items = xs
+    for i in range(n):
+        xs.append(x)
+    return len(holder.items) + n * 0
+
+
+def appends_after_putting_in_a_list(x, n):
+    xs = []
+    outer = [xs]
+    for i in range(n):
+        xs.append(x)
+    return len(outer[0]) + n * 0
+
+
+def changes_dict_parameter(x, d, n):
+    for i in range(n):
+        d['total'] = d['total'] + x
+    return d['total']
+
+
+def appends_in_one_branch_to_parameter(x, acc):
+    if x > 0:
+        acc.append(x)
+    return len(acc) + x * 0
+
+
+def _message(name, kind='list', construct='loop', becomes='makes it a tensor list, a new object'):
+    return (f"the {kind} '{name}' is changed in a tensor-dependent {construct} that {becomes}, but code outside "
+            f"this function may hold the {kind}: it is a parameter (the caller's {kind}), or comes from an "
+            f"attribute, a global, a call or another container, or was stored or passed elsewhere before the "
+            f"{construct} ended. That holder would keep the old {kind} without the {construct}'s changes (their "
+            f"values exist only in the graph, so they cannot be written back into it). Work on a copy, "
+            f"`{name} = {kind}({name})` before the {construct}, and return it; or create the {kind} in this function")
+
+
+def _raises_at(function, args, message, *lines):
+    """``function(*args)`` (an ag.function) raises exactly StateError with ``message``, listing each of ``lines``
+    ((user function, text of its line)) as a frame of user code."""
+    with pytest.raises(rt.errors.StateError) as info:
+        function(*args)
+    assert type(info.value) is rt.errors.StateError
+    assert str(info.value) == message
+    text = full_message(info.value)
+    for user_function, at in lines:
+        assert f'File "{inspect.getsourcefile(user_function)}", line {line_of(user_function, at)}' in text, text
+    assert 'autograph_lite/' not in text and 'runtime/' not in text, text
+
+
+def test_the_callers_list_is_an_error_at_the_loop_and_the_call():
+    _raises_at(ag.function(caller_reads_its_own_list), (rt.constant(1.0), rt.constant(3)), _message('acc'),
+               (caller_reads_its_own_list, 'appends_to_parameter(x, acc, n)'), (appends_to_parameter, 'for i in'))
+    # the same function called by the user with a list of theirs
+    _raises_at(ag.function(appends_to_parameter), (rt.constant(1.0), [], rt.constant(3)), _message('acc'),
+               (appends_to_parameter, 'for i in'))
+
+
+@pytest.mark.parametrize('function, args, name', [
+    (appends_to_attribute_list, (rt.constant(1.0), Holder(), rt.constant(3)), 'items'),
+    (appends_to_global_list, (rt.constant(1.0), rt.constant(3)), 'xs'),
+    (appends_to_list_from_container, (rt.constant(1.0), rt.constant(3)), 'xs'),
+    (appends_after_storing_in_attribute, (rt.constant(1.0), Holder(), rt.constant(3)), 'xs'),
+    (appends_after_putting_in_a_list, (rt.constant(1.0), rt.constant(3)), 'xs'),
+])
+def test_a_list_held_elsewhere_is_an_error_naming_it(function, args, name):
+    _raises_at(ag.function(function), args, _message(name), (function, 'for i in'))
+    assert GLOBAL_LIST == []    # nothing was left in the global
+
+
+def test_a_dict_parameter_a_loop_carries_and_a_list_an_if_makes_a_tensor_list():
+    _raises_at(ag.function(changes_dict_parameter), (rt.constant(1.0), {'total': rt.constant(0.0)}, rt.constant(3)),
+               _message('d', 'dict', becomes='makes it a new dict'), (changes_dict_parameter, 'for i in'))
+    _raises_at(ag.function(appends_in_one_branch_to_parameter), (rt.constant(1.0), []),
+               _message('acc', construct='if'), (appends_in_one_branch_to_parameter, 'if x > 0'))
+
+
+@pytest.mark.parametrize('function, make_args, python', [
+    (caller_reads_its_own_list, lambda: (1.0, 3), 3),
+    (appends_to_attribute_list, lambda: (1.0, Holder(), 3), 3),
+    (appends_to_list_from_container, lambda: (1.0, 3), 3),
+    (appends_after_storing_in_attribute, lambda: (1.0, Holder(), 3), 3),
+    (appends_after_putting_in_a_list, lambda: (1.0, 3), 3),
+    (changes_dict_parameter, lambda: (1.0, {'total': 0.0}, 3), 3.0),
+    (appends_in_one_branch_to_parameter, lambda: (1.0, []), 1),
+])
+def test_on_python_values_both_forms_give_pythons_result(function, make_args, python):
+    assert function(*make_args()) == python
+    for form in FORMS:
+        assert in_form(form, ag.to_graph(function), *make_args()) == python, form
+
+
+def test_the_generated_code_gives_the_role():
+    code = ag.to_code(appends_to_parameter)
+    assert ("ag__.for_stmt(ag__.converted_call(range, (n,), None), None, loop_body, get_state,\n"
+            "                  set_state, ('acc',), roles={'acc': 'borrowed'})") in code
+
+
+# --- what stays as it was ---------------------------------------------------------------------------------
+def copies_the_parameter(x, acc, n):
+    acc = list(acc)
+    for i in range(n):
+        acc.append(x)
+    return rt.stack(acc)
+
+
+def own_list_read_before_and_passed_after(x, n):
+    xs = [x]
+    first = len(xs)
+    for i in range(n):
+        xs.append(x * 2.0)
+    stacked = rt.stack(xs)
+    return stacked, first + n * 0
+
+
+def own_list_handed_out_after_the_loop(x, n):
+    xs = []
+    for i in range(n):
+        xs.append(x)
+    holder = Holder()
+    holder.items = xs        # after the loop: the tensor list itself
+    return rt.stack(holder.items)
+
+
+def parameter_list_changed_in_both_branches(x, acc):
+    if x > 0:
+        acc[0] = x
+    else:
+        acc[0] = -x
+    return acc[0]
+
+
+def caller_reads_list_changed_by_if(x):
+    acc = [rt.constant(0.0)]
+    parameter_list_changed_in_both_branches(x, acc)
+    return acc[0]
+
+
+def test_own_lists_and_copies_work_as_before():
+    for n in (3, 0):
+        assert run_three_ways(copies_the_parameter, rt.constant(1.5), [rt.constant(0.5)], rt.constant(n)) == \
+            [0.5] + [1.5] * n
+        assert run_three_ways(own_list_read_before_and_passed_after, rt.constant(1.0), rt.constant(n)) == \
+            ([1.0] + [2.0] * n, 1)
+    assert run_three_ways(own_list_handed_out_after_the_loop, rt.constant(2.0), rt.constant(2)) == [2.0, 2.0]
+    for form in FORMS:
+        assert plain(in_form(form, ag.to_graph(copies_the_parameter), 1.5, [0.5], 2)) == [0.5, 1.5, 1.5]
+    code = ag.to_code(own_list_read_before_and_passed_after) + ag.to_code(copies_the_parameter)
+    assert 'borrowed' not in code
+
+
+def test_an_if_that_keeps_the_length_writes_into_the_callers_list():
+    # same length on both paths: the merged values go back into the same object, which the caller reads
+    for x, expected in ((2.0, 2.0), (-3.0, 3.0)):
+        assert run_three_ways(caller_reads_list_changed_by_if, rt.constant(x)) == expected
