@@ -44,15 +44,28 @@ def in_graph_mode() -> bool:
     return _state.graph is not None
 
 
-@contextlib.contextmanager
-def graph_scope(graph) -> Iterator[None]:
-    """Add ops to ``graph`` inside the ``with`` block (``None`` means eager)."""
-    previous = _state.graph
-    _state.graph = graph
-    try:
-        yield
-    finally:
-        _state.graph = previous
+class graph_scope:
+    """Add ops to ``graph`` inside the ``with`` block (``None`` means eager).
+
+    A class rather than a ``contextlib.contextmanager`` generator: tracing an ``if`` enters it about six
+    times, and a generator-based one costs ~3 us to enter and leave, this ~0.5 us.
+
+    >>> with graph_scope("g"):
+    ...     current_graph()
+    'g'
+    """
+
+    __slots__ = ("_graph", "_previous")
+
+    def __init__(self, graph) -> None:
+        self._graph = graph
+
+    def __enter__(self) -> None:
+        self._previous = _state.graph
+        _state.graph = self._graph
+
+    def __exit__(self, *exc_info) -> None:
+        _state.graph = self._previous
 
 
 def outer_graph() -> Optional[object]:
@@ -65,14 +78,21 @@ def variable_creation() -> Optional[VariableCreation]:
     return _state.variable_creation
 
 
-@contextlib.contextmanager
-def variable_creation_scope(policy: Optional[VariableCreation]) -> Iterator[None]:
-    previous = _state.variable_creation
-    _state.variable_creation = policy
-    try:
-        yield
-    finally:
-        _state.variable_creation = previous
+class variable_creation_scope:
+    """``policy`` is the variable-creation policy inside the ``with`` block (a class for the same reason as
+    ``graph_scope``)."""
+
+    __slots__ = ("_policy", "_previous")
+
+    def __init__(self, policy: Optional[VariableCreation]) -> None:
+        self._policy = policy
+
+    def __enter__(self) -> None:
+        self._previous = _state.variable_creation
+        _state.variable_creation = self._policy
+
+    def __exit__(self, *exc_info) -> None:
+        _state.variable_creation = self._previous
 
 
 @contextlib.contextmanager

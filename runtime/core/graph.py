@@ -48,8 +48,7 @@ class Operation:
         self.attrs = attrs
         self.control_inputs = control_inputs
         self.outputs: List[SymbolicTensor] = []
-        self._stateful = op_def.stateful or any(
-            isinstance(v, FuncGraph) and v._last_stateful is not None for v in attrs.values())
+        self._stateful = op_def.stateful or _holds_stateful_subgraph(attrs)
 
     @property
     def type(self) -> str:
@@ -113,15 +112,22 @@ class Graph:
         if site is FROM_STACK:
             site = creation_site()
         op_name = self.unique_name(context.scoped_name(name or op_def.name))
-        # A tensor of this graph is its own graph input (most inputs): no name for a constant or an error.
-        graph_inputs = [t if isinstance(t, SymbolicTensor) and t.op.graph is self
-                        else self._as_graph_tensor(t, op_name, op_def.input_name(i)) for i, t in enumerate(inputs)]
-        if output_specs is not None:
-            specs = output_specs
+        # Written out for the common cases (this runs for every op traced): no inputs (constants,
+        # placeholders: a third of the ops of a small trace) and one output.
+        if inputs:
+            # A tensor of this graph is its own graph input (most inputs): no name for a constant or an error.
+            graph_inputs = [t if isinstance(t, SymbolicTensor) and t.op.graph is self
+                            else self._as_graph_tensor(t, op_name, op_def.input_name(i)) for i, t in enumerate(inputs)]
+            input_specs = [(t.dtype, t.shape) for t in graph_inputs]
         else:
-            specs = infer_output_specs(op_def, [(t.dtype, t.shape) for t in graph_inputs], attrs, op_name)
+            graph_inputs, input_specs = [], []
+        specs = output_specs if output_specs is not None else infer_output_specs(op_def, input_specs, attrs, op_name)
         op = Operation(self, op_name, op_def, graph_inputs, attrs, [], site)
-        op.outputs = [SymbolicTensor(op, i, d, s) for i, (d, s) in enumerate(specs)]
+        if len(specs) == 1:
+            (dtype, shape), = specs
+            op.outputs = [SymbolicTensor(op, 0, dtype, shape)]
+        else:
+            op.outputs = [SymbolicTensor(op, i, d, s) for i, (d, s) in enumerate(specs)]
         self.operations.append(op)
         if op._stateful:
             if self._last_stateful is not None:
@@ -150,7 +156,10 @@ class Graph:
         raise InaccessibleTensorError(_inaccessible_message(tensor, self))
 
     def has_stateful_ops(self) -> bool:
-        return any(op.is_stateful for op in self.operations)
+        for op in self.operations:   # a loop, not any(generator): asked of every subgraph by each plan
+            if op.is_stateful:
+                return True
+        return False
 
     # as_graph_def() and to_dot() are views installed by runtime.backends (they live above the core).
 
@@ -201,6 +210,14 @@ class FuncGraph(Graph):
     def track_variable(self, variable: Any) -> None:
         if not any(v is variable for v in self.variables):
             self.variables.append(variable)
+
+
+def _holds_stateful_subgraph(attrs: Dict[str, Any]) -> bool:
+    """Whether an op with these attrs holds a subgraph (an If branch, a While body) with a stateful op."""
+    for value in attrs.values():   # a loop, not any(generator): run for every op created
+        if isinstance(value, FuncGraph) and value._last_stateful is not None:
+            return True
+    return False
 
 
 def _inaccessible_message(tensor: SymbolicTensor, graph: Graph) -> str:

@@ -278,4 +278,7 @@ def infer_output_specs(op_def: OpDef, input_specs: List[OutputSpec], attrs: Dict
         specs = op_def.infer(input_specs, attrs)
     except (ValueError, TypeError) as error:
         raise type(error)(f"{node_name} ({op_def.name}): {error}") from None
+    if type(specs) is list and len(specs) == 1:  # most ops (no list comprehension frame for them)
+        (dtype, shape), = specs
+        return [(dtypes.as_dtype(dtype), shape)]
     return [(dtypes.as_dtype(d), s) for d, s in specs]

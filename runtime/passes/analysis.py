@@ -34,12 +34,15 @@ def needed_ops(graph: FuncGraph, outputs: Optional[Sequence[SymbolicTensor]] = N
     if side_effects:
         stack += [op for op in graph.operations if op.is_stateful]
     needed: Set[int] = set()
+    push = stack.append
     while stack:
         op = stack.pop()
-        if id(op) in needed:
+        key = id(op)
+        if key in needed:
             continue
-        needed.add(id(op))
-        stack.extend(t.op for t in op.inputs)
+        needed.add(key)
+        for tensor in op.inputs:  # (a loop, not extend(generator): this runs for every op of every plan)
+            push(tensor.op)
         if side_effects:  # control inputs only chain stateful ops in program order
             stack.extend(op.control_inputs)
     return needed
