@@ -29,13 +29,19 @@ _Precedence = ast._Precedence
 class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
     """The stdlib unparser, recording each line's origin, with faster versions of the visitors that
     converted code is made of (calls, defs, names, tuples, operators): the same text, without the
-    stdlib's context managers and string-built method lookups (they were most of the unparsing time)."""
+    stdlib's context managers and string-built method lookups (they were most of the unparsing time).
+
+    It reads gast trees as they are (a copy into stdlib nodes cost as much as the unparsing): gast
+    has the stdlib's node classes by name and field, and most of the stdlib's visitors read only
+    fields. Where one tests a node's concrete class (docstrings, elif chains, ``1 .real``, ``x[a, b]``,
+    ``(a): int``) or reads a field gast spells differently (arguments, ``except ... as e``, f-strings),
+    it is given a stdlib twin of the node (``_twin``) or, for arguments and f-strings, a stdlib copy.
+    """
 
     _methods: Dict[type, Callable] = {}   # node class -> visitor (one lookup per class, not per node)
 
-    def __init__(self, origins: Optional[List[Optional[Origin]]] = None, **kwargs):
+    def __init__(self, **kwargs):
         super().__init__(**kwargs)   # the stdlib re-instantiates it (with kwargs) for f-strings
-        self._origins = origins or [None]
         self._current: Optional[Origin] = None
         self._line = 1
         self._counted = 0            # pieces of _source whose newlines _line already counts
@@ -68,15 +74,59 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
         method = self._methods.get(cls)
         if method is None:
             method = self._methods[cls] = getattr(type(self), 'visit_' + cls.__name__, type(self).generic_visit)
-        if isinstance(node, ast.stmt):
+        if isinstance(node, ast.stmt):   # (gast's statement classes derive from ast.stmt)
             saved = self._current
-            stamp = getattr(node, 'lineno', None)
-            if stamp is not None and 0 <= stamp < len(self._origins) and self._origins[stamp]:
-                self._current = self._origins[stamp]
+            annotations = node.__dict__.get(anno.FIELD)
+            origin = annotations.get(anno.ORIGIN) if annotations else None
+            if origin:
+                self._current = origin   # else the line belongs to the enclosing statement's origin
             method(self, node)
             self._current = saved
         else:
             method(self, node)
+
+    # --- gast nodes where the stdlib expects its own ----------------------------------------------
+
+    def get_raw_docstring(self, node):
+        if node.__class__ in _WITH_DOCSTRING and node.body:
+            first = node.body[0]
+            if first.__class__ in _EXPR and first.value.__class__ in _CONSTANT and first.value.value.__class__ is str:
+                return first.value
+        return None
+
+    def get_type_comment(self, node):
+        # Converted code has no `# type: ignore` comments (the stdlib looks them up by line number).
+        comment = getattr(node, 'type_comment', None)
+        return None if comment is None else f' # type: {comment}'
+
+    def visit_arguments(self, node):
+        # gast's arguments are Names (ctx Param), the stdlib's are args.
+        super().visit_arguments(_twin(node, posonlyargs=[_arg(a) for a in node.posonlyargs],
+                                      args=[_arg(a) for a in node.args], vararg=_arg(node.vararg),
+                                      kwonlyargs=[_arg(a) for a in node.kwonlyargs], kwarg=_arg(node.kwarg)))
+
+    def visit_ExceptHandler(self, node):
+        super().visit_ExceptHandler(_twin(node, name=None if node.name is None else node.name.id))
+
+    def visit_If(self, node):
+        super().visit_If(_elif_chain(node) if len(node.orelse) == 1 and node.orelse[0].__class__ is gast.If else node)
+
+    def visit_AnnAssign(self, node):
+        super().visit_AnnAssign(_twin(node, target=_twin(node.target)) if node.target.__class__ is gast.Name else node)
+
+    def visit_Attribute(self, node):
+        super().visit_Attribute(_twin(node, value=_twin(node.value)) if node.value.__class__ is gast.Constant else node)
+
+    def visit_Subscript(self, node):
+        super().visit_Subscript(_twin(node, slice=_twin(node.slice)) if node.slice.__class__ is gast.Tuple else node)
+
+    def visit_JoinedStr(self, node):
+        super().visit_JoinedStr(python_ast.from_gast(node))
+
+    def visit_FormattedValue(self, node):   # (the stdlib's JoinedStr calls it on its own nodes)
+        super().visit_FormattedValue(python_ast.from_gast(node) if node.__class__ is gast.FormattedValue else node)
+
+    # --- readability -------------------------------------------------------------------------------
 
     def visit_Assign(self, node):
         # `(a, b) = vars_` rather than `a, b = vars_`: the unpacking stays visible.
@@ -197,24 +247,51 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
 _PLAIN_CONSTANTS = frozenset([int, str, bool, type(None)])   # written as their repr by the stdlib
 
 
-def _to_python_ast(tree) -> Tuple[ast.AST, List[Optional[Origin]]]:
-    """The stdlib tree of ``tree``; each statement's lineno is an index into the returned origins."""
-    origins: List[Optional[Origin]] = [None]
+_DEFS = _DEFS + (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+_WITH_DOCSTRING = frozenset([gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Module,
+                             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module])
+_EXPR = frozenset([gast.Expr, ast.Expr])
+_CONSTANT = frozenset([gast.Constant, ast.Constant])
 
-    def stamp(gast_statement, python_statement):
-        python_statement.lineno = len(origins)
-        origins.append(anno.getanno(gast_statement, anno.ORIGIN, None))
 
-    return python_ast.from_gast(tree, stamp), origins
+def _keep_origin(gast_statement, python_statement) -> None:
+    python_statement.__dict__[anno.FIELD] = gast_statement.__dict__.get(anno.FIELD)
+
+
+def _twin(node, **fields):
+    """A node of the stdlib class named like gast ``node``'s, with its fields (the same children) and ``fields``."""
+    twin = getattr(ast, node.__class__.__name__)()
+    twin.__dict__.update(node.__dict__)   # (stdlib nodes keep their fields in their __dict__, as gast's do)
+    twin.__dict__.update(fields)
+    return twin
+
+
+def _arg(name):
+    if name is None:
+        return None
+    return ast.arg(arg=name.id, annotation=name.annotation, type_comment=name.type_comment)
+
+
+def _elif_chain(node):
+    """The twin of an ``if`` whose else is a single ``if`` (and so on down), written as ``elif``s."""
+    orelse = node.orelse
+    if len(orelse) == 1 and orelse[0].__class__ is gast.If:
+        orelse = [_elif_chain(orelse[0])]
+    return _twin(node, orelse=orelse)
 
 
 def unparse(tree) -> Tuple[str, List[Optional[Origin]]]:
     """Source text of a gast tree (node or list of statements) and the origin of each line."""
     if isinstance(tree, list):
         tree = gast.Module(body=tree, type_ignores=[])
-    python_tree, origins = _to_python_ast(tree)
-    unparser = _Unparser(origins)
-    text = unparser.visit(python_tree)
+    unparser = _Unparser()
+    try:
+        text = unparser.visit(tree)
+    except AttributeError:
+        # A gast node without one of its optional fields (a template placeholder replaced by None
+        # leaves it out), which a stdlib node has as None: unparse a stdlib copy of the tree.
+        unparser = _Unparser()
+        text = unparser.visit(python_ast.from_gast(tree, _keep_origin))
     lines = text.split('\n')
     line_origins = unparser.line_origins + [None] * (len(lines) - len(unparser.line_origins))
     out_lines: List[str] = []
