@@ -15,6 +15,7 @@ import gast
 
 _AST = gast.AST
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
+FIELDS = _FIELDS   # node class -> node_fields(class), for loops that inline children()
 
 
 # Fields that the grammar types as identifiers, strings, ints or constants: never a node (or a list
@@ -26,6 +27,15 @@ _SCALAR_FIELDS_OF = {'Constant': ('value',), 'MatchSingleton': ('value',), 'Func
                      'AsyncFunctionDef': ('name',), 'ClassDef': ('name',), 'alias': ('name',),
                      'MatchAs': ('name',), 'MatchStar': ('name',), 'keyword': ('arg',),
                      'Global': ('names',), 'Nonlocal': ('names',)}
+
+
+# Expression contexts and operators: nodes without children or a location (gast makes one per use:
+# about one node in three), which walks that only look at locations or origins skip.
+CONTEXTS_AND_OPERATORS = frozenset([
+    gast.Load, gast.Store, gast.Del, gast.Param, gast.Add, gast.Sub, gast.Mult, gast.MatMult, gast.Div,
+    gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift, gast.BitOr, gast.BitXor, gast.BitAnd, gast.Eq,
+    gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Is, gast.IsNot, gast.In, gast.NotIn, gast.And, gast.Or,
+    gast.USub, gast.UAdd, gast.Invert, gast.Not])
 
 
 def node_fields(cls) -> Tuple[str, ...]:

@@ -36,9 +36,14 @@ def resolve(tree, source_lines: Sequence[str], filename: str, first_line: int) -
     # One Origin per (line, function), shared by the nodes on that line (it is immutable).
     origins: Dict[Tuple[int, str], Origin] = {}
     count = len(source_lines)
-    stack = [(tree, getattr(tree, 'name', '<lambda>'))]
+    fields_of, node_fields, ast_node, leaves = nodes.FIELDS, nodes.node_fields, gast.AST, nodes.CONTEXTS_AND_OPERATORS
+    # Nodes to visit, each with the name of the function it is in (the walk's order does not matter).
+    stack, names = [tree], [getattr(tree, 'name', '<lambda>')]
     while stack:
-        node, function_name = stack.pop()
+        node, function_name = stack.pop(), names.pop()
+        cls = node.__class__
+        if cls in leaves or not isinstance(node, ast_node):
+            continue   # no location, no children; also None and the non-node items of lists (pushed unchecked)
         attributes = node.__dict__
         lineno = attributes.get('lineno')
         if lineno is not None and 0 < lineno <= count:
@@ -51,12 +56,18 @@ def resolve(tree, source_lines: Sequence[str], filename: str, first_line: int) -
                 attributes[anno.FIELD] = {anno.ORIGIN: origin}   # anno.setanno, inlined (every node)
             else:
                 annotations[anno.ORIGIN] = origin
-        cls = node.__class__
         if cls is gast.FunctionDef or cls is gast.AsyncFunctionDef:
             function_name = node.name
         elif cls is gast.Lambda:
             function_name = '<lambda>'
-        stack.extend((child, function_name) for child in nodes.children(node))
+        for field in fields_of.get(cls) or node_fields(cls):   # nodes.children, inlined
+            value = attributes.get(field)
+            if value.__class__ is list:
+                stack.extend(value)
+                names.extend([function_name] * len(value))
+            elif value is not None:
+                stack.append(value)
+                names.append(function_name)
 
 
 # generated filename -> per-line origins (index 0 is line 1)

@@ -51,20 +51,33 @@ class Context:
         # Set by a converter that writes ``not flag`` (guards, loop tests): the logical converter has work.
         self.negations_written = False
         self.source_names: Set[str] = set()   # every name the code spells (rewritten_code's test)
-        for child in nodes.walk(node):
-            self.node_kinds.add(child.__class__)
+        kinds, leaves, fields_of, node_fields = self.node_kinds, nodes.CONTEXTS_AND_OPERATORS, nodes.FIELDS, nodes.node_fields
+        stack = [node]
+        while stack:   # (in no particular order: it collects sets and counts)
+            child = stack.pop()
+            cls = child.__class__
+            kinds.add(cls)
+            if cls in leaves:
+                continue   # no names, no children
             add_source_names(child, self.source_names)
-            if isinstance(child, gast.Name):
+            if cls is gast.Name:
                 self.used_names.add(child.id)
-            elif isinstance(child, gast.Attribute):
+            elif cls is gast.Attribute:
                 self.attribute_names.add(child.attr)
-            elif isinstance(child, gast.FunctionDef):
+            elif cls is gast.FunctionDef:
                 self.used_names.add(child.name)
                 self.function_defs += 1
-            elif isinstance(child, (gast.For, gast.While, gast.AsyncFor)) and child.orelse:
+            elif (cls is gast.For or cls is gast.While or cls is gast.AsyncFor) and child.orelse:
                 self.loop_has_else = True
-            elif isinstance(child, gast.Compare) and len(child.ops) > 1:
+            elif cls is gast.Compare and len(child.ops) > 1:
                 self.chained_comparison = True
+            attributes = child.__dict__
+            for field in fields_of.get(cls) or node_fields(cls):   # nodes.children, inlined
+                value = attributes.get(field)
+                if value.__class__ is list:
+                    stack.extend(item for item in value if isinstance(item, _AST))
+                elif isinstance(value, _AST):
+                    stack.append(value)
 
     def new_name(self, base: str) -> str:
         """``base`` if unused, else ``base_1``, ``base_2``... (``break_1`` for ``break_``)."""
@@ -81,21 +94,18 @@ class Context:
 
 # Expression contexts and operators: no converter replaces one (so none passes an origin on) and
 # none has a line of its own; they get no origin.
-_WITHOUT_ORIGIN = frozenset([gast.Load, gast.Store, gast.Del, gast.Param, gast.Add, gast.Sub, gast.Mult,
-                             gast.MatMult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
-                             gast.BitOr, gast.BitXor, gast.BitAnd, gast.Eq, gast.NotEq, gast.Lt, gast.LtE,
-                             gast.Gt, gast.GtE, gast.Is, gast.IsNot, gast.In, gast.NotIn, gast.And, gast.Or,
-                             gast.USub, gast.UAdd, gast.Invert, gast.Not])
+_WITHOUT_ORIGIN = nodes.CONTEXTS_AND_OPERATORS
 
 
 def propagate_origin(new, origin) -> None:
     """Give ``new`` (a node or list of nodes) and the nodes under it that have none the origin ``origin``."""
     stack = list(new) if isinstance(new, list) else [new]
-    key, field = anno.ORIGIN, anno.FIELD
+    key, field, fields_of, node_fields = anno.ORIGIN, anno.FIELD, nodes.FIELDS, nodes.node_fields
     while stack:
         node = stack.pop()
-        if node.__class__ in _WITHOUT_ORIGIN or not isinstance(node, gast.AST):
-            continue
+        cls = node.__class__
+        if cls in _WITHOUT_ORIGIN or not isinstance(node, _AST):
+            continue   # (also None and the non-node items of lists, which are pushed unchecked)
         attributes = node.__dict__
         annotations = attributes.get(field)
         if annotations is None:
@@ -104,7 +114,13 @@ def propagate_origin(new, origin) -> None:
             continue
         else:
             annotations[key] = origin
-        stack.extend(nodes.children(node))
+        # nodes.children, inlined (the order does not matter here)
+        for name in fields_of.get(cls) or node_fields(cls):
+            value = attributes.get(name)
+            if value.__class__ is list:
+                stack.extend(value)
+            elif value is not None:
+                stack.append(value)
 
 
 def contains(nodes, kinds, stop_at=(), children=nodes.children) -> bool:
