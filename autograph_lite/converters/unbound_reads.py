@@ -44,9 +44,20 @@ from autograph_lite.pyct.static_analysis import definite_assignment
 from autograph_lite.pyct.transformer import propagate_origin
 
 
+# What binds a name other than a parameter: a name stored or deleted (assignments, loop and ``with``
+# targets, walrus, ``except ... as``, comprehensions), an import, a nested def or class, a match capture.
+_BINDINGS = frozenset([gast.Store, gast.Del, gast.Import, gast.ImportFrom, gast.AsyncFunctionDef, gast.ClassDef,
+                       gast.Match])
+
+
 def mark(node, ctx):
     """Mark the reads of ``node`` (a function) that need a check (definite_assignment); returns ``node``.
     Records in ``ctx`` whether any did (else ``CheckWriter`` has nothing to write and skips its walk)."""
+    if ctx.function_defs == 1 and ctx.node_kinds.isdisjoint(_BINDINGS):
+        # The function binds nothing but its parameters (and a lambda's, bound when it is called): every
+        # read of a local finds its value, and the analysis would mark none.
+        ctx.unbound_reads_marked = False
+        return node
     ctx.unbound_reads_marked = definite_assignment.analyze(node)
     return node
 
