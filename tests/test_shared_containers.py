@@ -215,3 +215,20 @@ def test_an_if_that_keeps_the_length_writes_into_the_callers_list():
     # same length on both paths: the merged values go back into the same object, which the caller reads
     for x, expected in ((2.0, 2.0), (-3.0, 3.0)):
         assert run_three_ways(caller_reads_list_changed_by_if, rt.constant(x)) == expected
+
+
+def returns_early_then_appends(x, n, early):
+    xs = [x]
+    if early:              # a Python bool: the function ends here with xs as it is
+        return xs, 0
+    for i in range(n):
+        xs.append(x)
+    return rt.stack(xs), 1
+
+
+def test_a_list_returned_before_the_loop_is_not_handed_out():
+    code = ag.to_code(returns_early_then_appends)
+    assert 'borrowed' not in code and 'retval_ = (xs, 0)' in code
+    stacked, tag = ag.function(returns_early_then_appends)(rt.constant(2.0), rt.constant(3), False)
+    assert plain(stacked) == [2.0] * 4 and int(tag) == 1
+    assert plain(ag.function(returns_early_then_appends)(rt.constant(2.0), rt.constant(3), True)) == ([2.0], 0)

@@ -111,7 +111,7 @@ class ContainerOrigins:
         if isinstance(node, _NESTED_SCOPES):
             return   # their names are not this function's (a closure reads the variable, not the object)
         if isinstance(node, gast.Name):
-            if isinstance(node.ctx, gast.Load) and _hands_out(ancestors + [node]):
+            if isinstance(node.ctx, gast.Load) and _hands_out(ancestors + [node], self.generated):
                 self._hand_out(node.id, node)
             return
         self._bindings(node)
@@ -212,6 +212,17 @@ def _rebinds(value, name: str) -> bool:
     return False
 
 
+def _returned(chain: List, generated: FrozenSet[str]) -> bool:
+    """Whether the display ``chain[-1]`` (in displays, maybe) is what the function returns."""
+    position = len(chain) - 1
+    while position > 0 and isinstance(chain[position - 1], (gast.List, gast.Tuple, gast.Set, gast.Dict)):
+        position -= 1
+    parent = chain[position - 1] if position > 0 else None
+    return isinstance(parent, gast.Return) or (
+        isinstance(parent, gast.Assign) and parent.value is chain[position]
+        and all(isinstance(target, gast.Name) and target.id in generated for target in parent.targets))
+
+
 def _safe_callee(callee) -> bool:
     if isinstance(callee, gast.Name):
         return callee.id in _SAFE_CALLS
@@ -221,10 +232,11 @@ def _safe_callee(callee) -> bool:
     return isinstance(callee, gast.Attribute) and isinstance(root, gast.Name) and root.id in _VALUE_MODULES
 
 
-def _hands_out(chain: List) -> bool:
+def _hands_out(chain: List, generated: FrozenSet[str]) -> bool:
     """Whether the read ``chain[-1]`` (a name; ``chain`` its ancestors first) may give its object to code
     that keeps it: an argument of a call that may store it, an element of a new container, the value stored
-    into an attribute or item."""
+    into an attribute or item. (Not a returned value, ``return xs, n``, which the return converter makes
+    ``retval_ = (xs, n)``: the function ends there.)"""
     node, parent = chain[-1], chain[-2] if len(chain) > 1 else None
     if isinstance(parent, (gast.keyword, gast.Starred)):
         chain = chain[:-1]
@@ -240,16 +252,18 @@ def _hands_out(chain: List) -> bool:
         if operator in _CONTAINER_OPERATORS:
             return node is not parent.args[0]
         if operator in _TRANSPARENT_OPERATORS:
-            return _hands_out(chain[:-1])
+            return _hands_out(chain[:-1], generated)
         if operator in _READING_OPERATORS:
             return False
         if operator == 'converted_call':
             return node is not parent.args[0]
         return operator is not None or not _safe_callee(parent.func)
-    if isinstance(parent, (gast.List, gast.Tuple, gast.Set, gast.Dict, gast.Yield, gast.YieldFrom)):
+    if isinstance(parent, (gast.List, gast.Tuple, gast.Set, gast.Dict)):
+        return not _returned(chain[:-1], generated)
+    if isinstance(parent, (gast.Yield, gast.YieldFrom)):
         return True
     if isinstance(parent, gast.IfExp) and node is not parent.test:
-        return _hands_out(chain[:-1])
+        return _hands_out(chain[:-1], generated)
     if isinstance(parent, (gast.Assign, gast.AnnAssign)) and node is parent.value:
         targets = parent.targets if isinstance(parent, gast.Assign) else [parent.target]
         return not all(isinstance(target, gast.Name) for target in targets)   # a name: an alias (_aliased)
