@@ -166,6 +166,13 @@ def copies_the_parameter(x, acc, n):
     return rt.stack(acc)
 
 
+def copies_the_parameter_by_slicing(x, acc, n):
+    xs = acc[:]
+    for i in range(n):
+        xs.append(x)
+    return rt.stack(xs), len(acc)
+
+
 def own_list_read_before_and_passed_after(x, n):
     xs = [x]
     first = len(xs)
@@ -205,9 +212,12 @@ def test_own_lists_and_copies_work_as_before():
         assert run_three_ways(own_list_read_before_and_passed_after, rt.constant(1.0), rt.constant(n)) == \
             ([1.0] + [2.0] * n, 1)
     assert run_three_ways(own_list_handed_out_after_the_loop, rt.constant(2.0), rt.constant(2)) == [2.0, 2.0]
+    assert run_three_ways(copies_the_parameter_by_slicing, rt.constant(1.5), [rt.constant(0.5)], rt.constant(2)) == \
+        ([0.5, 1.5, 1.5], 1)
     for form in FORMS:
         assert plain(in_form(form, ag.to_graph(copies_the_parameter), 1.5, [0.5], 2)) == [0.5, 1.5, 1.5]
-    code = ag.to_code(own_list_read_before_and_passed_after) + ag.to_code(copies_the_parameter)
+    code = ''.join(ag.to_code(f) for f in (own_list_read_before_and_passed_after, copies_the_parameter,
+                                           copies_the_parameter_by_slicing))
     assert 'borrowed' not in code
 
 

@@ -15,6 +15,7 @@ other binding (``acc = list(acc)``); and no statement from there to the end of t
 object to other code. New containers:
 
     xs = []  /  [f(v) for v in vs]  /  {'a': 1}  /  list(ys)  /  dict(d)  /  sorted(ys)  /  ys + [1]  /  ys.copy()
+    /  ys[:]  /  [*ys]
 
 Everything else is *borrowed*: a parameter (``def f(x, acc)``: the caller's list), a global or nonlocal,
 a name bound to anything else (``items = self.items``, ``xs = lists[0]``, ``acc = make()``, a ``for``
@@ -192,6 +193,8 @@ def _fresh(value) -> bool:
         return True
     if isinstance(value, gast.IfExp):
         return _fresh(value.body) and _fresh(value.orelse)
+    if isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice):
+        return True   # `acc[:]`, `acc[1:]`: a new list
     if isinstance(value, gast.Call):
         callee = _callee(value)
         return (isinstance(callee, gast.Name) and callee.id in _FRESH_CALLS
