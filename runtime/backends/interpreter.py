@@ -89,20 +89,25 @@ def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
     for tensor in graph.inputs:  # unused inputs still get a slot so feeding stays positional
         slot_of.setdefault(id(tensor), len(slot_of))
     fed = {id(t.op) for t in graph.inputs}
-    for op in operations:
-        if op.op_def is PLACEHOLDER and id(op) not in fed:
-            raise ValueError(f"graph {graph.name}: placeholder {op.name} is needed but is not one of the "
-                             "graph's inputs, so nothing can feed it")
-    steps = [_Step(op, slot_of) for op in operations if op.op_def is not PLACEHOLDER]
+    steps = []
+    # The graph's constants (the arrays owning their memory): an output that is one, or a view of one, is
+    # handed out as a copy, as the compiled executor does: a caller may write into what it gets.
+    constant_ids = set()
+    for op in operations:  # (one loop: a first call plans every graph it runs, and runs it once)
+        op_def = op.op_def
+        if op_def is PLACEHOLDER:
+            if id(op) not in fed:
+                raise ValueError(f"graph {graph.name}: placeholder {op.name} is needed but is not one of the "
+                                 "graph's inputs, so nothing can feed it")
+            continue
+        steps.append(_Step(op, slot_of))
+        if op_def is CONST:
+            constant_ids.add(id(_root(op.attrs["value"])))
     input_slots = [slot_of[id(t)] for t in graph.inputs]
     output_slots = [slot_of[id(t)] for t in graph.outputs]
     _plan_releases(steps, input_slots, output_slots)
     num_slots = len(slot_of)
     graph_name = graph.name
-    # The graph's constants (the arrays owning their memory): an output that is one, or a view of one, is
-    # handed out as a copy, as the compiled executor does: a caller may write into what it gets.
-    constants = [_root(op.attrs["value"]) for op in operations if op.op_def is CONST]
-    constant_ids = {id(c) for c in constants}
 
     def run(*arrays: np.ndarray) -> List[np.ndarray]:
         if len(arrays) != len(input_slots):

@@ -150,7 +150,10 @@ class Graph:
         raise TypeError(f"{consumer}: input '{arg}' must be a tensor, got {type(value).__name__} {value!r}")
 
     def constant(self, value: np.ndarray, name: str = "Const") -> SymbolicTensor:
-        return self.create_op(CONST, [], {"value": value, "dtype": value.dtype}, name=name).outputs[0]
+        # Its output spec is known: no shape inference (constants are a third of a small trace's ops).
+        spec = (dtypes.as_dtype(value.dtype), value.shape)
+        return self.create_op(CONST, [], {"value": value, "dtype": value.dtype}, name=name,
+                              output_specs=(spec,)).outputs[0]
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
         raise InaccessibleTensorError(_inaccessible_message(tensor, self))
@@ -185,8 +188,9 @@ class FuncGraph(Graph):
         self.variables: List[Any] = []
 
     def add_placeholder(self, dtype: np.dtype, shape: Shape, name: str = "input") -> SymbolicTensor:
-        op = self.create_op(PLACEHOLDER, [], {"dtype": dtypes.as_dtype(dtype), "shape": shape},
-                            name=name)
+        dtype = dtypes.as_dtype(dtype)
+        op = self.create_op(PLACEHOLDER, [], {"dtype": dtype, "shape": shape}, name=name,
+                            output_specs=((dtype, shape),))  # what inference would say
         self.inputs.append(op.outputs[0])
         return op.outputs[0]
 

@@ -13,15 +13,23 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, List, Sequence
 
+from runtime.core.tensor import EagerTensor, SymbolicTensor
+
+# The leaves met most often, none of them composite: answered without hasattr, whose miss raises and
+# clears an AttributeError inside (~0.4 us; tracing simple_relu asked about 30 times).
+_PLAIN_LEAVES = frozenset({SymbolicTensor, EagerTensor, int, float, bool, str})
+
 
 def _is_composite(value: Any) -> bool:
     """A value made of tensors plus static facts (a tensor list): flattened to ``__rt_components__()`` and
     rebuilt with ``__rt_from_components__(tensors)``, so loops and branches carry its tensors."""
-    return hasattr(type(value), "__rt_components__")
+    kind = type(value)
+    return kind not in _PLAIN_LEAVES and hasattr(kind, "__rt_components__")
 
 
 def _is_namedtuple(value: Any) -> bool:
-    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+    kind = type(value)
+    return kind is not tuple and isinstance(value, tuple) and hasattr(kind, "_fields")
 
 
 def sorted_keys(mapping: dict) -> list:

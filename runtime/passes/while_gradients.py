@@ -171,7 +171,7 @@ class _BackwardBody(FuncGraph):
         self._invariants: Dict[int, bool] = {}  # id(forward-body tensor) -> _invariant(tensor)
 
     def create_op(self, op_def: Any, inputs: Any, attrs: Dict[str, Any], name: Optional[str] = None,
-                  site: Any = FROM_STACK) -> Operation:
+                  site: Any = FROM_STACK, output_specs: Any = None) -> Operation:
         """An op reading only the shape of a forward value (``Shape``, ``ZerosLike``, ... e.g. to undo
         broadcasting when dims are unknown) reads a shape the forward body computes: the forward loop then
         accumulates that small vector, not the value."""
@@ -187,7 +187,7 @@ class _BackwardBody(FuncGraph):
             with context.graph_scope(self.forward.body):
                 small = self.forward.body.create_op(op_def, inputs, attrs, name=name, site=site).outputs[0]
             return super().create_op(IDENTITY, [small], {}, name=name, site=site)
-        return super().create_op(op_def, inputs, attrs, name=name, site=site)
+        return super().create_op(op_def, inputs, attrs, name=name, site=site, output_specs=output_specs)
 
     def _accumulates(self, tensor: Any) -> bool:
         """Whether reading ``tensor`` here would accumulate it (a computed value of the forward body)."""

@@ -36,6 +36,11 @@ def _where(fn: Callable) -> str:
     return f" ({fn.__name__} at {code.co_filename}:{code.co_firstlineno})"
 
 
+def _where_both(fns: Tuple[Callable, Callable]) -> str:
+    """Where the user wrote a cond's two branch functions (see ``_where``)."""
+    return f"{_where(fns[0])}{_where(fns[1])}"
+
+
 def _check_callable(api: str, **functions: Any) -> None:
     for argument, fn in functions.items():
         if not callable(fn):
@@ -144,50 +149,53 @@ def _branch_outputs(then_result, else_result, then_graph, else_graph, output_nam
     """Flat output tensors of both branches, checked to agree; Python values adopt the other side's dtype."""
     then_items = _named_items(then_result, output_names, "output")
     else_items = _named_items(else_result, output_names, "output")
-    where = f"{_where(true_fn)}{_where(false_fn)}"
+    fns = (true_fn, false_fn)  # named in errors (_where_both): looked up only when one is raised
     if len(then_items) != len(else_items):
         raise StateError(f"rt.cond: the true branch returns {nest.describe(then_result)} but the false branch "
-                         f"returns {nest.describe(else_result)}{where}; both branches must return the same "
-                         "structure")
+                         f"returns {nest.describe(else_result)}{_where_both(fns)}; both branches must return the "
+                         "same structure")
     then_flat: List[SymbolicTensor] = []
     else_flat: List[SymbolicTensor] = []
     for (name, then_value), (_, else_value) in zip(then_items, else_items):
         if not nest.same_structure(then_value, else_value):
             raise StateError(
                 f"rt.cond: {name} is {nest.describe(then_value)} in the true branch but "
-                f"{nest.describe(else_value)} in the false branch{where}; both branches must give it the same "
-                "structure (a value must be set in both branches, or in neither)")
+                f"{nest.describe(else_value)} in the false branch{_where_both(fns)}; both branches must give it the "
+                "same structure (a value must be set in both branches, or in neither)")
         paths = nest.leaf_paths(then_value)
         for path, t, e in zip(paths, nest.flatten(then_value), nest.flatten(else_value)):
-            t_tensor, e_tensor = _convert_pair(_leaf_name(name, path), t, e, then_graph, else_graph, where)
+            t_tensor, e_tensor = _convert_pair(_leaf_name(name, path), t, e, then_graph, else_graph, fns)
             then_flat.append(t_tensor)
             else_flat.append(e_tensor)
     return then_flat, else_flat
 
 
 def _convert_pair(name: str, then_value: Any, else_value: Any, then_graph: FuncGraph,
-                  else_graph: FuncGraph, where: str) -> Tuple[SymbolicTensor, SymbolicTensor]:
-    def dtype_of(value):
-        return value.dtype if isinstance(value, Tensor) else None
-
-    then_dtype, else_dtype = dtype_of(then_value), dtype_of(else_value)
-    results = []
-    for graph, value, other_dtype, label in ((then_graph, then_value, else_dtype, "true"),
-                                             (else_graph, else_value, then_dtype, "false")):
-        with context.graph_scope(graph):
-            try:
-                tensor = convert_to_tensor(value, other_dtype if dtype_of(value) is None else None)
-            except TypeError as error:
-                raise StateError(f"rt.cond: {name} in the {label} branch cannot be a tensor{where}: {error}. "
-                                 "Return tensors, numbers or bools from both branches") from None
-            results.append(_into_graph(graph, tensor))
-    then_tensor, else_tensor = results
+                  else_graph: FuncGraph, fns: Tuple[Callable, Callable]) -> Tuple[SymbolicTensor, SymbolicTensor]:
+    then_dtype = then_value.dtype if isinstance(then_value, Tensor) else None
+    else_dtype = else_value.dtype if isinstance(else_value, Tensor) else None
+    # A Python value adopts the other branch's dtype.
+    then_tensor = _branch_tensor(then_graph, then_value, else_dtype if then_dtype is None else None, "true", name, fns)
+    else_tensor = _branch_tensor(else_graph, else_value, then_dtype if else_dtype is None else None, "false", name,
+                                 fns)
     if then_tensor.dtype != else_tensor.dtype:
         raise StateError(
             f"rt.cond: {name} is {then_tensor.dtype.name} in the true branch but {else_tensor.dtype.name} in the "
-            f"false branch{where}; make both branches produce the same dtype, e.g. with "
+            f"false branch{_where_both(fns)}; make both branches produce the same dtype, e.g. with "
             f"rt.cast(value, rt.{then_tensor.dtype.name})")
     return then_tensor, else_tensor
+
+
+def _branch_tensor(graph: FuncGraph, value: Any, dtype: Any, label: str, name: str,
+                   fns: Tuple[Callable, Callable]) -> SymbolicTensor:
+    """One branch's output ``value`` as a tensor of its graph (``dtype``: the one a Python value takes)."""
+    with context.graph_scope(graph):
+        try:
+            tensor = convert_to_tensor(value, dtype)
+        except TypeError as error:
+            raise StateError(f"rt.cond: {name} in the {label} branch cannot be a tensor{_where_both(fns)}: {error}. "
+                             "Return tensors, numbers or bools from both branches") from None
+        return _into_graph(graph, tensor)
 
 
 # --- while_loop -----------------------------------------------------------------------------------------
