@@ -133,10 +133,10 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
             now = _converted_or_itself(original)
             target[:] = [now, now is not original and in_graph_mode() and original.__name__ != '<lambda>',
                          original.__code__, original.__defaults__, original.__kwdefaults__]
-            boundary.__ag_converted__ = target[0]
+            _show_converted(boundary_ref, target[0])
         if target[1] and not in_graph_mode():
             target[:2] = [calls.convert(original), False]
-            boundary.__ag_converted__ = target[0]
+            _show_converted(boundary_ref, target[0])
         return target[0]
 
     @functools.wraps(original)
@@ -151,7 +151,17 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
     wrapper.__ag_converted__ = converted
     boundary = api_boundary(wrapper)
     setattr(boundary, CURRENT_TARGET, current)
+    # Held weakly by `current` (the boundary holds it): no reference cycle, so a wrapper nobody uses
+    # any more is freed at once, not by the cyclic garbage collector.
+    boundary_ref = weakref.ref(boundary)
     return boundary
+
+
+def _show_converted(boundary_ref: 'weakref.ref[Callable]', converted: Callable) -> None:
+    """``__ag_converted__`` of the wrapper ``to_graph`` returned names what it runs now."""
+    boundary = boundary_ref()
+    if boundary is not None:
+        boundary.__ag_converted__ = converted
 
 
 def _converted_or_itself(function: types.FunctionType) -> Callable:

@@ -90,6 +90,8 @@ def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
         slot_of.setdefault(id(tensor), len(slot_of))
     fed = {id(t.op) for t in graph.inputs}
     steps = []
+    # Constants are in their slots before a run starts (a Const's kernel returns its value: no step).
+    initial_values: List[Any] = [None] * len(slot_of)
     # The graph's constants (the arrays owning their memory): an output that is one, or a view of one, is
     # handed out as a copy, as the compiled executor does: a caller may write into what it gets.
     constant_ids = set()
@@ -99,20 +101,21 @@ def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
             if id(op) not in fed:
                 raise ValueError(f"graph {graph.name}: placeholder {op.name} is needed but is not one of the "
                                  "graph's inputs, so nothing can feed it")
-            continue
-        steps.append(_Step(op, slot_of))
-        if op_def is CONST:
-            constant_ids.add(id(_root(op.attrs["value"])))
+        elif op_def is CONST:
+            value = op.attrs["value"]
+            initial_values[slot_of[id(op.outputs[0])]] = _as_array(value)
+            constant_ids.add(id(_root(value)))
+        else:
+            steps.append(_Step(op, slot_of))
     input_slots = [slot_of[id(t)] for t in graph.inputs]
     output_slots = [slot_of[id(t)] for t in graph.outputs]
     _plan_releases(steps, input_slots, output_slots)
-    num_slots = len(slot_of)
     graph_name = graph.name
 
     def run(*arrays: np.ndarray) -> List[np.ndarray]:
         if len(arrays) != len(input_slots):
             raise TypeError(f"graph {graph_name} takes {len(input_slots)} input arrays, got {len(arrays)}")
-        values: List[Any] = [None] * num_slots
+        values = initial_values.copy()
         for slot, array in zip(input_slots, arrays):
             values[slot] = array
         for step in steps:
