@@ -83,7 +83,7 @@ def _needed(transformers, ctx: Context):
 
 
 def _convert_tree(node, ctx: Context):
-    checks.check(node)
+    checks.check(node, ctx)
     if gast.IfExp in ctx.node_kinds:
         conditional_expressions.record_user_text(node)   # its text for errors, before converters rewrite it
     if isinstance(node, gast.Lambda):

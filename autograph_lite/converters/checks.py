@@ -157,6 +157,17 @@ def _find(node, kind, stop_at):
     return None
 
 
-def check(node) -> None:
-    """Raise ConversionError for unsupported constructs in ``node``; mark nested parts to skip."""
+# The node classes the checker acts on (besides the names of frame_readers.FRAME_DEPENDENT).
+_CHECKED_KINDS = frozenset([gast.Yield, gast.YieldFrom, gast.AsyncFunctionDef, gast.ClassDef, gast.Await, gast.Try])
+
+
+def check(node, ctx=None) -> None:
+    """Raise ConversionError for unsupported constructs in ``node``; mark nested parts to skip.
+
+    With the conversion's ``ctx`` (its census of ``node``), a function with nothing the checker acts on
+    (no nested def, generator, class, await, try, or name of a frame-dependent builtin) is not walked."""
+    if ctx is not None and ctx.function_defs <= 1 and ctx.node_kinds.isdisjoint(_CHECKED_KINDS) and (
+            frame_readers.FRAME_DEPENDENT.isdisjoint(ctx.used_names)
+            and frame_readers.FRAME_DEPENDENT.isdisjoint(ctx.attribute_names)):
+        return
     UnsupportedChecker(node).visit(node)
