@@ -137,6 +137,28 @@ def contains(nodes, kinds, stop_at=(), children=nodes.children) -> bool:
     return False
 
 
+# Where statements are: the blocks of compound statements, of except handlers and of match cases.
+_STATEMENT_FIELDS = ('body', 'orelse', 'finalbody', 'handlers', 'cases')
+
+
+def contains_statement(nodes, kinds, stop_at=()) -> bool:
+    """``contains`` for statement kinds (``return``, ``break``...): the same answer, looking only into
+    blocks of statements, since no expression holds one (a lambda's body is an expression)."""
+    stack = list(nodes) if isinstance(nodes, list) else [nodes]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kinds):
+            return True
+        if isinstance(node, stop_at) or anno.hasanno(node, SKIP):
+            continue
+        attributes = node.__dict__
+        for field in _STATEMENT_FIELDS:
+            value = attributes.get(field)
+            if value.__class__ is list:
+                stack.extend(value)
+    return False
+
+
 def binds_by_walrus(nodes) -> bool:
     """True if evaluating ``nodes`` can bind a name of the enclosing function with ``:=`` (also from
     inside a comprehension, as Python does; a lambda's walrus binds the lambda's own name).
