@@ -51,6 +51,25 @@ def node_fields(cls) -> Tuple[str, ...]:
     return fields
 
 
+_LOCATED_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def located_fields(cls) -> Tuple[str, ...]:
+    """``node_fields(cls)`` without those that hold only contexts and operators (``ctx``, ``op``, ``ops``):
+    where walks over nodes that can have a location or origin look.
+
+    >>> located_fields(gast.BinOp)
+    ('left', 'right')
+    """
+    fields = _LOCATED_FIELDS.get(cls)
+    if fields is None:
+        fields = _LOCATED_FIELDS[cls] = tuple(f for f in node_fields(cls) if f not in ('ctx', 'op', 'ops'))
+    return fields
+
+
+LOCATED_FIELDS = _LOCATED_FIELDS   # node class -> located_fields(class), for loops that inline it
+
+
 def children(node) -> List[gast.AST]:
     """The child nodes of ``node``, in field order (lists flattened), as a list."""
     cls = node.__class__

@@ -36,7 +36,7 @@ def resolve(tree, source_lines: Sequence[str], filename: str, first_line: int) -
     # One Origin per (line, function), shared by the nodes on that line (it is immutable).
     origins: Dict[Tuple[int, str], Origin] = {}
     count = len(source_lines)
-    fields_of, node_fields, ast_node, leaves = nodes.FIELDS, nodes.node_fields, gast.AST, nodes.CONTEXTS_AND_OPERATORS
+    fields_of, located_fields, ast_node, leaves = nodes.LOCATED_FIELDS, nodes.located_fields, gast.AST, nodes.CONTEXTS_AND_OPERATORS
     # Nodes to visit, each with the name of the function it is in (the walk's order does not matter).
     stack, names = [tree], [getattr(tree, 'name', '<lambda>')]
     while stack:
@@ -60,7 +60,7 @@ def resolve(tree, source_lines: Sequence[str], filename: str, first_line: int) -
             function_name = node.name
         elif cls is gast.Lambda:
             function_name = '<lambda>'
-        for field in fields_of.get(cls) or node_fields(cls):   # nodes.children, inlined
+        for field in fields_of.get(cls) or located_fields(cls):   # nodes.children, inlined (no contexts, operators)
             value = attributes.get(field)
             if value.__class__ is list:
                 stack.extend(value)

@@ -100,7 +100,7 @@ _WITHOUT_ORIGIN = nodes.CONTEXTS_AND_OPERATORS
 def propagate_origin(new, origin) -> None:
     """Give ``new`` (a node or list of nodes) and the nodes under it that have none the origin ``origin``."""
     stack = list(new) if isinstance(new, list) else [new]
-    key, field, fields_of, node_fields = anno.ORIGIN, anno.FIELD, nodes.FIELDS, nodes.node_fields
+    key, field, fields_of, located_fields = anno.ORIGIN, anno.FIELD, nodes.LOCATED_FIELDS, nodes.located_fields
     while stack:
         node = stack.pop()
         cls = node.__class__
@@ -114,8 +114,8 @@ def propagate_origin(new, origin) -> None:
             continue
         else:
             annotations[key] = origin
-        # nodes.children, inlined (the order does not matter here)
-        for name in fields_of.get(cls) or node_fields(cls):
+        # nodes.children, inlined (the order does not matter here), without contexts and operators
+        for name in fields_of.get(cls) or located_fields(cls):
             value = attributes.get(name)
             if value.__class__ is list:
                 stack.extend(value)
