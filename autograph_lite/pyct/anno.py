@@ -11,17 +11,14 @@ FIELD = _FIELD = '__ag_anno'   # the attribute of a node that holds its annotati
 _MISSING = object()
 
 
-def _annos(node) -> dict:
-    annos = getattr(node, _FIELD, None)
-    if annos is None:
-        annos = {}
-        setattr(node, _FIELD, annos)
-    return annos
-
-
 def setanno(node, key: str, value: Any) -> None:
     """Attach ``value`` to ``node`` under ``key``."""
-    _annos(node)[key] = value
+    attributes = node.__dict__   # (nodes keep their annotations there, as their fields)
+    annos = attributes.get(_FIELD)
+    if annos is None:
+        attributes[_FIELD] = {key: value}
+    else:
+        annos[key] = value
 
 
 def getanno(node, key: str, default: Any = _MISSING) -> Any:

@@ -21,16 +21,19 @@ from autograph_lite.pyct.nodes import node_fields
 from autograph_lite.pyct.parser import parse_str
 
 
+_new = gast.AST.__new__   # _new(cls): a node without fields (a context, an operator)
+
+
 def _node(cls, attributes: dict):
     """A node of class ``cls`` with ``attributes``: what ``cls(**attributes)`` makes, without gast's
     constructor (a Python loop per call; converters make some 150 nodes per conversion)."""
-    new = cls.__new__(cls)
+    new = _new(cls)
     new.__dict__ = attributes
     return new
 
 
 def _as_name(value: str, ctx) -> gast.Name:
-    return _node(gast.Name, {'id': value, 'ctx': _node(ctx.__class__, {}), 'annotation': None, 'type_comment': None})
+    return _node(gast.Name, {'id': value, 'ctx': _new(ctx.__class__), 'annotation': None, 'type_comment': None})
 
 
 def _with_ctx(node, ctx):
@@ -39,7 +42,7 @@ def _with_ctx(node, ctx):
     if isinstance(node, str):
         return _as_name(node, ctx)
     if hasattr(node, 'ctx') and not isinstance(ctx, gast.Param):
-        node.ctx = _node(ctx.__class__, {})
+        node.ctx = _new(ctx.__class__)
         if isinstance(node, (gast.Tuple, gast.List)):
             for elt in node.elts:
                 _with_ctx(elt, ctx)
@@ -184,6 +187,8 @@ def _compiled(statements: List[gast.stmt], placeholders) -> Callable[[Dict[str, 
 
     def copy(node) -> str:   # a node that is not itself a placeholder
         cls = node.__class__
+        if not node.__dict__:
+            return f'_new({constant(cls)})'   # a context or operator: no fields, no location
         fields = node_fields(cls)
         entries, optional = [], []
         for key, value in node.__dict__.items():
@@ -207,7 +212,7 @@ def _compiled(statements: List[gast.stmt], placeholders) -> Callable[[Dict[str, 
         return f'_without_none({code}, {tuple(optional)!r})' if optional else code
 
     source = 'def build(r):\n    return [' + ', '.join(item(s) for s in statements) + ']\n'
-    namespace = {'K': constants, '_node': _node, '_one': _one, '_many': _many, '_statements': _statements,
+    namespace = {'K': constants, '_node': _node, '_new': gast.AST.__new__, '_one': _one, '_many': _many, '_statements': _statements,
                  '_without_none': _without_none, '_names': _names}
     exec(compile(source, '<autograph_lite template builder>', 'exec'), namespace)
     return namespace['build']
@@ -245,7 +250,7 @@ def replace_as_expression(template: str, **replacements: Any) -> gast.expr:
 def literal(value: Any) -> gast.expr:
     """The expression node of a Python literal (str, number, tuple of them, None, bool)."""
     if isinstance(value, tuple):
-        return _node(gast.Tuple, {'elts': [literal(item) for item in value], 'ctx': _node(gast.Load, {})})
+        return _node(gast.Tuple, {'elts': [literal(item) for item in value], 'ctx': _new(gast.Load)})
     return _node(gast.Constant, {'value': value, 'kind': None})
 
 

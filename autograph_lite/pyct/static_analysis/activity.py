@@ -163,13 +163,14 @@ class _Scanner:
                 self.visit(child)
 
     def visit_Name(self, node):
-        if isinstance(node.ctx, gast.Load):
+        context = node.ctx.__class__
+        if context is gast.Load:
             self.values.add(node.id)
             if node.id not in self.walrus_bound:
                 self.reads.add(node.id)
-        elif isinstance(node.ctx, (gast.Store, gast.Del)):
+        elif context is gast.Store or context is gast.Del:
             self.modified.add(qual_names.simple(node.id))
-            if isinstance(node.ctx, gast.Del):
+            if context is gast.Del:
                 self.reads.add(node.id)
 
     def _composite(self, node):
@@ -215,6 +216,12 @@ class _Scanner:
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
 
+# Statements with parts that ``_header``/``_bodies`` pick out; the others are scanned whole.
+_WITH_PARTS = frozenset([gast.If, gast.While, gast.For, gast.With, gast.Try, gast.FunctionDef, gast.ClassDef])
+# Statements without parts that ``statement`` looks at further.
+_SIMPLE_WITH_EFFECTS = frozenset([gast.Import, gast.ImportFrom, gast.Global, gast.Nonlocal, gast.AugAssign])
+
+
 class _Analyzer:
 
     def __init__(self, scope: FunctionScope):
@@ -243,16 +250,21 @@ class _Analyzer:
         return Activity(frozenset(reads), frozenset(modified), frozenset(), frozenset(called), frozenset(in_place))
 
     def statement(self, node) -> Activity:
-        header = self.scan(*self._header(node))
+        cls = node.__class__
+        simple = cls not in _WITH_PARTS   # most statements: one expression scan, no nested blocks
+        header = self.scan(node) if simple else self.scan(*self._header(node))
         reads, modified, called = set(header.reads), set(header.modified), set(header.called)
-        in_place = {anno.getanno(node, anno.IN_PLACE)} if anno.hasanno(node, anno.IN_PLACE) else set()
-        for body in self._bodies(node):
+        annotations = node.__dict__.get(anno.FIELD)   # anno.getanno, inlined (every statement)
+        in_place = {annotations[anno.IN_PLACE]} if annotations and anno.IN_PLACE in annotations else set()
+        for body in () if simple else self._bodies(node):
             activity = self.block(body)
             reads |= activity.reads
             modified |= activity.modified
             called |= activity.called
             in_place |= activity.in_place
-        if isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+        if simple and cls not in _SIMPLE_WITH_EFFECTS:
+            pass   # an assignment, a call, a return...: its scan says it all
+        elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
             if isinstance(node, gast.FunctionDef):
                 self.scope.nested_functions.append(node)
                 nested = analyze_function(node)

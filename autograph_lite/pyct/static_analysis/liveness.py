@@ -46,20 +46,21 @@ class _Liveness:
     def _summary(self, node, strict: bool) -> Summary:
         activity = anno.getanno(node, anno.ACTIVITY)
         header = activity.header_reads
-        if isinstance(node, gast.If):
+        cls = node.__class__   # (gast's node classes have no subclasses: compared by identity, per statement)
+        if cls is gast.If:
             body, orelse = self.block_summary(node.body, strict), self.block_summary(node.orelse, strict)
             return header | body[0] | orelse[0], body[1] & orelse[1]
-        if isinstance(node, gast.While):
+        if cls is gast.While:
             body, orelse = self.block_summary(node.body, strict), self.block_summary(node.orelse, strict)
             return header | body[0] | orelse[0], orelse[1]
-        if isinstance(node, gast.For):
+        if cls is gast.For:
             body, orelse = self.block_summary(node.body, strict), self.block_summary(node.orelse, strict)
             return header | (body[0] - _names(node.target)) | orelse[0], orelse[1]
-        if isinstance(node, gast.Try):
+        if cls is gast.Try:
             parts = [self.block_summary(b, strict) for b in [node.body, node.orelse, node.finalbody]]
             parts += [self.block_summary(h.body, strict) for h in node.handlers]
             return frozenset().union(*(p[0] for p in parts)) | header, parts[2][1]
-        if isinstance(node, gast.With):
+        if cls is gast.With:
             # The body may stop anywhere and execution go on after the with (an exception its context
             # manager suppresses, e.g. contextlib.suppress): what it assigns is not certainly assigned.
             # So may the later items (the first item's context manager may suppress what they raise).
@@ -69,7 +70,7 @@ class _Liveness:
             certain = as_names if strict else (_names(first) if first is not None else _EMPTY)
             return header | (body[0] - as_names), certain | (body[1] if strict else _EMPTY)
         kill = frozenset(qn.text for qn in activity.modified if qn.is_simple)
-        if isinstance(node, gast.Delete):
+        if cls is gast.Delete:
             kill = _EMPTY
         return activity.reads, kill
 
@@ -91,12 +92,13 @@ class _Liveness:
 
     def children(self, node, live: FrozenSet[str], raised: FrozenSet[str]) -> None:
         header = anno.getanno(node, anno.ACTIVITY).header_reads
-        if isinstance(node, gast.If):
+        cls = node.__class__
+        if cls is gast.If:
             self.block(node.body, live, raised)
             self.block(node.orelse, live, raised)
-        elif isinstance(node, (gast.While, gast.For)):
+        elif cls is gast.While or cls is gast.For:
             target = _EMPTY
-            if isinstance(node, gast.For):
+            if cls is gast.For:
                 target = _names(node.target)
                 header = _reads(anno.getanno(node, anno.EXTRA_LOOP_TEST, None))
             after = header | self.live_in(node.orelse, live)
@@ -113,7 +115,7 @@ class _Liveness:
             anno.setanno(node, anno.LOOP_HEAD_LIVE, loop_head | self.always_live)
             self.block(node.body, loop_head, raised)
             self.block(node.orelse, live, raised)
-        elif isinstance(node, gast.Try):
+        elif cls is gast.Try:
             after_final = self.live_in(node.finalbody, live)
             # What a handler or the finally reads must be live everywhere in the body: the exception may
             # leave it after any statement. An exception in a handler or the else goes to the finally too.
@@ -124,7 +126,7 @@ class _Liveness:
                 self.block(handler.body, after_final, finally_raised)
             self.block(node.orelse, after_final, finally_raised)
             self.block(node.finalbody, live, raised)
-        elif isinstance(node, gast.With):
+        elif cls is gast.With:
             self.block(node.body, live, raised | live)   # a suppressed exception goes on after the with
 
 
