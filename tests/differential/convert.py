@@ -48,7 +48,7 @@ def _package_modules(import_name: str, report: Report) -> List[types.ModuleType]
     package = importlib.import_module(import_name)
     modules = [package]
     for info in pkgutil.walk_packages(getattr(package, '__path__', []), prefix=import_name + '.'):
-        if re.search(r'\.(tests?|testing|conftest)(\.|$)', info.name):
+        if re.search(r'\.(tests?|testing|conftest|test_\w+)(\.|$)', info.name):
             continue   # the package's own tests are what we run, not what we convert
         try:
             modules.append(importlib.import_module(info.name))

@@ -103,6 +103,36 @@ PACKAGES = (
     Package('parse', '1.22.4', ('parse',), '.', ('tests',), ('tests/test_parse.py',),
             why='the inverse of format(): a hand-written format-spec parser, regex building in loops, '
                 'type converters as closures and classes'),
+    Package('chardet', '7.7.0', ('chardet',), 'src', ('tests',), ('tests/test_utf8.py', 'tests/test_escape.py'),
+            # test_accuracy, test_utils and 3 other tests clone a test corpus from a code host (no network
+            # here); test_cli runs the installed chardet in a subprocess (none here); test_benchmark bounds
+            # time ratios (a different few fail at each run on a loaded machine, unconverted too)
+            ('--ignore=tests/test_accuracy.py', '--ignore=tests/test_utils.py', '--ignore=tests/test_cli.py',
+             '--ignore=tests/test_benchmark.py',
+             '--deselect=tests/test_mime_type.py::test_none_none_files_have_correct_mime_types',
+             '--deselect=tests/test_models.py::test_all_test_data_pairs_have_models',
+             '--deselect=tests/test_postprocess.py::test_demote_niche_latin_stands_down_on_sparse_evidence'),
+            why='encoding detection: byte-level loops over bytes and memoryviews, state machines for '
+                'escape sequences and multi-byte encodings, early returns, a staged pipeline of classes'),
+    Package('pycparser', '3.12', ('pycparser',), '.', ('tests',), ('tests/test_c_lexer.py',),
+            why='a C lexer and a hand-written recursive-descent parser: long if/elif chains on tokens, '
+                'while loops with break, deep AST class hierarchies, visitors dispatching by name'),
+    Package('markdown', '3.11.3', ('markdown',), '.', ('tests',), ('tests/test_syntax/blocks',),
+            # test_legacy turns warnings into errors at import: pytest's warning about md_in_html's
+            # TestSuite class (a unittest helper, not a test) then is a collection error (1, both ways)
+            ('--continue-on-collection-errors',),
+            why='Python-Markdown: block processors as a class hierarchy run in a loop until one applies, '
+                'inline patterns, tree processors walking ElementTree recursively, registries'),
+    Package('ecdsa', '0.19.2', ('ecdsa',), 'src', ('src/ecdsa',),   # its tests are modules of the package
+            ('src/ecdsa/test_numbertheory.py',),
+            # in the staged form test_malformed_sigs' module-level key generation hits the recursion limit
+            # (jacobi's recursion: see README's Limits), which would stop the whole collection
+            ('--continue-on-collection-errors',),
+            why='elliptic-curve arithmetic on big ints: modular inverse and square-root loops, windowed '
+                'scalar multiplication with precomputed tables, DER parsing with early returns'),
+    Package('pyasn1', '0.6.5', ('pyasn1',), '.', ('tests',), ('tests/codec/der',),
+            why='ASN.1 types and BER/CER/DER codecs: tag-dispatched decoder state machines over bytes, '
+                'deep class hierarchies of types with overridden methods, recursion into constructed values'),
 )
 
 
