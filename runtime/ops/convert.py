@@ -17,10 +17,18 @@ from runtime.ops.pack_op import STACK
 
 def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
     value_type = type(value)
-    if value_type in _SCALAR_KINDS and dtype is not None and dtype.kind in _SCALAR_KINDS[value_type]:
-        # The hot case of eager ops, ``x * 2.0`` or ``i + 1``: a Python scalar of the other operand's kind.
-        if value_type is not int or _INTEGER_LIMITS[dtype][0] <= value <= _INTEGER_LIMITS[dtype][1]:
-            return np.array(value, dtype)
+    if value_type in _SCALAR_KINDS:
+        if dtype is None:
+            # A Python scalar of its own: the dtype infer_dtype gives it (int32 for an int that fits), made
+            # at once (a staged if's `do_return = True` in both branches makes two such constants).
+            dtype = _SCALAR_DEFAULTS[value_type]
+            if value_type is not int or _INT32_LOW <= value <= _INT32_HIGH:
+                return np.array(value, dtype)
+            dtype = None  # a wider int: infer_dtype decides (int64, or an error)
+        elif dtype.kind in _SCALAR_KINDS[value_type]:
+            # The hot case of eager ops, ``x * 2.0`` or ``i + 1``: a Python scalar of the other operand's kind.
+            if value_type is not int or _INTEGER_LIMITS[dtype][0] <= value <= _INTEGER_LIMITS[dtype][1]:
+                return np.array(value, dtype)
     target = dtypes.infer_dtype(value) if dtype is None else dtype
     if isinstance(value, np.ndarray) and value.dtype == target:
         return value
@@ -50,6 +58,9 @@ _INTEGER_LIMITS = {dtype: (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
 
 # Python scalar types, and the dtype kinds they convert to exactly with one np.array(value, dtype) call.
 _SCALAR_KINDS = {float: "f", int: "iu", bool: "b"}
+# The dtype each gets when nothing else decides (dtypes.infer_dtype); an int only if it fits int32.
+_SCALAR_DEFAULTS = {float: dtypes.float32, int: dtypes.int32, bool: dtypes.bool}
+_INT32_LOW, _INT32_HIGH = _INTEGER_LIMITS[dtypes.int32]
 
 
 def _check_integer_range(value: Any, array: np.ndarray, target: np.dtype) -> None:
