@@ -348,9 +348,61 @@ def _forget_when_collected(instance: Any, bound: Dict[int, Function]) -> None:
 
 def _parameters_of(python_function: Callable) -> List[inspect.Parameter]:
     try:
+        if type(python_function) is types.FunctionType and not _signature_elsewhere(python_function):
+            return _function_parameters(python_function)
         return list(inspect.signature(python_function).parameters.values())
     except (TypeError, ValueError):  # some builtins have no signature: accept any positional arguments
         return [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)]
+
+
+def _signature_elsewhere(function: types.FunctionType) -> bool:
+    """Whether ``inspect.signature`` would not read ``function``'s own code: it follows ``__wrapped__`` and
+    honours ``__signature__``, ``_partialmethod`` and ``__text_signature__``."""
+    return (hasattr(function, "__wrapped__") or hasattr(function, "__signature__")
+            or hasattr(function, "_partialmethod") or hasattr(function, "__text_signature__"))
+
+
+def _function_parameters(function: types.FunctionType) -> List[inspect.Parameter]:
+    """``inspect.signature(function).parameters`` of a plain function, read from its code as inspect reads it
+    (names, kinds, defaults, annotations), without inspect's general path: that was ~25 us of a small
+    function's ~280 us first trace (run once per Function, always on a cold cache).
+
+    >>> def f(a, /, b=1, *rest, c, d=2, **options: int): ...
+    >>> _function_parameters(f) == list(inspect.signature(f).parameters.values())
+    True
+    """
+    code = function.__code__
+    names, positional, keyword_only = code.co_varnames, code.co_argcount, code.co_kwonlyargcount
+    annotations = getattr(function, "__annotations__", None)
+    if annotations is None:
+        annotations = {}
+    elif not isinstance(annotations, dict):
+        raise ValueError(f"{function!r}.__annotations__ is neither a dict nor None")  # as inspect does
+    defaults = function.__defaults__ or ()
+    kwdefaults = function.__kwdefaults__ or {}
+    empty = inspect.Parameter.empty
+    parameters = []
+    # Sliced exactly as inspect slices (which matters only for a __defaults__ assigned longer than the code's
+    # positional parameters).
+    without_default = positional - len(defaults)
+    named = [(name, empty) for name in names[:positional][:without_default]]
+    named += [(name, defaults[offset]) for offset, name in enumerate(names[:positional][without_default:])]
+    for index, (name, default) in enumerate(named):
+        kind = inspect.Parameter.POSITIONAL_ONLY if index < code.co_posonlyargcount else \
+            inspect.Parameter.POSITIONAL_OR_KEYWORD
+        parameters.append(inspect.Parameter(name, kind, default=default, annotation=annotations.get(name, empty)))
+    if code.co_flags & inspect.CO_VARARGS:
+        name = names[positional + keyword_only]
+        parameters.append(inspect.Parameter(name, inspect.Parameter.VAR_POSITIONAL,
+                                            annotation=annotations.get(name, empty)))
+    for name in names[positional:positional + keyword_only]:
+        parameters.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=kwdefaults.get(name, empty),
+                                            annotation=annotations.get(name, empty)))
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        name = names[positional + keyword_only + (1 if code.co_flags & inspect.CO_VARARGS else 0)]
+        parameters.append(inspect.Parameter(name, inspect.Parameter.VAR_KEYWORD,
+                                            annotation=annotations.get(name, empty)))
+    return parameters
 
 
 def _checked_input_signature(name: str, input_signature: Any) -> Optional[Tuple[Any, ...]]:
