@@ -247,8 +247,8 @@ def test_input_signature_of_a_method_covers_the_parameters_after_self():
 
 
 def test_parameters_of_plain_functions_read_from_code_equal_inspect_signature():
-    """Function reads a plain function's parameters from its code (inspect's general path was a tenth of a
-    small first trace): the same names, kinds, defaults and annotations as inspect.signature, and inspect
+    """Function reads a plain function's parameters from its code (skipping inspect's general path on every
+    first trace): the same names, kinds, defaults and annotations as inspect.signature, and inspect
     itself wherever the signature comes from elsewhere (__wrapped__, __signature__, methods, builtins)."""
     import functools
     import inspect

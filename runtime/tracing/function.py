@@ -364,8 +364,9 @@ def _signature_elsewhere(function: types.FunctionType) -> bool:
 
 def _function_parameters(function: types.FunctionType) -> List[inspect.Parameter]:
     """``inspect.signature(function).parameters`` of a plain function, read from its code as inspect reads it
-    (names, kinds, defaults, annotations), without inspect's general path: that was ~25 us of a small
-    function's ~280 us first trace (run once per Function, always on a cold cache).
+    (names, kinds, defaults, annotations), without inspect's general path (unwrapping, ``__signature__``,
+    partial methods, ``get_annotations``), which ran once per Function on a cold cache (~6 us of a small
+    function's ~270 us first trace).
 
     >>> def f(a, /, b=1, *rest, c, d=2, **options: int): ...
     >>> _function_parameters(f) == list(inspect.signature(f).parameters.values())
