@@ -90,7 +90,8 @@ def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
         slot_of.setdefault(id(tensor), len(slot_of))
     fed = {id(t.op) for t in graph.inputs}
     steps = []
-    # Constants are in their slots before a run starts (a Const's kernel returns its value: no step).
+    # Constant arrays are in their slots before a run starts (a Const's kernel returns its value as it is:
+    # no step; a value of another type still runs as a step, converted to an array on each run).
     initial_values: List[Any] = [None] * len(slot_of)
     # The graph's constants (the arrays owning their memory): an output that is one, or a view of one, is
     # handed out as a copy, as the compiled executor does: a caller may write into what it gets.
@@ -101,11 +102,13 @@ def make_callable(graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
             if id(op) not in fed:
                 raise ValueError(f"graph {graph.name}: placeholder {op.name} is needed but is not one of the "
                                  "graph's inputs, so nothing can feed it")
-        elif op_def is CONST:
+        elif op_def is CONST and type(op.attrs["value"]) is np.ndarray:
             value = op.attrs["value"]
-            initial_values[slot_of[id(op.outputs[0])]] = _as_array(value)
+            initial_values[slot_of[id(op.outputs[0])]] = value
             constant_ids.add(id(_root(value)))
         else:
+            if op_def is CONST:
+                constant_ids.add(id(_root(op.attrs["value"])))
             steps.append(_Step(op, slot_of))
     input_slots = [slot_of[id(t)] for t in graph.inputs]
     output_slots = [slot_of[id(t)] for t in graph.outputs]
