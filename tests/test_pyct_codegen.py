@@ -2,6 +2,7 @@
 import ast
 import textwrap
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from autograph_lite.pyct import codegen, origin_info, parser
@@ -63,3 +64,46 @@ def test_wrapped_pieces_are_the_same_call(arguments):
     pieces = codegen._wrap(line)
     assert all(len(piece) <= codegen.MAX_LINE or len(pieces) == 1 or ',' not in piece for piece in pieces)
     assert ast.dump(ast.parse(' '.join(p.strip() for p in pieces))) == ast.dump(ast.parse(line))
+
+
+# Constructs where the stdlib unparser tests a node's class or reads a field gast spells differently:
+# codegen reads gast trees directly there too (through stdlib twins of single nodes).
+_TRICKY = [
+    'def f(a: int = 1, /, b=2, *args: str, c, d=3, **kw: float) -> int:\n    """Doc."""\n    return a',
+    'if a:\n    x = 1\nelif b:\n    x = 2\nelif c:\n    x = 3\nelse:\n    x = 4',
+    'if a:\n    x = 1\nelse:\n    if b:\n        x = 2\n    y = 3',
+    'y = (1 .real, 1.5 .real, True .real, x[a, b], x[(*a, b)], x[a:b, c], x[()], x[a], x.y.z)',
+    '(a): int = 1\nb: int\nc.d: str = e',
+    'try:\n    pass\nexcept (E, F) as e:\n    raise\nexcept G:\n    pass\nelse:\n    pass\nfinally:\n    pass',
+    "s = f'{a!r:>{w}} {b}' + f'{c}' + rf'\\d{d}'",
+    'f = lambda a, *b, c=1, **d: a + (lambda: 0)()',
+    'class C(B, metaclass=M):\n    """Doc."""\n    x = 1\n\n    def m(self):\n        return super().m()',
+    'async def g():\n    async with a as b:\n        await c\n    async for i in d:\n        yield i',
+    'with a as (b, c), d:\n    del e[0], f.g\n    global h\n    nonlocal_ = {**i, "k": [*j]}',
+    'match x:\n    case [1, *rest] if rest:\n        pass\n    case {"k": v, **kw}:\n        pass\n'
+    '    case C(a, b=c) | None:\n        pass\n    case _:\n        pass',
+]
+
+
+@pytest.mark.parametrize('source', _TRICKY)
+def test_gast_trees_unparse_as_their_stdlib_copies(source):
+    from autograph_lite.pyct import python_ast
+    tree = parser.parse_str(source)
+    origin_info.resolve(tree, source.splitlines(), 'user.py', 1)
+    direct = codegen._Unparser()
+    text = direct.visit(tree)
+    copied = codegen._Unparser()
+    assert text == copied.visit(python_ast.from_gast(tree, codegen._keep_origin))
+    assert direct.line_origins == copied.line_origins
+    assert text == ast.unparse(ast.parse(source))   # none of codegen's readability tweaks apply here
+
+
+def test_a_tree_missing_an_optional_field_unparses_through_its_stdlib_copy():
+    from autograph_lite.pyct import templates
+    # `value=None` leaves the return's value out of the node (a gast node has no default for it).
+    tree = templates.replace('def f(a, *b, c=1, **d):\n    try:\n        return value\n    except E as e:\n'
+                             '        return value', value=None)
+    assert 'value' not in tree[0].body[0].body[0].__dict__
+    text, origins = codegen.unparse(tree)
+    assert text == 'def f(a, *b, c=1, **d):\n    try:\n        return\n    except E as e:\n        return\n'
+    assert origins == [None] * 5

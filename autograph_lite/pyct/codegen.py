@@ -99,14 +99,19 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
         comment = getattr(node, 'type_comment', None)
         return None if comment is None else f' # type: {comment}'
 
+    # (Each also gets stdlib nodes: the copy of a tree that gast nodes could not be unparsed from.)
+
     def visit_arguments(self, node):
-        # gast's arguments are Names (ctx Param), the stdlib's are args.
-        super().visit_arguments(_twin(node, posonlyargs=[_arg(a) for a in node.posonlyargs],
-                                      args=[_arg(a) for a in node.args], vararg=_arg(node.vararg),
-                                      kwonlyargs=[_arg(a) for a in node.kwonlyargs], kwarg=_arg(node.kwarg)))
+        if node.__class__ is gast.arguments:   # gast's arguments are Names (ctx Param), the stdlib's are args
+            node = _twin(node, posonlyargs=[_arg(a) for a in node.posonlyargs], args=[_arg(a) for a in node.args],
+                         vararg=_arg(node.vararg), kwonlyargs=[_arg(a) for a in node.kwonlyargs],
+                         kwarg=_arg(node.kwarg))
+        super().visit_arguments(node)
 
     def visit_ExceptHandler(self, node):
-        super().visit_ExceptHandler(_twin(node, name=None if node.name is None else node.name.id))
+        if node.__class__ is gast.ExceptHandler:   # gast's `as` name is a Name, the stdlib's a string
+            node = _twin(node, name=None if node.name is None else node.name.id)
+        super().visit_ExceptHandler(node)
 
     def visit_If(self, node):
         super().visit_If(_elif_chain(node) if len(node.orelse) == 1 and node.orelse[0].__class__ is gast.If else node)
@@ -118,10 +123,14 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
         super().visit_Attribute(_twin(node, value=_twin(node.value)) if node.value.__class__ is gast.Constant else node)
 
     def visit_Subscript(self, node):
-        super().visit_Subscript(_twin(node, slice=_twin(node.slice)) if node.slice.__class__ is gast.Tuple else node)
+        # (Before 3.11 the stdlib also tests the tuple's elements for Starred.)
+        if node.slice.__class__ is gast.Tuple:
+            elements = [_twin(e) if e.__class__ is gast.Starred else e for e in node.slice.elts]
+            node = _twin(node, slice=_twin(node.slice, elts=elements))
+        super().visit_Subscript(node)
 
     def visit_JoinedStr(self, node):
-        super().visit_JoinedStr(python_ast.from_gast(node))
+        super().visit_JoinedStr(python_ast.from_gast(node) if node.__class__ is gast.JoinedStr else node)
 
     def visit_FormattedValue(self, node):   # (the stdlib's JoinedStr calls it on its own nodes)
         super().visit_FormattedValue(python_ast.from_gast(node) if node.__class__ is gast.FormattedValue else node)
