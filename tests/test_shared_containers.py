@@ -242,3 +242,63 @@ def test_a_list_returned_before_the_loop_is_not_handed_out():
     stacked, tag = ag.function(returns_early_then_appends)(rt.constant(2.0), rt.constant(3), False)
     assert plain(stacked) == [2.0] * 4 and int(tag) == 1
     assert plain(ag.function(returns_early_then_appends)(rt.constant(2.0), rt.constant(3), True)) == ([2.0], 0)
+
+
+# --- appending to a list that is not a local variable ----------------------------------------------------
+def appends_to_attribute_in_loop(x, holder, n):
+    for i in range(n):
+        holder.items.append(x)
+    return len(holder.items) + n * 0      # Python: n; was 1 (the trace's append), silently
+
+
+def appends_to_global_in_branch(x):
+    if x > 0:
+        GLOBAL_LIST.append(x * 2)
+    return x
+
+
+def appends_to_local_copy_then_stores(x, holder, n):
+    items = list(holder.items)
+    for i in range(n):
+        items.append(x)
+    holder.items = items
+    return rt.stack(holder.items)
+
+
+def appends_python_values_to_attribute(x, holder, n):
+    for i in range(n):
+        holder.items.append('step')      # no tensor: Python's append (once while tracing, like print)
+    return x + rt.cast(n, rt.float32) * 0.0
+
+
+def _append_message(text):
+    return (f"'{text}.append(...)' in a tensor-dependent loop or if appends a tensor to a list that is not a local "
+            f"variable of this function (an attribute's, a global's or another container's list), which the loop "
+            f"or if cannot carry: the append would run once, while tracing, and leave a tensor of the loop body or "
+            f"branch in the list. Append to a local list and store it afterwards (`items = list({text})` before the "
+            f"loop or if, `items.append(...)` in it, `{text} = items` after it)")
+
+
+def test_appending_a_tensor_to_a_list_that_is_not_local_in_a_staged_construct_is_an_error():
+    holder = Holder()
+    _raises_at(ag.function(appends_to_attribute_in_loop), (rt.constant(1.0), holder, rt.constant(3)),
+               _append_message('holder.items'), (appends_to_attribute_in_loop, 'holder.items.append(x)'))
+    assert holder.items == []
+    _raises_at(ag.function(appends_to_global_in_branch), (rt.constant(1.0),), _append_message('GLOBAL_LIST'),
+               (appends_to_global_in_branch, 'GLOBAL_LIST.append(x * 2)'))
+    assert GLOBAL_LIST == []
+    assert "ag__.append_outside(holder.items, 'holder.items', x)" in ag.to_code(appends_to_attribute_in_loop)
+
+
+def test_appending_to_a_list_that_is_not_local_where_nothing_is_staged_is_pythons_append():
+    for form in FORMS:
+        holder = Holder()
+        assert in_form(form, ag.to_graph(appends_to_attribute_in_loop), 1.0, holder, 3) == 3, form
+        assert holder.items == [1.0] * 3
+    holder = Holder()
+    assert plain(ag.function(appends_python_values_to_attribute)(rt.constant(1.0), holder, rt.constant(2))) == 1.0
+    assert holder.items == ['step']      # traced once
+    holder = Holder()
+    assert plain(ag.function(appends_to_local_copy_then_stores)(rt.constant(1.5), holder, rt.constant(2))) == [1.5,
+                                                                                                            1.5]
+    assert isinstance(holder.items, rt.TensorList)   # the function's own result, a value of its graph

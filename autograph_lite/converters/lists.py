@@ -5,8 +5,10 @@
     outs.pop(0)          ->  outs, popped = ag__.list_pop(outs, 0)
 
 On a Python list ``list_append`` appends in place and returns the same list (every alias sees it, as in
-Python); on a tensor list it returns the new list. Calls on anything but a local variable
-(``self.outs.append(h)``, a global or closure list) are left as written.
+Python); on a tensor list it returns the new list. An ``append`` on anything but a local variable
+(``self.outs.append(h)``, a global or closure list) becomes ``ag__.append_outside(self.outs, 'self.outs', h)``:
+Python's append, or a StateError when a tensor if or loop would leave a tensor of its own graph there (it
+cannot carry that list); the other methods on such lists are left as written.
 
 A ``pop`` inside a larger expression moves to a statement of its own just before, when that changes
 nothing Python would see (nothing the statement evaluates before it calls anything or reads the list):
@@ -38,7 +40,7 @@ On anything but a list or set that a tensor loop carries it is the call as writt
 import gast
 
 from autograph_lite.converters.slices import in_place
-from autograph_lite.pyct import nodes, templates
+from autograph_lite.pyct import nodes, qual_names, templates
 from autograph_lite.pyct.scopes import LazyLocals
 from autograph_lite.pyct.transformer import Transformer
 
@@ -80,6 +82,12 @@ class ListTransformer(Transformer):
         if append is not None and len(append[1]) == 1 and append[0] in self.local_names:
             name, (value,) = append
             return in_place(templates.replace('name = ag__.list_append(name, value)', name=name, value=value), name)
+        if _appends_elsewhere(node.value):
+            # `self.items.append(v)`: no tensor if or loop can carry that list; a clear error if one would need to
+            target, (value,) = node.value.func.value, node.value.args
+            text = qual_names.qn_of(target)
+            return templates.replace('ag__.append_outside(target, text, value)', target=target, value=value,
+                                     text=templates.literal(text.text if text is not None else 'the list'))
         pop = _method_call(node.value, 'pop', 1)
         if pop is not None and pop[0] in self.local_names:
             return self._pop(pop, self.ctx.new_name('popped'))
@@ -195,6 +203,14 @@ class ListTransformer(Transformer):
                                               index=args[0]), name)
         return in_place(templates.replace('name, target = ag__.list_pop(name)', name=name, target=target), name)
 
+
+
+def _appends_elsewhere(call) -> bool:
+    """Whether ``call`` is ``target.append(v)`` with ``target`` not a plain name (``self.items``, ``lists[0]``)
+    or a name that is not a local (a global's or a closure's list; locals are list_append's)."""
+    return (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == 'append'
+            and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], gast.Starred)
+            and isinstance(call.func.value, (gast.Name, gast.Attribute, gast.Subscript)))
 
 
 def _in_place_method(call) -> bool:

@@ -56,7 +56,7 @@ _SAFE_CALLS = frozenset(['len', 'print', 'isinstance', 'sum', 'min', 'max', 'any
 _VALUE_MODULES = frozenset(['rt', 'np', 'numpy', 'math'])
 # Operators of converted code whose first argument is the container they change or read (converters/lists.py,
 # slices.py): that argument is handed to nobody; their other arguments are stored in the container.
-_CONTAINER_OPERATORS = frozenset(['list_append', 'list_pop', 'list_pop_in_expression', 'set_item',
+_CONTAINER_OPERATORS = frozenset(['list_append', 'append_outside', 'list_pop', 'list_pop_in_expression', 'set_item',
                                   'set_item_augmented', 'del_item', 'call_in_place', 'changed_in_place',
                                   'augmented_in_place'])
 # Operators that return their argument as it is (a checked read): it goes where their result goes.

@@ -9,7 +9,7 @@ import builtins
 from autograph_lite.operators.comprehensions import dict_comp, generator_exp, list_comp, set_comp
 from autograph_lite.operators.conditional_expressions import if_exp
 from autograph_lite.operators.control_flow import for_stmt, if_stmt, while_stmt
-from autograph_lite.operators.data_structures import (augmented_in_place, call_in_place,
+from autograph_lite.operators.data_structures import (append_outside, augmented_in_place, call_in_place,
                                                       changed_in_place, del_item, list_append, list_pop,
                                                       list_pop_in_expression, set_item, set_item_augmented)
 from autograph_lite.operators.exceptions import assert_stmt
@@ -26,7 +26,7 @@ from autograph_lite.operators.variables import (Undefined, UndefinedReturnValue,
 slice = builtins.slice  # noqa: A001 - the builtin, for subscripts converted to calls (the user may shadow it)
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt", "set_item",
-           "set_item_augmented", "del_item", "slice", "list_append", "list_pop",
+           "set_item_augmented", "del_item", "slice", "list_append", "append_outside", "list_pop",
            "list_pop_in_expression", "call_in_place", "changed_in_place", "augmented_in_place", "Undefined", "UndefinedReturnValue", "defined",
            "defined_free", "deleted",
            "return_value", "value_or_undefined", "del_attr_if_undefined", "del_item_if_undefined", "BUILTIN_OVERRIDES", "list_comp", "generator_exp", "set_comp",

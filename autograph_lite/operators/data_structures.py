@@ -25,6 +25,12 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 import runtime as rt
+from runtime.core.context import thread_state
+
+# Pinned at import: user code may replace these builtins (even with converted functions, which call the
+# operators here: `calls.append(1)` inside a converted replacement of `isinstance` must not recurse).
+from builtins import (any, bool, dict, enumerate, float, getattr, id, int, isinstance, len, list, next, reversed,
+                      set, str, super, tuple, type, zip)
 
 _IN_PLACE = {'+=': operator.iadd, '-=': operator.isub, '*=': operator.imul, '/=': operator.itruediv,
              '//=': operator.ifloordiv, '%=': operator.imod, '**=': operator.ipow, '@=': operator.imatmul,
@@ -160,6 +166,42 @@ def list_append(target: Any, value: Any) -> Any:
     _stage_list_change(target, value, "append")
     target.append(value)
     return target
+
+
+def append_outside(target: Any, text: str, value: Any) -> None:
+    """``target.append(value)`` as a statement, where ``target`` is not a local variable (``self.items``, a
+    global's or a closure's list, ``lists[0]``; ``text`` is how the source writes it): Python's append, unless a
+    tensor-dependent if or loop is being traced and ``value`` holds a tensor. Only local names are that
+    construct's variables, so it cannot carry such a list: the append would run once, while tracing (not once
+    per iteration, nor only on the path taken), and leave a tensor of the construct's graph in the list, whose
+    length would then silently be the trace's. A StateError at the user's line instead.
+
+    >>> class Log: pass
+    >>> log = Log(); log.items = []
+    >>> append_outside(log.items, 'log.items', 1); log.items
+    [1]
+    """
+    graph = thread_state.graph
+    if (graph is not None and getattr(graph, 'outer_graph', None) is not None and isinstance(target, list)
+            and _holds_tensor(value)):   # (a user's object with an append method decides for itself)
+        raise rt.errors.StateError(
+            f"'{text}.append(...)' in a tensor-dependent loop or if appends a tensor to a list that is not a local "
+            f"variable of this function (an attribute's, a global's or another container's list), which the loop "
+            f"or if cannot carry: the append would run once, while tracing, and leave a tensor of the loop body or "
+            f"branch in the list. Append to a local list and store it afterwards (`items = list({text})` before the "
+            f"loop or if, `items.append(...)` in it, `{text} = items` after it)")
+    target.append(value)
+
+
+def _holds_tensor(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is a tensor or a structure holding one (a list may hold itself: nesting is bounded)."""
+    if isinstance(value, (rt.Tensor, rt.TensorList, rt.TensorArray)):
+        return True
+    if depth > 20:
+        return False
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensor(item, depth + 1) for item in value)
+    return isinstance(value, dict) and any(_holds_tensor(item, depth + 1) for item in value.values())
 
 
 def list_pop(target: Any, index: Any = None) -> Tuple[Any, Any]:
