@@ -149,10 +149,11 @@ class Graph:
             return value._graph_tensor(self)
         raise TypeError(f"{consumer}: input '{arg}' must be a tensor, got {type(value).__name__} {value!r}")
 
-    def constant(self, value: np.ndarray, name: str = "Const") -> SymbolicTensor:
+    def constant(self, value: np.ndarray, name: str = "Const", site: Any = FROM_STACK) -> SymbolicTensor:
+        """A ``Const`` op holding ``value``; ``site`` as for ``create_op``."""
         # Its output spec is known: no shape inference (constants are a third of a small trace's ops).
         spec = (dtypes.as_dtype(value.dtype), value.shape)
-        return self.create_op(CONST, [], {"value": value, "dtype": value.dtype}, name=name,
+        return self.create_op(CONST, [], {"value": value, "dtype": value.dtype}, name=name, site=site,
                               output_specs=(spec,)).outputs[0]
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
@@ -187,9 +188,11 @@ class FuncGraph(Graph):
         self.captures: Dict[int, tuple] = {}  # id(outer tensor) -> (outer tensor, inner placeholder)
         self.variables: List[Any] = []
 
-    def add_placeholder(self, dtype: np.dtype, shape: Shape, name: str = "input") -> SymbolicTensor:
+    def add_placeholder(self, dtype: np.dtype, shape: Shape, name: str = "input",
+                        site: Any = FROM_STACK) -> SymbolicTensor:
+        """A new input of the graph; ``site`` as for ``create_op``."""
         dtype = dtypes.as_dtype(dtype)
-        op = self.create_op(PLACEHOLDER, [], {"dtype": dtype, "shape": shape}, name=name,
+        op = self.create_op(PLACEHOLDER, [], {"dtype": dtype, "shape": shape}, name=name, site=site,
                             output_specs=((dtype, shape),))  # what inference would say
         self.inputs.append(op.outputs[0])
         return op.outputs[0]

@@ -21,6 +21,7 @@ from runtime.core.graph import FuncGraph, Graph
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.convert import convert_to_tensor
 from runtime.core.shapes import as_shape_tuple, format_shape, most_specific_common_shape
+from runtime.core.source_locations import FROM_STACK, creation_site
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 
 _subgraph_ids = itertools.count(1)  # makes subgraph names unique process-wide (they share a library)
@@ -72,19 +73,21 @@ def _leaf_name(name: str, path: str) -> str:
     return name + (f" (element {path})" if path else "")
 
 
-def _into_graph(graph: Graph, tensor: Tensor) -> SymbolicTensor:
-    """``tensor`` as a tensor of ``graph``: outer symbolic ones captured, eager ones made constants."""
+def _into_graph(graph: Graph, tensor: Tensor, site: Any = FROM_STACK) -> SymbolicTensor:
+    """``tensor`` as a tensor of ``graph``: outer symbolic ones captured, eager ones made constants (at
+    ``site``, as for ``Graph.create_op``)."""
     if isinstance(tensor, EagerTensor):
-        return graph.constant(tensor._value)
+        return graph.constant(tensor._value, site=site)
     if isinstance(tensor, SymbolicTensor) and tensor.op.graph is graph:
         return tensor
     return graph._as_graph_tensor(tensor, "output", "value")
 
 
-def _unify_captures(graphs: Sequence[FuncGraph], leading: int) -> List[SymbolicTensor]:
+def _unify_captures(graphs: Sequence[FuncGraph], leading: int, site: Any = FROM_STACK) -> List[SymbolicTensor]:
     """Give every graph a placeholder for every outer tensor any of them captured; same input order.
 
     The first ``leading`` inputs of each graph (loop variables) stay first. Returns the outer tensors.
+    New placeholders are made at ``site`` (as for ``Graph.create_op``).
     """
     outer_tensors: List[SymbolicTensor] = []
     seen = set()
@@ -97,7 +100,7 @@ def _unify_captures(graphs: Sequence[FuncGraph], leading: int) -> List[SymbolicT
         placeholder_of = {id(outer): inner for outer, inner in graph.captures.values()}
         for outer in outer_tensors:
             if id(outer) not in placeholder_of:
-                placeholder = graph.add_placeholder(outer.dtype, outer.shape, name=outer.op.name)
+                placeholder = graph.add_placeholder(outer.dtype, outer.shape, name=outer.op.name, site=site)
                 graph.captures[id(outer)] = (outer, placeholder)
                 placeholder_of[id(outer)] = placeholder
         graph.inputs = graph.inputs[:leading] + [placeholder_of[id(o)] for o in outer_tensors]
@@ -127,6 +130,10 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], *,
         raise ValueError(f"rt.cond: the condition must be a scalar, got shape {format_shape(symbolic_pred.shape)}; "
                          "reduce it first, e.g. rt.reduce_all(c) or rt.reduce_any(c)")
     outer = context.current_graph()
+    # Where the user's code called cond: the site of every op cond makes itself (output constants, capture
+    # placeholders, the If), found once. Each op would find the same frame: the branch functions have
+    # returned by then. (The walk up the stack was the largest cost of creating those ops.)
+    site = creation_site()
     number = next(_subgraph_ids)
     branches = []
     for fn, label in ((true_fn, "true"), (false_fn, "false")):
@@ -135,17 +142,17 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any], *,
             branches.append((graph, fn()))
     (then_graph, then_result), (else_graph, else_result) = branches
     then_flat, else_flat = _branch_outputs(then_result, else_result, then_graph, else_graph, output_names,
-                                           true_fn, false_fn)
+                                           true_fn, false_fn, site)
     then_graph.outputs, else_graph.outputs = then_flat, else_flat
     then_graph.structured_outputs = nest.pack_sequence_as(then_result, then_flat)
     else_graph.structured_outputs = nest.pack_sequence_as(else_result, else_flat)
-    captured = _unify_captures([then_graph, else_graph], leading=0)
+    captured = _unify_captures([then_graph, else_graph], leading=0, site=site)
     op = outer.create_op(IF, [symbolic_pred, *captured], {"then_branch": then_graph, "else_branch": else_graph},
-                         name="cond")
+                         name="cond", site=site)
     return nest.pack_sequence_as(then_result, op.outputs)
 
 
-def _branch_outputs(then_result, else_result, then_graph, else_graph, output_names, true_fn, false_fn):
+def _branch_outputs(then_result, else_result, then_graph, else_graph, output_names, true_fn, false_fn, site):
     """Flat output tensors of both branches, checked to agree; Python values adopt the other side's dtype."""
     then_items = _named_items(then_result, output_names, "output")
     else_items = _named_items(else_result, output_names, "output")
@@ -164,20 +171,21 @@ def _branch_outputs(then_result, else_result, then_graph, else_graph, output_nam
                 "same structure (a value must be set in both branches, or in neither)")
         paths = nest.leaf_paths(then_value)
         for path, t, e in zip(paths, nest.flatten(then_value), nest.flatten(else_value)):
-            t_tensor, e_tensor = _convert_pair(_leaf_name(name, path), t, e, then_graph, else_graph, fns)
+            t_tensor, e_tensor = _convert_pair(_leaf_name(name, path), t, e, then_graph, else_graph, fns, site)
             then_flat.append(t_tensor)
             else_flat.append(e_tensor)
     return then_flat, else_flat
 
 
-def _convert_pair(name: str, then_value: Any, else_value: Any, then_graph: FuncGraph,
-                  else_graph: FuncGraph, fns: Tuple[Callable, Callable]) -> Tuple[SymbolicTensor, SymbolicTensor]:
+def _convert_pair(name: str, then_value: Any, else_value: Any, then_graph: FuncGraph, else_graph: FuncGraph,
+                  fns: Tuple[Callable, Callable], site: Any) -> Tuple[SymbolicTensor, SymbolicTensor]:
     then_dtype = then_value.dtype if isinstance(then_value, Tensor) else None
     else_dtype = else_value.dtype if isinstance(else_value, Tensor) else None
     # A Python value adopts the other branch's dtype.
-    then_tensor = _branch_tensor(then_graph, then_value, else_dtype if then_dtype is None else None, "true", name, fns)
+    then_tensor = _branch_tensor(then_graph, then_value, else_dtype if then_dtype is None else None, "true", name,
+                                 fns, site)
     else_tensor = _branch_tensor(else_graph, else_value, then_dtype if else_dtype is None else None, "false", name,
-                                 fns)
+                                 fns, site)
     if then_tensor.dtype != else_tensor.dtype:
         raise StateError(
             f"rt.cond: {name} is {then_tensor.dtype.name} in the true branch but {else_tensor.dtype.name} in the "
@@ -187,7 +195,7 @@ def _convert_pair(name: str, then_value: Any, else_value: Any, then_graph: FuncG
 
 
 def _branch_tensor(graph: FuncGraph, value: Any, dtype: Any, label: str, name: str,
-                   fns: Tuple[Callable, Callable]) -> SymbolicTensor:
+                   fns: Tuple[Callable, Callable], site: Any) -> SymbolicTensor:
     """One branch's output ``value`` as a tensor of its graph (``dtype``: the one a Python value takes)."""
     with context.graph_scope(graph):
         try:
@@ -195,7 +203,7 @@ def _branch_tensor(graph: FuncGraph, value: Any, dtype: Any, label: str, name: s
         except TypeError as error:
             raise StateError(f"rt.cond: {name} in the {label} branch cannot be a tensor{_where_both(fns)}: {error}. "
                              "Return tensors, numbers or bools from both branches") from None
-        return _into_graph(graph, tensor)
+        return _into_graph(graph, tensor, site)
 
 
 # --- while_loop -----------------------------------------------------------------------------------------
