@@ -16,6 +16,7 @@ with a call reads and modifies them (``ANY_CALL``).
 >>> sorted(scope.locals), sorted(scope.free_reads)
 (['a', 'b'], ['c'])
 """
+import weakref
 from typing import Dict, FrozenSet, List, NamedTuple, Set
 
 import gast
@@ -41,7 +42,9 @@ class FunctionScope:
     """Names of one function scope."""
 
     def __init__(self, node):
-        self.node = node
+        # Weak: the node holds this scope in its annotations, and a cycle would keep the whole converted
+        # tree alive until the cyclic garbage collector runs (the node outlives every use of its scope).
+        self._node = weakref.ref(node)
         self.params: Set[str] = set()
         self.assigned: Set[str] = set()
         self.globals: Set[str] = set()
@@ -53,6 +56,11 @@ class FunctionScope:
         self.nested_called: Set[str] = set()  # free names nested scopes call directly
         self.nested_rebinds: Set[str] = set()  # names nested scopes rebind outside themselves
         self.nested_functions: List = []     # directly nested FunctionDef nodes
+
+    @property
+    def node(self):
+        """The function node of this scope."""
+        return self._node()
 
     @property
     def locals(self) -> Set[str]:
