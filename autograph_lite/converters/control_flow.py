@@ -80,9 +80,12 @@ class ControlFlowTransformer(Transformer):
         # A list or dict from before the construct that it changes in place (`xs[0] = v`, `xs.append(v)`)
         # may be seen after it through another name (`alias = xs`): state, so a staged construct's result
         # reaches that object, whether or not the name itself is read after it.
-        live = live | (activity.in_place & anno.getanno(node, anno.GEN))
+        changed = self._changed_in_place(node)
+        live = live | changed
         # A global a construct rebinds is state even when not read after it: a staged construct must refuse it.
         state = [qn for qn in modified if qn.is_simple and (qn.text in live or qn.text in self.scope.globals)]
+        # An object changed only through another name (`ys = xs; ys[0] = v`): its own name is carried.
+        state += [qual_names.simple(name) for name in sorted(changed - simple)]
         # a.b / a[0]: carried when the object is used afterwards and not itself reassigned.
         state += [qn for qn in modified if not qn.is_simple and qn.root in live and qn.root not in simple
                   and not any(p in modified for p in _parents(qn))]
@@ -137,6 +140,29 @@ class ControlFlowTransformer(Transformer):
                                      get_state=get_state, set_state=set_state, vars_=vars_)
         return _marked(code), templates.literal(tuple(names))
 
+    def _changed_in_place(self, node) -> Set[str]:
+        """The locals naming an object from before the construct that it changes in place: read before
+        being assigned there (``xs[0] = v``), or the source of a local that the construct makes an alias of
+        and changes through (``ys = xs; ys[0] = v``: the change reaches ``xs``'s object, so ``xs`` is carried)."""
+        activity = anno.getanno(node, anno.ACTIVITY)
+        if not activity.in_place:
+            return set()
+        changed = set(activity.in_place)
+        if activity.in_place - anno.getanno(node, anno.GEN):
+            # A name first bound in the construct may be another name's object: follow `a = b` back.
+            pairs = self._alias_pairs()
+            grown = True
+            while grown:
+                sources = {b for a, b in pairs if a in changed} - changed
+                changed |= sources
+                grown = bool(sources)
+        return changed & anno.getanno(node, anno.GEN)
+
+    def _alias_pairs(self) -> Set[tuple]:
+        if self.alias_pairs is None:
+            self.alias_pairs = _alias_pairs(self.scope.node.body, set(self.ctx.roles))
+        return self.alias_pairs
+
     def _aliased(self, node) -> Set[str]:
         """The locals the construct changes in place that may name the same object as another local there
         (``alias = xs`` before it, or in it): a staged construct that would make such a list a tensor list
@@ -144,11 +170,11 @@ class ControlFlowTransformer(Transformer):
         in_place = anno.getanno(node, anno.ACTIVITY).in_place
         if not in_place:
             return set()
-        if self.alias_pairs is None:
-            self.alias_pairs = _alias_pairs(self.scope.node.body, set(self.ctx.roles))
+        in_place = in_place | self._changed_in_place(node)
+        pairs = self._alias_pairs()
         reaching = anno.getanno(node, anno.DEFINED_IN) | {qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified
                                                          if qn.is_simple}
-        return {name for a, b in self.alias_pairs for name, other in ((a, b), (b, a))
+        return {name for a, b in pairs for name, other in ((a, b), (b, a))
                 if name in in_place and other in reaching}
 
     def _borrowed(self, node) -> Set[str]:
