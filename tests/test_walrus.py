@@ -277,3 +277,36 @@ def test_random_tensor_chains_in_graphs_equal_python(x, lo, hi):
     graph += [bool(ag.function(chain_with_calls)(rt.constant(x), rt.constant(hi)))]
     graph += [int(ag.function(in_while_test)(rt.constant(hi)))]
     assert graph == expected
+
+
+def walrus_list_changed_in_place_in_a_tensor_if(x):
+    r = 0
+    if x > 0:
+        if (ys := [1, 2]):
+            ys[0] = 7
+            r = ys[0]
+    return r + x * 0
+
+
+def walrus_alias_changed_in_place_in_a_tensor_if(x):
+    xs = [1, 2]
+    if x > 0:
+        if (ys := xs):
+            ys[0] = 7
+    return xs[0] + x * 0
+
+
+@pytest.mark.parametrize('function, expected', [
+    (walrus_list_changed_in_place_in_a_tensor_if, {3: 7, -3: 0}),
+    (walrus_alias_changed_in_place_in_a_tensor_if, {3: 7, -3: 1}),
+])
+def test_a_walrus_in_a_test_assigns_before_the_body_reads(function, expected):
+    # Liveness took the body's read of ys for a read before the walrus assigned it: ys became state of the
+    # outer if, undefined in its else branch (a StateError naming ys).
+    staged = ag.function(function)
+    for x, value in expected.items():
+        assert function(x) == value
+        for form in FORMS:
+            assert in_form(form, ag.to_graph(function), x) == value, form
+        assert int(staged(rt.constant(x))) == value
+    assert staged.experimental_get_tracing_count() == 1

@@ -94,7 +94,10 @@ class ControlFlowTransformer(Transformer):
     def _declared(self, node, state) -> List[str]:
         """Plain names the body functions must declare nonlocal/global."""
         modified = {qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified if qn.is_simple}
-        read_first = anno.getanno(node, anno.GEN) & modified
+        # A walrus in the test or iterable assigns before the body reads (so not in GEN), but in the function
+        # around the body functions: one that the body assigns again is that function's name, not a new local.
+        header = node.iter if isinstance(node, gast.For) else node.test
+        read_first = (anno.getanno(node, anno.GEN) | _walrus_targets(header)) & modified
         # A name the user declared global/nonlocal is visible outside whether or not it is live:
         # a body function that assigns it must declare it too, or it would bind a new local.
         outer = {n for n in modified if n in self.scope.globals or n in self.scope.nonlocals}

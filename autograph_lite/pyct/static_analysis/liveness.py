@@ -48,14 +48,18 @@ class _Liveness:
         header = activity.header_reads
         cls = node.__class__   # (gast's node classes have no subclasses: compared by identity, per statement)
         if cls is gast.If:
+            # A walrus in the test (`if (ys := xs):`) assigns before either branch runs.
+            test = _walrus_targets(node.test)
             body, orelse = self.block_summary(node.body, strict), self.block_summary(node.orelse, strict)
-            return header | body[0] | orelse[0], body[1] & orelse[1]
+            return header | ((body[0] | orelse[0]) - test), test | (body[1] & orelse[1])
         if cls is gast.While:
+            test = _walrus_targets(node.test)   # evaluated before the body and before the else
             body, orelse = self.block_summary(node.body, strict), self.block_summary(node.orelse, strict)
-            return header | body[0] | orelse[0], orelse[1]
+            return header | ((body[0] | orelse[0]) - test), test | orelse[1]
         if cls is gast.For:
+            before = _walrus_targets(node.iter)
             body, orelse = self.block_summary(node.body, strict), self.block_summary(node.orelse, strict)
-            return header | (body[0] - _names(node.target)) | orelse[0], orelse[1]
+            return header | ((body[0] - _names(node.target) | orelse[0]) - before), before | orelse[1]
         if cls is gast.Try:
             parts = [self.block_summary(b, strict) for b in [node.body, node.orelse, node.finalbody]]
             parts += [self.block_summary(h.body, strict) for h in node.handlers]
@@ -132,6 +136,29 @@ class _Liveness:
 
 def _names(target) -> FrozenSet[str]:
     return frozenset(n.id for n in nodes.walk(target) if isinstance(n, gast.Name))
+
+
+def _walrus_targets(expression) -> FrozenSet[str]:
+    """The names a walrus in ``expression`` certainly assigns: not one in an operand that may not be evaluated
+    (of ``and``/``or`` after the first, a branch of ``a if c else b``, a later operand of a comparison chain)
+    nor in a lambda or comprehension."""
+    found = set()
+    stack = [expression]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.NamedExpr) and isinstance(node.target, gast.Name):
+            found.add(node.target.id)
+        if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            continue
+        if isinstance(node, gast.BoolOp):
+            stack.append(node.values[0])
+        elif isinstance(node, gast.IfExp):
+            stack.append(node.test)
+        elif isinstance(node, gast.Compare):
+            stack += [node.left, node.comparators[0]]
+        else:
+            stack += list(nodes.children(node))
+    return frozenset(found)
 
 
 def _reads(expression) -> FrozenSet[str]:
