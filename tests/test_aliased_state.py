@@ -393,3 +393,52 @@ def test_an_attribute_first_set_in_a_tensor_loop_is_like_a_name_first_set_there(
         assert in_form(form, ag.to_graph(sets_attribute_in_a_loop), 4, Holder()) == 6, form
         with pytest.raises(AttributeError, match="'Holder' object has no attribute 'v'"):
             in_form(form, ag.to_graph(sets_attribute_in_a_loop), 0, Holder())
+
+
+# After a tensor loop (or a tensor if whose branches leave different lengths) the list is a tensor list, whose
+# changes make a new one: made in the same object there, so that another name, or a function it is passed
+# to, sees them as in Python (they were silently lost: only the name written was rebound).
+def aliased_after_the_loop_and_appended(n):
+    xs = []
+    for i in range(n):
+        xs.append(i)
+    ys = xs
+    ys.append(100)
+    ys[0] = ys[0] + 50
+    return rt.stack(xs)
+
+
+def push_popped_twice(values):
+    last = values.pop()
+    values.append(last * 2)
+
+
+def passed_after_the_loop_to_a_function_that_changes_it(n):
+    xs = [1, 2, 3]
+    for i in range(n):
+        xs[0] = xs[0] + 1
+    push_popped_twice(xs)
+    return rt.stack(xs)
+
+
+def aliased_after_an_if_that_made_a_tensor_list(x):
+    xs = [1, 2]
+    if x > 0:
+        xs.append(3)
+    ys = xs
+    ys[1] = 9
+    return rt.stack(xs) + x * 0
+
+
+@pytest.mark.parametrize('function, expected', [
+    (aliased_after_the_loop_and_appended, {3: [50, 1, 2, 100], 0: [150]}),
+    (passed_after_the_loop_to_a_function_that_changes_it, {3: [4, 2, 6], 0: [1, 2, 6]}),
+    (aliased_after_an_if_that_made_a_tensor_list, {5: [1, 9, 3], -5: [1, 9]}),
+])
+def test_a_tensor_list_left_by_a_construct_is_changed_through_every_name(function, expected):
+    staged = ag.function(function)
+    for x in [*expected, *expected]:   # the first call is interpreted, the later ones compiled
+        assert plain(function(x)) == expected[x]
+        assert plain(staged(rt.constant(x))) == expected[x]
+        assert run_three_ways(function, rt.constant(x)) == expected[x]
+    assert staged.experimental_get_tracing_count() == 1

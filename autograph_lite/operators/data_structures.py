@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 import runtime as rt
+from runtime.core import context as rt_context
 from runtime.core.context import thread_state
 
 # Pinned at import: user code may replace these builtins (even with converted functions, which call the
@@ -47,7 +48,7 @@ def set_item(target: Any, key: Any, value: Any) -> Any:
     if isinstance(target, rt.Tensor):
         return rt.update_by_key(target, key, value)
     if isinstance(target, rt.TensorList):
-        return target.set_item(key, value)
+        return _changed_tensor_list(target, target.set_item(key, value))
     _stage_list_change(target, value, "assign an item of")
     target[key] = value
     return target
@@ -82,7 +83,7 @@ def set_item_augmented(target: Any, key: Any, operator_text: str, value: Any) ->
     if isinstance(target, rt.Tensor):
         return rt.update_by_key(target, key, in_place(target[key], value))  # tensors have no in-place forms
     if isinstance(target, rt.TensorList):
-        return target.set_item(key, in_place(target[key], value))
+        return _changed_tensor_list(target, target.set_item(key, in_place(target[key], value)))
     if _watched_entry(target) is not None:
         _stage_list_change(target, target[key], "assign an item of")
     target[key] = in_place(target[key], value)
@@ -90,6 +91,22 @@ def set_item_augmented(target: Any, key: Any, operator_text: str, value: Any) ->
 
 
 # --- lists: Python lists, and tensor lists in staged loops ---------------------------------------------
+def _changed_tensor_list(target: rt.TensorList, changed: rt.TensorList) -> rt.TensorList:
+    """``target`` after a change whose result is ``changed`` (a tensor list's methods make a new one).
+
+    Outside the branches and bodies of staged constructs (a tensor list a loop or an if left behind, in the
+    function's own code), the tensor list stands for the user's Python list: other names and the functions it
+    is passed to hold the same object, so the change is made in ``target`` itself, as Python would (the
+    converter rebinding only the name written would leave them the old contents). Inside a branch or a loop
+    body the object may be one the construct keeps to restore or compare, so a new one is returned there: the
+    name is rebound, and aliases of a list that a construct changes are refused (staged_state.check_not_aliased).
+    """
+    if rt_context.outer_graph() is not None:
+        return changed
+    target.handle = changed.handle
+    return target
+
+
 class NeedsTensorList(BaseException):
     """A staged loop's Python list state is appended to (or popped, or assigned an item): retrace the loop
     with that list as a tensor list. ``element`` shows the dtype and shape of its elements. A BaseException
@@ -162,7 +179,7 @@ def list_append(target: Any, value: Any) -> Any:
     (True, [1])
     """
     if isinstance(target, rt.TensorList):
-        return target.append(value)
+        return _changed_tensor_list(target, target.append(value))
     _stage_list_change(target, value, "append")
     target.append(value)
     return target
@@ -211,7 +228,8 @@ def list_pop(target: Any, index: Any = None) -> Tuple[Any, Any]:
     ([1, 2], 3)
     """
     if isinstance(target, rt.TensorList):
-        return target.pop(-1 if index is None else index)
+        changed, element = target.pop(-1 if index is None else index)
+        return _changed_tensor_list(target, changed), element
     if target and _watched_entry(target) is not None:
         _stage_list_change(target, target[-1], "pop from")
     if type(target) is dict and index in target and _carried_by_loop(target):   # `d.pop(k)`
