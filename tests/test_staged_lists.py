@@ -270,3 +270,22 @@ def test_tensor_list_errors():
     assert len(items) == 2   # eagerly a Python list of tensors; while tracing len() is a tensor:
     with pytest.raises(TypeError, match=r"len\(\) of a tensor list is a tensor while tracing"):
         rt.function(lambda x: len(rt.TensorList.from_tensors([x])))(rt.constant(1))
+
+
+def doubles_the_last_element_each_step(n):
+    xs = [1, 2, 3]
+    for i in range(n):
+        xs.append(xs.pop() * 2)
+    return rt.stack(xs)
+
+
+def test_a_pop_in_the_value_appended_runs_first_as_a_pop_of_its_own():
+    # It was left as written: the tensor list's own pop, whose result (a tuple) was then appended.
+    assert "(xs, popped) = ag__.list_pop(xs)\n        xs = ag__.list_append(xs, popped * 2)" in \
+        ag.to_code(doubles_the_last_element_each_step)
+    staged = ag.function(doubles_the_last_element_each_step)
+    for n, expected in [(0, [1, 2, 3]), (2, [1, 2, 12]), (3, [1, 2, 24])]:
+        assert plain(doubles_the_last_element_each_step(n)) == expected
+        assert run_three_ways(doubles_the_last_element_each_step, rt.constant(n)) == expected
+        assert plain(staged(rt.constant(n))) == expected
+    assert staged.experimental_get_tracing_count() == 1

@@ -81,7 +81,12 @@ class ListTransformer(Transformer):
         append = _method_call(node.value, 'append', 1)
         if append is not None and len(append[1]) == 1 and append[0] in self.local_names:
             name, (value,) = append
-            return in_place(templates.replace('name = ag__.list_append(name, value)', name=name, value=value), name)
+            statement, = in_place(templates.replace('name = ag__.list_append(name, value)', name=name, value=value),
+                                  name)
+            # A pop in the appended value (`xs.append(xs.pop() * 2)`) is a pop like any other: it runs before
+            # the append, as in Python (left as written it was the tensor list's own pop, a tuple).
+            moved = self._pops_inside(statement, [statement.value.args[1]])
+            return moved if isinstance(moved, list) else [statement]
         if _appends_elsewhere(node.value):
             # `self.items.append(v)`: no tensor if or loop can carry that list; a clear error if one would need to
             target, (value,) = node.value.func.value, node.value.args
