@@ -289,3 +289,33 @@ def test_a_pop_in_the_value_appended_runs_first_as_a_pop_of_its_own():
         assert run_three_ways(doubles_the_last_element_each_step, rt.constant(n)) == expected
         assert plain(staged(rt.constant(n))) == expected
     assert staged.experimental_get_tracing_count() == 1
+
+
+def counts_in_an_inner_loop(n):
+    xs = [1, 2, 3]
+    for i in range(n):
+        j = 0
+        while j < i:
+            j += 1
+            xs[0] = xs[0] + 1
+    return xs[0] * 10 + xs[2]
+
+
+def beams_grown_by_an_inner_loop(n):
+    beams = [0]
+    for step in range(n):
+        for k in range(2):
+            beams.append(beams[-1] * 2 + k)
+    return rt.stack(beams)
+
+
+def test_a_list_only_an_inner_tensor_loop_changes_is_a_tensor_list_of_the_outer_loop_too():
+    # The inner loop alone made it a tensor list, which the outer loop refused as a changed structure.
+    for function, expected in [(counts_in_an_inner_loop, {0: 13, 1: 13, 3: 43}),
+                               (beams_grown_by_an_inner_loop, {0: [0], 2: [0, 0, 1, 2, 5]})]:
+        staged = ag.function(function)
+        for n, value in [*expected.items(), *expected.items()]:
+            assert plain(function(n)) == value
+            assert plain(staged(rt.constant(n))) == value
+            assert run_three_ways(function, rt.constant(n)) == value
+        assert staged.experimental_get_tracing_count() == 1

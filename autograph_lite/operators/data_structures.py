@@ -133,7 +133,9 @@ def watching(token: Any, lists: Dict[int, tuple]):
 def _watched_entry(target: Any) -> Optional[Tuple[Any, int, str]]:
     if type(target) is not list:
         return None
-    for token, lists in reversed(_watched):
+    # The outermost loop that carries the list first: a list an inner loop changes is changed by the loops
+    # around it too, which must carry it as a tensor list (the inner loop's would not match their Python list).
+    for token, lists in _watched:
         entry = lists.get(id(target))
         if entry is not None:
             return token, entry[0], entry[1]
@@ -154,6 +156,13 @@ def _stage_list_change(target: Any, element: Any, change: str) -> None:
     if target and element is not None:
         _check_one_dtype(name, [*target, element])
     raise NeedsTensorList(token, index, element)
+
+
+def stage_outer_list_change(target: Any, element: Any) -> None:
+    """A staged loop is about to carry its Python list state ``target`` as a tensor list: if a loop around it
+    carries the same list, that loop must carry it as a tensor list first (NeedsTensorList for that loop), or
+    the tensor list the inner loop leaves would not match the outer loop's Python list."""
+    _stage_list_change(target, element, "change")
 
 
 def _check_one_dtype(name: str, values: list) -> List[Any]:
