@@ -319,3 +319,34 @@ def test_a_list_only_an_inner_tensor_loop_changes_is_a_tensor_list_of_the_outer_
             assert plain(staged(rt.constant(n))) == value
             assert run_three_ways(function, rt.constant(n)) == value
         assert staged.experimental_get_tracing_count() == 1
+
+
+def loop_in_a_tensor_if_changes_the_list(n):
+    xs = [1, 2, 3]
+    if n > 0:
+        i = 0
+        while i < n:
+            i += 1
+            xs[2] = xs[2] + i
+    return xs[0] * 100 + xs[2]
+
+
+def inner_if_appends_in_one_branch(n):
+    xs = [1]
+    if n > 0:
+        if n > 2:
+            xs.append(n)
+        xs[0] = 5
+    return rt.stack(xs)
+
+
+def test_a_list_a_construct_inside_a_tensor_if_makes_a_tensor_list_is_one_on_both_paths():
+    # The if's other path left the Python list: 'a list in the else branch but a tensor list in the if branch'.
+    for function, expected in [(loop_in_a_tensor_if_changes_the_list, {0: 103, 1: 104, 3: 109}),
+                               (inner_if_appends_in_one_branch, {0: [1], 1: [5], 4: [5, 4]})]:
+        staged = ag.function(function)
+        for n, value in [*expected.items(), *expected.items()]:
+            assert plain(function(n)) == value
+            assert plain(staged(rt.constant(n))) == value
+            assert run_three_ways(function, rt.constant(n)) == value
+        assert staged.experimental_get_tracing_count() == 1

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 import runtime as rt
-from autograph_lite.operators.data_structures import tensor_list_from
+from autograph_lite.operators.data_structures import stage_outer_list_change, tensor_list_from
 from autograph_lite.operators.staged_state import Retrace
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -113,6 +113,7 @@ class BranchLists:
         if len(value) != len(other):
             added = [item for branch in (value, other) for item in branch[len(self.contents[index]):]]
             element = added[-1] if added else (value or other)[-1]
+            stage_outer_list_change(self.originals[index], element)   # an if or loop around carries it too
             raise NeedsBranchTensorList(list_hints, index, element)
         return True if _same_items(value, other) else None
 

@@ -158,11 +158,30 @@ def _stage_list_change(target: Any, element: Any, change: str) -> None:
     raise NeedsTensorList(token, index, element)
 
 
+_carried_by_ifs: List[Tuple[Any, Dict[int, Tuple[int, str]]]] = []  # (if token, {id(list): (index, name)})
+
+
+@contextlib.contextmanager
+def carried_by_if(token: Any, lists: Dict[int, Tuple[int, str]]):
+    """While a staged if traces its branches, ``lists`` (its Python list state) may be made tensor lists by a
+    construct inside (stage_outer_list_change), but not by a change of their own: the if merges those."""
+    _carried_by_ifs.append((token, lists))
+    try:
+        yield
+    finally:
+        _carried_by_ifs.pop()
+
+
 def stage_outer_list_change(target: Any, element: Any) -> None:
-    """A staged loop is about to carry its Python list state ``target`` as a tensor list: if a loop around it
-    carries the same list, that loop must carry it as a tensor list first (NeedsTensorList for that loop), or
-    the tensor list the inner loop leaves would not match the outer loop's Python list."""
+    """A staged loop or if is about to make its Python list state ``target`` a tensor list (``element``: one of
+    its elements). A loop or if around it that carries the same list must carry it as a tensor list first
+    (NeedsTensorList for the outermost one, loops before ifs), or the tensor list the inner construct leaves
+    would not match the outer one's Python list."""
     _stage_list_change(target, element, "change")
+    for token, lists in _carried_by_ifs:
+        entry = lists.get(id(target))
+        if entry is not None:
+            raise NeedsTensorList(token, entry[0], element)
 
 
 def _check_one_dtype(name: str, values: list) -> List[Any]:

@@ -24,7 +24,8 @@ from typing import Any, Callable, Dict, List, Sequence
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import RETURN_FLAG, RETURN_GUARD, Roles
-from autograph_lite.operators.branch_lists import BranchLists
+from autograph_lite.operators.branch_lists import BranchLists, NeedsBranchTensorList
+from autograph_lite.operators.data_structures import NeedsTensorList, carried_by_if, stage_outer_list_change
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_rebound_globals, check_not_aliased,
@@ -56,7 +57,19 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
         start = lists.start_state(init, list_hints, tuple(symbol_names))
         tracer = _BranchTracer(start, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints,
                                lists, list_hints)
-        outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
+        carried = {id(value): (index, symbol_names[index]) for index, value in lists.originals.items()
+                   if type(value) is list and index not in list_hints}
+        try:
+            with carried_by_if(tracer, carried):
+                outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
+        except NeedsTensorList as retry:
+            if retry.token is not tracer:
+                raise  # a list of an if or loop around this one
+            # A loop (or if) in a branch makes the list a tensor list: so does this if, on both paths. The
+            # branch stopped half-way: what it changed in place must not be seen by the next trace.
+            lists.restore()
+            stage_outer_list_change(init[retry.index], retry.element)
+            raise NeedsBranchTensorList(list_hints, retry.index, retry.element) from None
         set_state(lists.settle(tracer.merge(outputs)))
 
     retrace_until_settled(trace_branches, init, set_state)
