@@ -442,3 +442,38 @@ def test_a_tensor_list_left_by_a_construct_is_changed_through_every_name(functio
         assert plain(staged(rt.constant(x))) == expected[x]
         assert run_three_ways(function, rt.constant(x)) == expected[x]
     assert staged.experimental_get_tracing_count() == 1
+
+
+def alias_of_a_tensor_list_then_a_loop_appends(n):
+    xs = []
+    for i in range(n):
+        xs.append(i)
+    ys = xs
+    for j in range(n):
+        xs.append(j * 10)
+    return rt.stack(ys)
+
+
+def alias_of_a_tensor_list_made_and_changed_in_a_branch(n):
+    xs = [1, 2, 3]
+    for i in range(n):
+        xs[0] = 5
+    if n > 1:
+        ys = xs
+        ys[2] = 9
+    return xs[2]
+
+
+@pytest.mark.parametrize('function, construct, at, python', [
+    (alias_of_a_tensor_list_then_a_loop_appends, 'loop', 'for j in range(n)', [0, 1, 0, 10]),
+    (alias_of_a_tensor_list_made_and_changed_in_a_branch, 'if', 'if n > 1', 9),
+])
+def test_a_tensor_list_another_name_holds_is_not_changed_by_a_staged_construct(function, construct, at, python):
+    # Its change made a new tensor list, bound to one name only: the other kept the old contents (silently
+    # [0, 1] and 3).
+    message = (f"the list 'xs' is a tensor list here (an earlier tensor-dependent loop or if made it one), and the "
+               f"tensor-dependent {construct} that changes it makes a new tensor list; another name of this function "
+               f"may refer to the same list (an assignment such as `other = xs`), and that name would keep the old "
+               f"contents. Use one name for the list (read and change it as 'xs')")
+    raises(rt.errors.StateError, ag.function(function), (rt.constant(2),), message, at=at)
+    assert plain(function(2)) == python

@@ -29,8 +29,8 @@ from autograph_lite.operators.data_structures import NeedsTensorList, carried_by
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_rebound_globals, check_not_aliased,
-                                                   describe, display_name, dtype_of, is_stageable, placeholder_like,
-                                                   retrace_until_settled)
+                                                   check_tensor_list_not_aliased, describe, display_name, dtype_of,
+                                                   is_stageable, placeholder_like, retrace_until_settled)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -46,6 +46,9 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
     """Trace ``body`` and ``orelse`` as the branches of an ``rt.cond`` on the symbolic ``cond``."""
     check_no_rebound_globals(roles, symbol_names[:nouts], "if")
     init = tuple(get_state())
+    for name, value in zip(symbol_names[:nouts], init):
+        if isinstance(value, rt.TensorList):   # a branch's change makes a new one, which the other name would not see
+            check_tensor_list_not_aliased(roles, name, "if")
     pred = truth_value(cond)
     return_hints: Dict[int, Any] = {}
     lists = BranchLists(init, nouts, tuple(symbol_names))

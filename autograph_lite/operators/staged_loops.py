@@ -33,8 +33,9 @@ from autograph_lite.operators.data_structures import (NeedsTensorList, stage_out
 from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (FlagUnchanged, NeedsPlaceholder, Retrace, check_no_rebound_globals,
-                                                   check_not_aliased, describe, display_name, dtype_of, is_stageable,
-                                                   placeholder_like, retrace_until_settled)
+                                                   check_not_aliased, check_tensor_list_not_aliased, describe,
+                                                   display_name, dtype_of, is_stageable, placeholder_like,
+                                                   retrace_until_settled)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -127,6 +128,8 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
     for name, value in zip(symbol_names, init):
         if type(value) is dict:   # carried as a structure: after the loop the name holds a new dict
             check_not_aliased(roles, name, "loop", "dict", "makes it a new dict")
+        elif isinstance(value, rt.TensorList):   # a change makes a new one, which the other name would not see
+            check_tensor_list_not_aliased(roles, name, "loop")
     length = iterable.length() if iterable is not None else None
     hints: Dict[int, Any] = {}
     constant_flags: Set[int] = set()

@@ -158,6 +158,19 @@ def check_not_aliased(roles: Roles, name: str, construct: str, kind: str = "list
         f"change it as '{name}'), or give the other name a copy (`alias = {kind}({name})`)")
 
 
+def check_tensor_list_not_aliased(roles: Roles, name: str, construct: str) -> None:
+    """Refuse to change the tensor list ``name`` (an earlier tensor loop or if made it one) in a staged
+    ``construct`` when another local may name the same one (role ``aliased``): the construct's change makes a
+    new tensor list, bound to ``name`` only."""
+    if roles.of(name) != ALIASED:
+        return
+    raise rt.errors.StateError(
+        f"the list '{name}' is a tensor list here (an earlier tensor-dependent loop or if made it one), and the "
+        f"tensor-dependent {construct} that changes it makes a new tensor list; another name of this function may "
+        f"refer to the same list (an assignment such as `other = {name}`), and that name would keep the old "
+        f"contents. Use one name for the list (read and change it as '{name}')")
+
+
 class Retrace(BaseException):
     """Raised while a staged ``if``/loop is traced, when the trace lacked a fact about state variable
     ``index`` that it has only now seen: the state is restored and the construct traced again, knowing it
