@@ -16,11 +16,14 @@ break/continue and a logging ``else``, assert, return) are switched on by name:
 
 Functions of a tensor (``tensor_functions``) also have ``python_returns`` (a return a Python condition
 guards, inside tensor loops) and ``while_true`` (``while True:`` loops left by ``break`` or ``return``, and
-functions that end in one).
+functions that end in one), and the features of container_grammar.py (``containers``, ``match``,
+``walrus_while``, ``chain``: dicts and lists changed in place, aliases, match statements, walrus tests).
 """
 from typing import List
 
 from hypothesis import strategies as st
+
+from container_grammar import CONTAINER_HEAD, CONTAINER_KINDS, CONTAINER_READS, CONTAINER_TAIL, container_statements
 
 VARS = ['a', 'b', 'c', 'x', 'y']
 ALL_FEATURES = ('loop_else_jumps', 'nested_def', 'unpack', 'try', 'with', 'suppress', 'del', 'walrus', 'scope')
@@ -217,7 +220,7 @@ def python_functions(draw, features=()):
 # --- functions of a tensor: the graph must compute what Python computes -------------------------
 
 TENSOR_FEATURES = ('loop_else_jumps', 'nested_def', 'python_returns', 'unpack', 'try', 'with', 'walrus',
-                   'del', 'scope', 'while_true')
+                   'del', 'scope', 'while_true') + CONTAINER_KINDS
 
 
 def int_expressions(names, depth):
@@ -270,10 +273,15 @@ def tensor_statements(draw, scope: TensorScope, depth: int, loop_depth: int):
         kinds += ['break', 'continue']
         if scope.has('python_returns'):
             kinds.append('python_return')
-    kinds += [k for k in ('unpack', 'walrus', 'del') if scope.has(k)]
+    kinds += [k for k in ('unpack', 'walrus', 'del', 'containers', 'chain') if scope.has(k)]
+    if depth > 0:
+        kinds += [k for k in ('match', 'walrus_while') if scope.has(k)]
     kind = draw(st.sampled_from(kinds))
     expr = int_expressions(scope.names, 2)
     cond = conditions(scope.names)
+    if kind in CONTAINER_KINDS:
+        return draw(container_statements(kind, scope, expr, cond, tensor_blocks(scope, max(depth - 1, 0), loop_depth),
+                                         tensor_blocks(scope, max(depth - 1, 0), loop_depth + 1)))
     var = draw(st.sampled_from(['a', 'b', 'c']))
     if kind == 'assign':
         return [f'{var} = {draw(expr)}']
@@ -335,9 +343,13 @@ def tensor_statements(draw, scope: TensorScope, depth: int, loop_depth: int):
 def tensor_functions(draw, features=()):
     """The source of a module defining ``f(n)``: Python on an int, a graph on an int32 tensor."""
     scope = TensorScope(features, [])
-    body = draw(tensor_blocks(scope, 3, 0))
     head = ['a = n % 7', 'b = 1', 'c = 0', 'p = 0']
     tail = ['return (a * 3 + b * 5 + c) % 1009']
+    if 'containers' in features:
+        scope.names += CONTAINER_READS
+        head += CONTAINER_HEAD
+        tail = [f'return (a * 3 + b * 5 + c + {CONTAINER_TAIL}) % 1009']
+    body = draw(tensor_blocks(scope, 3, 0))
     if 'while_true' in features and draw(st.booleans()):
         # The function ends in a `while True:` that only its return leaves: no return after it.
         # (Its body has no break of its own: falling out of the loop would return None.)

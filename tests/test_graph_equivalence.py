@@ -23,19 +23,27 @@ def python_outcome(function, n):
         return ('raised', type(exc).__name__)
 
 
-def graph_outcome(traced, n):
+def graph_outcome(traced, n, refusals=()):
     try:
         return ('value', int(np.asarray(traced(rt.constant(n)).numpy())))
     except Exception as exc:
+        if isinstance(exc, rt.errors.StateError) and any(text in str(exc) for text in refusals):
+            return ('refused',)
         return ('raised', type(exc).__name__)
 
 
-def check_graph_matches_python(source, inputs):
+def check_graph_matches_python(source, inputs, refusals=()):
+    """``refusals``: texts of documented StateErrors the graph may raise where Python gives a value."""
     original = load(source)
     traced = ag.function(original)
+    converted = ag.to_graph(original)
     for n in inputs:
         expected = python_outcome(original, n)
-        assert graph_outcome(traced, n) == expected, (source, n, ag.to_code(original))
+        assert python_outcome(converted, n) == expected, (source, n)   # converted code on a Python int
+        got = graph_outcome(traced, n, refusals)
+        if got == ('refused',):
+            return
+        assert got == expected, (source, n, ag.to_code(original))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -61,4 +69,23 @@ def test_random_tensor_functions_with_more_constructs_match_python(features):
     @given(tensor_functions(features), INPUTS)
     def check(source, inputs):
         check_graph_matches_python(source, inputs)
+    check()
+
+
+# A tensor loop that changes a list another local names is refused (README, Limits): the generator draws such
+# aliases (`ys = xs` then `ys[k] = v`) anywhere, so a function with one and a loop changing xs is skipped.
+ALIAS_REFUSAL = 'another name of this function may refer to the same'
+
+
+@pytest.mark.parametrize('features', [
+    pytest.param(('containers', 'match', 'walrus_while', 'chain'), id='containers+match+walrus_while+chain'),
+    pytest.param(('containers', 'nested_def', 'scope', 'while_true', 'python_returns', 'try', 'with'),
+                 id='containers+nested_def+scope+while_true+python_returns+try+with'),
+])
+def test_random_tensor_functions_with_containers_match_python(features):
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    @given(tensor_functions(features), INPUTS)
+    def check(source, inputs):
+        check_graph_matches_python(source, inputs, refusals=(ALIAS_REFUSAL,))
     check()
