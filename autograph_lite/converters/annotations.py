@@ -19,8 +19,8 @@ import gast
 
 from autograph_lite.pyct import nodes, templates
 from autograph_lite.pyct.transformer import Transformer
+from autograph_lite.pyct.nodes import NESTED_SCOPES
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 def _assigned_names(function) -> set:
@@ -33,7 +33,7 @@ def _assigned_names(function) -> set:
             continue
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
-        if not isinstance(node, _SCOPES):
+        if not isinstance(node, NESTED_SCOPES):
             stack.extend(nodes.children(node))
     return names
 

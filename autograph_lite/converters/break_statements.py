@@ -31,8 +31,8 @@ from autograph_lite import contract
 from autograph_lite.converters.guards import LoopJumpTransformer, jumps_out
 from autograph_lite.pyct import anno, templates
 from autograph_lite.pyct.transformer import binds_by_walrus, contains, propagate_origin
+from autograph_lite.pyct.nodes import NESTED_SCOPES
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 class BreakTransformer(LoopJumpTransformer):
@@ -45,7 +45,7 @@ class BreakTransformer(LoopJumpTransformer):
 
     def _loop(self, node):
         if isinstance(node, gast.While) and binds_by_walrus([node.test]) and (
-                jumps_out(node.body, gast.Break) or contains(node.body, gast.Return, stop_at=_SCOPES)):
+                jumps_out(node.body, gast.Break) or contains(node.body, gast.Return, stop_at=NESTED_SCOPES)):
             return self._test_moved_into_body(node)
         orelse = self.visit_block(node.orelse)   # a break in the else belongs to the outer loop
         node.orelse = []

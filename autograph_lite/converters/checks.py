@@ -10,8 +10,8 @@ from autograph_lite.converters import frame_readers
 from autograph_lite.pyct.errors import ConversionError
 from autograph_lite.pyct import anno, nodes, scopes
 from autograph_lite.pyct.transformer import SKIP, contains
+from autograph_lite.pyct.nodes import NESTED_SCOPES
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.While, gast.For)
 
 
@@ -51,7 +51,7 @@ class UnsupportedChecker:
             self.visit(child)
 
     def visit_FunctionDef(self, node):
-        generator = contains(node.body, (gast.Yield, gast.YieldFrom), stop_at=_SCOPES)
+        generator = contains(node.body, (gast.Yield, gast.YieldFrom), stop_at=NESTED_SCOPES)
         if node is not self.root and generator:
             anno.setanno(node, SKIP, True)
             return
@@ -75,7 +75,7 @@ class UnsupportedChecker:
     def visit_Try(self, node):
         for statement in node.finalbody:
             for kind, name in ((gast.Return, 'return'), (gast.Break, 'break'), (gast.Continue, 'continue')):
-                stop = _SCOPES if kind is gast.Return else _SCOPES + _LOOPS
+                stop = NESTED_SCOPES if kind is gast.Return else NESTED_SCOPES + _LOOPS
                 jump = _find(statement, kind, stop)
                 if jump is not None:
                     _fail(jump, f"'{name}' inside a 'finally' block cannot be converted: it would "

@@ -357,7 +357,7 @@ def _alias_pairs(statements, generated: Set[str]) -> Set[tuple]:
     stack = list(statements)
     while stack:
         node = stack.pop()
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+        if isinstance(node, nodes.NESTED_SCOPES):
             continue
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name):
             pairs |= {(target.id, node.value.id) for target in node.targets if isinstance(target, gast.Name)}

@@ -9,8 +9,8 @@ import gast
 
 from autograph_lite.pyct import anno, nodes, templates
 from autograph_lite.pyct.transformer import Transformer, contains
+from autograph_lite.pyct.nodes import NESTED_SCOPES
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.While, gast.For, gast.AsyncFor)
 
 
@@ -20,7 +20,7 @@ def jumps_out(nodes, kind) -> bool:
     A jump in a nested loop's body belongs to that loop; one in a nested loop's ``else:`` clause
     belongs to ours (the ``else`` runs after the nested loop, in our body).
     """
-    return contains(nodes, kind, stop_at=_SCOPES, children=_own_jump_targets)
+    return contains(nodes, kind, stop_at=NESTED_SCOPES, children=_own_jump_targets)
 
 
 def _own_jump_targets(node):

@@ -34,9 +34,9 @@ from autograph_lite import contract
 from autograph_lite.converters import call_trees, deletions, lists, slices
 from autograph_lite.pyct import anno, templates
 from autograph_lite.pyct.transformer import SKIP, Context
+from autograph_lite.pyct.nodes import NESTED_SCOPES
 
 # The scopes nested in the function: the plain form takes them from the staged form.
-_NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _KEY = 'plain_form_key'   # annotation: the position of a nested scope among the function's own ones
 _Shape = Tuple[str, Optional[str], Optional[int]]
 
@@ -51,17 +51,17 @@ def _nested_scopes(function: gast.FunctionDef) -> List[Tuple[gast.AST, str, Opti
             value = getattr(parent, field, None)
             if isinstance(value, list):
                 for index, item in enumerate(value):
-                    if isinstance(item, _NESTED):
+                    if isinstance(item, NESTED_SCOPES):
                         found.append((parent, field, index))
                     elif isinstance(item, gast.AST):
                         visit(item)
-            elif isinstance(value, _NESTED):
+            elif isinstance(value, NESTED_SCOPES):
                 found.append((parent, field, None))
             elif isinstance(value, gast.AST):
                 visit(value)
 
     for statement_index, statement in enumerate(function.body):
-        if isinstance(statement, _NESTED):
+        if isinstance(statement, NESTED_SCOPES):
             found.append((function, 'body', statement_index))
         else:
             visit(statement)
@@ -98,7 +98,7 @@ def staged_nested_scopes(staged: gast.AST, count: int) -> Optional[Tuple[gast.AS
     while stack:
         node = stack.pop()
         key = anno.getanno(node, _KEY, None)
-        if key is not None and isinstance(node, _NESTED):
+        if key is not None and isinstance(node, NESTED_SCOPES):
             found.setdefault(key, node)
             continue
         for field in node._fields:

@@ -20,12 +20,12 @@ from autograph_lite import contract
 from autograph_lite.converters.guards import guard_rest
 from autograph_lite.pyct import anno, templates
 from autograph_lite.pyct.transformer import Transformer, contains_statement
+from autograph_lite.pyct.nodes import NESTED_SCOPES
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 def _may_return(node) -> bool:
-    return contains_statement(node, gast.Return, stop_at=_SCOPES)
+    return contains_statement(node, gast.Return, stop_at=NESTED_SCOPES)
 
 
 def _always_returns(statements, endless_loops: bool = False) -> bool:

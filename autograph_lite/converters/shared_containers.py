@@ -45,6 +45,7 @@ import gast
 
 from autograph_lite import contract
 from autograph_lite.pyct import anno, nodes
+from autograph_lite.pyct.nodes import NESTED_SCOPES
 
 # Calls that make a new list, dict or set (by the function's name; `list` shadowed by the user is rare).
 _FRESH_CALLS = frozenset(['list', 'dict', 'set', 'sorted', 'copy', 'deepcopy'])
@@ -63,7 +64,6 @@ _CONTAINER_OPERATORS = frozenset(['list_append', 'append_outside', 'list_pop', '
 _TRANSPARENT_OPERATORS = frozenset(['defined', 'defined_free'])
 # Operators that only read their argument, or bind nothing to it.
 _READING_OPERATORS = frozenset(['unpack', 'match_subject', 'matches', 'deleted', 'Undefined'])
-_NESTED_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _DISPLAYS = (gast.List, gast.ListComp, gast.Dict, gast.DictComp, gast.Set, gast.SetComp)
 
 
@@ -109,7 +109,7 @@ class ContainerOrigins:
         return any(line >= since and (end is None or line <= end) for line in self.hand_outs.get(name, ()))
 
     def _scan(self, node, ancestors: List) -> None:
-        if isinstance(node, _NESTED_SCOPES):
+        if isinstance(node, NESTED_SCOPES):
             return   # their names are not this function's (a closure reads the variable, not the object)
         if isinstance(node, gast.Name):
             if isinstance(node.ctx, gast.Load) and _hands_out(ancestors + [node], self.generated):

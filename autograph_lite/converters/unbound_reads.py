@@ -42,6 +42,7 @@ import gast
 from autograph_lite.pyct import anno, nodes, templates
 from autograph_lite.pyct.static_analysis import definite_assignment
 from autograph_lite.pyct.transformer import propagate_origin
+from autograph_lite.pyct.nodes import NESTED_SCOPES
 
 
 # What binds a name other than a parameter: a name stored or deleted (assignments, loop and ``with``
@@ -127,7 +128,6 @@ class CheckWriter:
 # Expressions whose parts the converters after this one move into lambdas (logical_expressions.py,
 # conditional_expressions.py, comprehensions.py); a chained comparison too, when it has a second link.
 _DEFERRING = (gast.BoolOp, gast.IfExp, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 def _needing_placeholder(function, marked: Set[str]) -> Set[str]:
@@ -151,7 +151,7 @@ def _needing_placeholder(function, marked: Set[str]) -> Set[str]:
             found.add((node.asname or node.name).split('.')[0])
         elif in_construct and isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             found.add(node.name)
-        if isinstance(node, _SCOPES):
+        if isinstance(node, NESTED_SCOPES):
             own = own and not (isinstance(node, gast.FunctionDef) and anno.hasanno(node, anno.UNBOUND_INITS))
             stack.extend((child, True, False, own) for child in nodes.children(node))
         elif isinstance(node, (gast.If, gast.For)):

@@ -16,6 +16,8 @@ import gast
 _AST = gast.AST
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 FIELDS = _FIELDS   # node class -> node_fields(class), for loops that inline children()
+# Definitions whose body is a scope of its own: a walk over one function's statements stops at them.
+NESTED_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 # Fields that the grammar types as identifiers, strings, ints or constants: never a node (or a list
