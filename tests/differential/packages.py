@@ -133,6 +133,9 @@ PACKAGES = (
     Package('pyasn1', '0.6.5', ('pyasn1',), '.', ('tests',), ('tests/codec/der',),
             why='ASN.1 types and BER/CER/DER codecs: tag-dispatched decoder state machines over bytes, '
                 'deep class hierarchies of types with overridden methods, recursion into constructed values'),
+    Package('docutils', '0.23', ('docutils',), '.', ('test',), ('test/test_statemachine.py', 'test/test_nodes.py'),
+            why='reStructuredText: a state machine of state classes whose transitions are regex-matched '
+                'methods, nested state machines for nested blocks, node tree visitors, transforms'),
 )
 
 
