@@ -518,3 +518,21 @@ def test_converted_code_calling_a_to_graph_wrapper_runs_the_code_and_defaults_it
         originals[0].__defaults__ = (1,)
         originals[1].__code__ = originals[2]
         globals().update(offset_by=originals[0], swaps_in_its_code=originals[1])
+
+
+# docutils and pyparsing (2026-11-27): a function holding a generator expression in an f-string
+# (docutils' Input.decode) failed at its first call with "AttributeError: 'arg' object has no attribute
+# 'id'" for a while on main (the unparser met a stdlib node where it expected a gast one; fixed there).
+
+def tried_encodings(candidates):
+    for encoding in candidates:
+        if encoding == 'utf-8':
+            return encoding
+    return f'none of {", ".join(repr(encoding) for encoding in candidates)}'
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_a_generator_expression_in_an_f_string_is_converted(form):
+    converted = ag.to_graph(tried_encodings)
+    assert in_form(form, converted, ['latin-1', 'utf-8']) == 'utf-8'
+    assert in_form(form, converted, ['a', 'b']) == tried_encodings(['a', 'b']) == "none of 'a', 'b'"
