@@ -306,3 +306,26 @@ def test_onnx_export_names_the_run_time_check_it_cannot_express(tmp_path):
     concrete = staged_invariant.get_concrete_function(rt.TensorSpec([], rt.int32))
     with pytest.raises(ExportError, match="EnsureDefined"):
         rt.export.to_onnx(concrete, str(tmp_path / "model.onnx"))
+
+
+def state_machine_on_a_string(n):
+    state = 'idle'
+    count = 0
+    for i in range(n):
+        match state:
+            case 'idle':
+                state = 'run'
+            case 'run':
+                count += 1
+    return count
+
+
+def test_a_python_value_a_tensor_loop_changes_is_named_with_both_values():
+    # The message read "'state' is a Python str before a tensor-dependent loop but a Python str after an
+    # iteration": the kinds alone, the same on both sides.
+    assert state_machine_on_a_string(3) == 2
+    raises(rt.errors.StateError, ag.function(state_machine_on_a_string), (rt.constant(3),),
+           "'state' is a Python str that a tensor-dependent loop changes ('idle' before it, 'run' after an "
+           "iteration); a graph loop carries only tensors, numbers and structures of them, so a Python value it "
+           "changes would keep the value of one trace. Use a tensor instead (e.g. an int32 code for each state)",
+           at="for i in range(n):")

@@ -369,6 +369,13 @@ class _Loop:
                 if not isinstance(value, UndefinedReturnValue):
                     raise NeedsPlaceholder(self.hints, index, value.value if isinstance(value, PartialReturnValue) else value)
                 continue
+            if value is not before and type(value) is type(before) and describe(value) == describe(before):
+                # The same kind of Python value, changed ('idle' -> 'run'): the kinds alone would read as no change.
+                raise rt.errors.StateError(
+                    f"{display_name(name, self.roles)} is {describe(before)} that a tensor-dependent loop changes "
+                    f"({before!r:.40} before it, {value!r:.40} after an iteration); a graph loop carries only tensors, "
+                    "numbers and structures of them, so a Python value it changes would keep the value of one trace. "
+                    "Use a tensor instead (e.g. an int32 code for each state)")
             if value is not before:
                 raise rt.errors.StateError(
                     f"{display_name(name, self.roles)} is {describe(before)} before a tensor-dependent loop but "
