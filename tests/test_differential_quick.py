@@ -20,7 +20,8 @@ from packages import by_name  # noqa: E402
 # networkx: argmap compiles code at the first call and swaps it in (bugs 16 and 17 of the differential
 # README); its quick run takes 10-12 s per form since bug 16's fix (80-90 s before: it recompiled on
 # every call).
-QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools', 'humanize', 'parse', 'networkx']
+# pycparser: a recursive-descent C parser (whole programs); 10 s for both forms at load 3.
+QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools', 'humanize', 'parse', 'networkx', 'pycparser']
 
 
 @pytest.mark.parametrize('staged_form', [False, True], ids=['plain form', 'staged form'])

@@ -114,7 +114,8 @@ PACKAGES = (
              '--deselect=tests/test_postprocess.py::test_demote_niche_latin_stands_down_on_sparse_evidence'),
             why='encoding detection: byte-level loops over bytes and memoryviews, state machines for '
                 'escape sequences and multi-byte encodings, early returns, a staged pipeline of classes'),
-    Package('pycparser', '3.12', ('pycparser',), '.', ('tests',), ('tests/test_c_lexer.py',),
+    Package('pycparser', '3.12', ('pycparser',), '.', ('tests',),
+            ('tests/test_c_parser.py::TestCParser_whole_code', 'tests/test_c_parser.py::TestCParser_typenames'),
             why='a C lexer and a hand-written recursive-descent parser: long if/elif chains on tokens, '
                 'while loops with break, deep AST class hierarchies, visitors dispatching by name'),
     Package('markdown', '3.11.3', ('markdown',), '.', ('tests',), ('tests/test_syntax/blocks',),
