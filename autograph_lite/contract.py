@@ -57,8 +57,12 @@ ALIASED = 'aliased'
 # or handed to other code before the construct. A staged construct that would replace the object refuses too:
 # the other holder (the caller, an attribute, a global, a container) would keep the old one.
 BORROWED = 'borrowed'
+# A local that a tensor-dependent choice may bind to one of two lists/dicts/sets from before it (`buf = a` in one
+# branch, `buf = b` in the other) and that the function changes in place: the staged choice builds a new object
+# from both, which the change would reach instead of `a` or `b`, so a staged if refuses different containers.
+PICKED = 'picked'
 FLAG_ROLES = frozenset([RETURN_FLAG, RETURN_GUARD, BREAK_FLAG, CONTINUE_FLAG])
-ROLES = FLAG_ROLES | {RETURN_VALUE, GLOBAL, ALIASED, BORROWED}
+ROLES = FLAG_ROLES | {RETURN_VALUE, GLOBAL, ALIASED, BORROWED, PICKED}
 
 # The converted function is compiled inside a factory function taking the operators module and the
 # original's free variables; its header lines come before the function's first line.

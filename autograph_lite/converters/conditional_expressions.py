@@ -4,11 +4,16 @@ Unless ``a`` or ``b`` binds a name with ``:=``: inside the lambda it would bind 
 name, so the expression stays Python's (exact on Python values); its condition goes through
 ``ag__.walrus_guard``, so a symbolic one raises OperatorNotAllowedInGraphError naming the walrus and the fix.
 
-The last argument is the expression as the user wrote it (errors about a staged one quote it), recorded
+``name = a if c else b`` where the function changes ``name`` in place (``name.append(v)``) also passes
+``name`` (``ag__.if_exp(c, lambda: a, lambda: b, 'a if c else b', 'name')``): a tensor ``c`` may then not
+pick one of two lists, dicts or sets, since the graph would merge them into a new one (a StateError).
+
+The text argument is the expression as the user wrote it (errors about a staged one quote it), recorded
 by ``record_user_text`` before the other converters rewrite its parts (calls, slices...).
 """
 import gast
 
+from autograph_lite.converters.shared_containers import changed_in_place
 from autograph_lite.pyct import anno, codegen, nodes, templates
 from autograph_lite.pyct.transformer import Transformer, binds_by_walrus, walrus_guard
 
@@ -22,12 +27,43 @@ def record_user_text(tree) -> None:
 
 class ConditionalExpressionTransformer(Transformer):
 
-    def visit_IfExp(self, node):
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.function = None   # the user's function being converted (its in-place changes, when needed)
+        self.in_place = None
+
+    def visit_FunctionDef(self, node):
+        if not anno.hasanno(node, anno.SCOPE):   # a body function of a converted if or loop: the same function
+            return self.generic_visit(node)
+        saved, self.function, self.in_place = (self.function, self.in_place), node, None
+        node = self.generic_visit(node)
+        self.function, self.in_place = saved
+        return node
+
+    def visit_Assign(self, node):
+        """``buf = a if c else b`` where the function changes ``buf`` in place (``buf.append(v)``): the
+        if_exp gets the name, so a tensor ``c`` may not pick one of two lists (it would merge them into a
+        new one, which the change would reach instead)."""
+        value = node.value
+        if not (isinstance(value, gast.IfExp) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
+                and self.function is not None):
+            return self.generic_visit(node)
+        if self.in_place is None:
+            self.in_place = changed_in_place(self.function)
+        name = node.targets[0].id
+        node.value = self.visit_IfExp(value, name if name in self.in_place else None)
+        return node
+
+    def visit_IfExp(self, node, picked=None):
         source = anno.getanno(node, anno.USER_TEXT, None) or codegen.unparse_expression(node)
         node = self.generic_visit(node)
         if binds_by_walrus([node.body, node.orelse]):
             node.test = walrus_guard(node.test, 'if_exp', [node.body, node.orelse])   # stays Python's
             return node
+        if picked is not None:
+            return templates.replace_as_expression(
+                'ag__.if_exp(test, lambda: body, lambda: orelse, source, picked)', test=node.test, body=node.body,
+                orelse=node.orelse, source=templates.literal(source), picked=templates.literal(picked))
         return templates.replace_as_expression(
             'ag__.if_exp(test, lambda: body, lambda: orelse, source)',
             test=node.test, body=node.body, orelse=node.orelse, source=templates.literal(source))

@@ -24,7 +24,7 @@ from typing import List, Set
 import gast
 
 from autograph_lite import contract
-from autograph_lite.converters.shared_containers import ContainerOrigins, last_line
+from autograph_lite.converters.shared_containers import ContainerOrigins, changed_in_place, last_line
 from autograph_lite.pyct import anno, nodes, qual_names, templates
 from autograph_lite.pyct.scopes import bound_names
 from autograph_lite.pyct.transformer import Transformer
@@ -42,14 +42,15 @@ class ControlFlowTransformer(Transformer):
         self.declared_nonlocal: Set[str] = set()  # names body functions of this user function declare nonlocal
         self.alias_pairs = None      # of the user function: (a, b) for each `a = b` of two locals, when needed
         self.origins = None          # of the user function: which lists it may share (ContainerOrigins), when needed
+        self.in_place = None         # of the user function: the locals it changes in place anywhere, when needed
 
     def visit_FunctionDef(self, node):
-        saved = self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs, self.origins
+        saved = self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs, self.origins, self.in_place
         self.scope, self.initialized, self.declared_nonlocal = anno.getanno(node, anno.SCOPE), set(), set()
-        self.alias_pairs = self.origins = None
+        self.alias_pairs = self.origins = self.in_place = None
         node = self.generic_visit(node)
         node.body = self._bind_nonlocals(node.body) + node.body
-        self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs, self.origins = saved
+        self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs, self.origins, self.in_place = saved
         return node
 
     def _bind_nonlocals(self, body) -> List[gast.stmt]:
@@ -193,15 +194,29 @@ class ControlFlowTransformer(Transformer):
         start, end = getattr(node, 'lineno', None), last_line(node)
         return {name for name in in_place if self.origins.may_be_shared(name, start, end)}
 
-    def _roles(self, state, guard_flag=None, aliased=frozenset(), borrowed=frozenset()):
+    def _picked(self, state) -> Set[str]:
+        """The names an if's branches may bind to another local's list (``buf = evens`` / ``buf = odds``) that the
+        function changes in place (``buf.append(v)``): staged, the if would merge two lists into a new one, which the
+        change would reach instead, so it gets the role ``picked`` (the staged if refuses two different lists)."""
+        names = {qn.text for qn in state if qn.is_simple} - set(self.ctx.roles)
+        sources = {a for a, b in self._alias_pairs() if a in names} if names else set()
+        if not sources:
+            return set()
+        if self.in_place is None:
+            self.in_place = changed_in_place(self.scope.node)
+        return sources & self.in_place
+
+    def _roles(self, state, guard_flag=None, aliased=frozenset(), borrowed=frozenset(), picked=frozenset()):
         """The ``roles`` argument: ``{'do_return': 'return_flag', ...}`` for the converter's own state
         variables and the module globals (contract.py), or None when all are the user's locals."""
         names = [qn.text for qn in state if qn.is_simple and (qn.text in self.ctx.roles or qn.text in self.scope.globals
-                                                               or qn.text in aliased or qn.text in borrowed)]
+                                                               or qn.text in aliased or qn.text in borrowed
+                                                               or qn.text in picked)]
         if not names:
             return None
         roles = [self.ctx.roles.get(name, contract.GLOBAL if name in self.scope.globals else
-                                    contract.ALIASED if name in aliased else contract.BORROWED)
+                                    contract.ALIASED if name in aliased else
+                                    contract.BORROWED if name in borrowed else contract.PICKED)
                  for name in names]
         if guard_flag is not None and self.ctx.roles.get(guard_flag) == contract.RETURN_FLAG and guard_flag in names:
             roles[names.index(guard_flag)] = contract.RETURN_GUARD   # `if not do_return:`
@@ -276,7 +291,7 @@ class ControlFlowTransformer(Transformer):
         if_code = self._body_function(if_body, self._declarations(declared), body)
         else_code = self._body_function(else_body, self._declarations(declared), orelse)
         roles = self._roles(state + restored, anno.getanno(node, anno.GUARD_FLAG, None), self._aliased(node),
-                            self._borrowed(node))
+                            self._borrowed(node), self._picked(state))
         call = templates.replace(
             'ag__.if_stmt(test, if_body, else_body, get_state, set_state, symbols, nouts' + _ROLES_ARGUMENT[bool(roles)],
             test=node.test, if_body=if_body, else_body=else_body, get_state=get_state,
@@ -290,6 +305,7 @@ class ControlFlowTransformer(Transformer):
         get_state, set_state, loop_test, loop_body = self._names(*contract.STATE_FUNCTION_NAMES,
                                                                  *contract.WHILE_FUNCTION_NAMES)
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
+        body = _unbound_iteration_locals(body, declared) + body
         node.test = self.visit(node.test)
         state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
         # A walrus in the test assigns in loop_test's scope: declare those names there too.
@@ -310,6 +326,7 @@ class ControlFlowTransformer(Transformer):
         inits = self._undefined_inits(node, declared)
         get_state, set_state, loop_body = self._names(*contract.STATE_FUNCTION_NAMES, *contract.FOR_FUNCTION_NAMES)
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
+        body = _unbound_iteration_locals(body, set(declared) | bound_names([node.target])) + body
         node.iter = self.visit(node.iter)
         state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
         if isinstance(node.target, gast.Name) and node.target.id not in declared:
@@ -368,6 +385,22 @@ def _alias_pairs(statements, generated: Set[str]) -> Set[tuple]:
             pairs.add((node.target.id, node.value.id))
         stack.extend(nodes.children(node))
     return {(a, b) for a, b in pairs if a != b and a not in generated and b not in generated}
+
+
+def _unbound_iteration_locals(body, declared) -> List[gast.stmt]:
+    """``name = ag__.Undefined('name')`` first in a loop's body, for each local of the body function (not loop
+    state, not ``declared``) that a body function of a construct in it declares ``nonlocal`` before a statement
+    of the body assigns it: each iteration is a new call, where the name has no value yet (``if c: buf = a`` /
+    ``else: buf = b`` then ``buf = ...``), and a staged if reads its state first (a NameError otherwise)."""
+    names, assigned = set(), set(declared)
+    for statement in body:
+        if isinstance(statement, gast.FunctionDef) and anno.hasanno(statement, anno.BODY_FUNCTION):
+            names |= {name for s in statement.body if isinstance(s, gast.Nonlocal) for name in s.names} - assigned
+        else:
+            assigned |= _assigned_by_statements([statement])
+    names &= bound_names(body)
+    return [statement for name in sorted(names) for statement in
+            templates.replace('name = ag__.Undefined(symbol)', name=name, symbol=templates.literal(name))]
 
 
 def _assigned_by_statements(statements) -> Set[str]:

@@ -161,6 +161,29 @@ class ContainerOrigins:
                            None if values is None else values[position])
 
 
+def changed_in_place(function) -> Set[str]:
+    """The locals the user's function ``function`` changes in place anywhere (``xs.append(v)``, ``xs[i] = v``:
+    the statements the lists converter marked ``anno.IN_PLACE``), also inside the body functions of its
+    converted ifs and loops, but not in the user's own nested functions (their names are theirs).
+
+    >>> import gast
+    >>> tree = gast.parse('def f():\\n    xs = ys = []\\n    xs = xs')
+    >>> anno.setanno(tree.body[0].body[1], anno.IN_PLACE, 'xs')
+    >>> sorted(changed_in_place(tree.body[0]))
+    ['xs']
+    """
+    names: Set[str] = set()
+    stack = list(nodes.children(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, NESTED_SCOPES) and anno.hasanno(node, anno.SCOPE):
+            continue   # a function or lambda of the user's (a converter's body function has no scope)
+        if anno.hasanno(node, anno.IN_PLACE):
+            names.add(anno.getanno(node, anno.IN_PLACE))
+        stack.extend(nodes.children(node))
+    return names
+
+
 def last_line(node) -> Optional[int]:
     """The last source line of the construct ``node`` (None if no node under it has one)."""
     end = getattr(node, 'end_lineno', None)

@@ -14,6 +14,8 @@ Each branch starts from the state before the ``if`` (``set_state(init)``), runs,
   ``PartialReturnValue`` (valid where ``do_return`` is True); a later ``if not do_return:`` that
   returns makes it whole again, and ``return_value`` rejects it at the end of the function otherwise;
 * a Python global may not be rebound in either branch (it would be left holding a symbolic tensor);
+* a name the function changes in place after the ``if`` (role ``picked``) may not be bound to two different
+  lists, dicts or sets by the branches: the merged value would be a new one, which neither of them is;
 * a Python list or dict that the branches change in place is each branch's own copy (branch_lists.py): merged
   element by element, or a tensor list when the branches leave different numbers of elements.
 """
@@ -29,7 +31,7 @@ from autograph_lite.operators.data_structures import NeedsTensorList, carried_by
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_rebound_globals, check_not_aliased,
-                                                   check_tensor_list_not_aliased, describe, display_name, dtype_of,
+                                                   check_one_container_picked, check_tensor_list_not_aliased, describe, display_name, dtype_of,
                                                    is_stageable, placeholder_like, retrace_until_settled)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
@@ -153,6 +155,7 @@ class _BranchTracer:
         kinds, outputs = [], []
         for index, (value, first_kind) in enumerate(zip(raw, first_kinds)):
             name, first_value = display_name(self.names[index], self.roles), first_raw[index]
+            check_one_container_picked(self.roles, self.names[index], value, first_value, "if")
             if self.lists.check_lengths(index, value, first_value, self.list_hints, branches):  # the same elements
                 kinds.append(first_kind)
                 if first_kind == OUTPUT:

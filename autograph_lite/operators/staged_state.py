@@ -11,12 +11,12 @@ from typing import Any, Callable, Dict, Sequence, Set
 import numpy as np
 
 import runtime as rt
-from autograph_lite.contract import ALIASED, BORROWED, GLOBAL, RETURN_VALUE, Roles
+from autograph_lite.contract import ALIASED, BORROWED, GLOBAL, PICKED, RETURN_VALUE, Roles
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import (BaseException, NotImplementedError, all, bool, dict, float, int, isinstance,
-                      len, list, str, super, tuple, type)
+                      len, list, set, str, super, tuple, type)
 
 _SCALARS = (bool, int, float, np.generic, np.ndarray)
 
@@ -169,6 +169,34 @@ def check_tensor_list_not_aliased(roles: Roles, name: str, construct: str) -> No
         f"tensor-dependent {construct} that changes it makes a new tensor list; another name of this function may "
         f"refer to the same list (an assignment such as `other = {name}`), and that name would keep the old "
         f"contents. Use one name for the list (read and change it as '{name}')")
+
+
+_CONTAINER_KINDS = ((list, "list"), (rt.TensorList, "list"), (dict, "dict"), (set, "set"))
+
+
+def check_one_container_picked(roles: Roles, name: str, value: Any, other_value: Any, construct: str) -> None:
+    """Refuse a tensor-dependent ``construct`` (an if, a conditional expression) whose two paths bind ``name`` to
+    two different lists, dicts or sets when the function then changes ``name`` in place (role ``picked``,
+    given by the converter): the graph merges both into a new object, and the change would reach neither.
+    Reading the picked container stays allowed (the converter gives no role then).
+
+    >>> check_one_container_picked(Roles({'buf': PICKED}, ['buf']), 'buf', [1], [2], 'if')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    runtime.core.errors.StateError: 'buf' is one of two different lists picked by a tensor-dependent if, ...then changes 'buf' in place ...
+    """
+    if roles.of(name) != PICKED or value is other_value:
+        return
+    kinds = [kind for item in (value, other_value) for cls, kind in _CONTAINER_KINDS if isinstance(item, cls)]
+    if not kinds:
+        return
+    kind = kinds[0]
+    raise rt.errors.StateError(
+        f"'{name}' is one of two different {kind}s picked by a tensor-dependent {construct}, and this function then "
+        f"changes '{name}' in place (e.g. `{name}.append(...)`). A tensor-dependent choice cannot pick one of two "
+        f"{kind}s: the graph builds a new {kind} from both, so the change would reach neither of them. Change each "
+        f"{kind} under its own condition instead (`if c: a.append(v)` / `else: b.append(v)`), or keep one list of "
+        f"(key, value) pairs, or choose the values with rt.where")
 
 
 class Retrace(BaseException):
