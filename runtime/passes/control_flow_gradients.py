@@ -25,17 +25,18 @@ from runtime.core.registry import register_gradient
 from runtime.ops.control_flow_ops import IF
 from runtime.ops.gradient_ops import carries_gradient
 from runtime.ops.variables import READ_VARIABLE
-from runtime.passes.gradients import backprop, input_gradient_requested, zeros_gradient
+from runtime.passes.gradients import backprop, input_gradient_requested, side_effects, zeros_gradient
 from runtime.passes.graph_surgery import insert_before, pass_variable_in, variables_read
 
 
 def _check_pure(branch: FuncGraph) -> None:
-    for op in branch.operations:
-        if op.op_def is not READ_VARIABLE and op.is_stateful:
-            raise NotImplementedError(
-                f"gradient of a tensor-dependent if: branch {branch.name} has a side effect ({op.type}, node "
-                f"{op.name}); its gradient would run it again. Move the side effect (print, assign, random draw, "
-                "assert) out of the if, or wrap the if's result in rt.stop_gradient")
+    # Ifs and loops inside the branch are looked into: a tensor list made in a loop is no side effect.
+    found = side_effects(branch)
+    if found:
+        raise NotImplementedError(
+            f"gradient of a tensor-dependent if: branch {branch.name} has a side effect ({found[0].type}, node "
+            f"{found[0].name}); its gradient would run it again. Move the side effect (print, assign, random draw, "
+            "assert) out of the if, or wrap the if's result in rt.stop_gradient")
 
 
 def _gradient_branch(branch: FuncGraph, outer: Any, inputs: List[Any], grads: List[Optional[Any]],

@@ -23,11 +23,32 @@ from runtime.core import context, dtypes, nest
 from runtime import ops as _ops
 from runtime.ops.gradient_ops import carries_gradient, is_differentiable_dtype
 from runtime.ops.list_gradients import add_lists, zeros_like_list
+from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS
+from runtime.ops.tensor_array_ops import TENSOR_LIST_RESERVE
+from runtime.ops.variables import READ_VARIABLE
 from runtime.core.errors import GradientError
 from runtime.core.registry import GradientNotImplemented, NotDifferentiable
 from runtime.core.tensor import SymbolicTensor, Tensor
 
 UNCONNECTED = ("none", "zero")
+
+# Stateful ops a gradient may run again when it recomputes a forward computation: a variable read, and
+# the ops that make a new tensor list or array (stateful only so that no pass folds or merges two of them).
+RERUNNABLE = (READ_VARIABLE, TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_RESERVE)
+
+
+def side_effects(graph: Any) -> List[Any]:
+    """The ops of ``graph`` (and of the ifs and loops inside it) that recomputing it would repeat
+    with an observable effect: every stateful op but those in ``RERUNNABLE``."""
+    found = []
+    for op in graph.operations:
+        if any(op.op_def is rerunnable for rerunnable in RERUNNABLE):
+            continue
+        if op.op_def.stateful:
+            found.append(op)
+        for subgraph in op.subgraphs():
+            found += side_effects(subgraph)
+    return found
 
 
 class _Requested(threading.local):

@@ -28,18 +28,17 @@ from runtime.core.tensor import SymbolicTensor, Tensor, TensorSpec
 from runtime.core.traceback_filtering import api_boundary
 from runtime.ops.debugging import ASSERT
 from runtime.ops.gradient_ops import is_differentiable_dtype
-from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS
 from runtime.ops.logging_ops import PRINT
 from runtime.ops.variables import READ_VARIABLE, Variable
-from runtime.passes.gradients import backprop, check_unconnected
+from runtime.passes.gradients import RERUNNABLE, backprop, check_unconnected
 from runtime.passes.graph_surgery import insert_before, pass_variable_in, reads_variable, variables_read
 from runtime.tracing.concrete_function import ConcreteFunction, describe_structure
 from runtime.tracing.signature import make_key
 
-# Stateful ops the gradient function may run again: reads, checks, prints and fresh tensor lists.
-# Any other stateful op (a variable assignment, a random draw) would change state or see other values
-# than the call being differentiated, so a function holding one is refused.
-_RERUNNABLE = (READ_VARIABLE, ASSERT, PRINT, TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_FROM_TENSOR)
+# Stateful ops the gradient function may run again: reads, fresh tensor lists and arrays (RERUNNABLE),
+# checks and prints. Any other stateful op (a variable assignment, a random draw) would change state or
+# see other values than the call being differentiated, so a function holding one is refused.
+_RERUNNABLE = RERUNNABLE + (ASSERT, PRINT)
 
 OUTPUT_GRADIENTS = "output_gradients"
 

@@ -1,0 +1,68 @@
+"""Minimal programs reduced from what the random programs of test_gradient_programs.py found wrong, each
+with the gradient TensorFlow gives."""
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+
+def doubled_in_a_list(x, n):
+    if rt.reduce_sum(x) > 0.0:
+        parts = []
+        for _ in rt.range(n):
+            parts.append(x * 2.0)          # a tensor list made inside the branch: no side effect
+        x = rt.reduce_sum(rt.stack(parts), 0)
+    return rt.reduce_sum(x * x)
+
+
+def test_a_list_made_in_a_loop_inside_a_tensor_if_is_differentiable():
+    @ag.function
+    def gradient(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = doubled_in_a_list(x, n)
+        return tape.gradient(y, x)
+    x = rt.constant([1.0, 2.0], rt.float64)
+    assert gradient(x, rt.constant(2)).numpy().tolist() == [32.0, 64.0]       # d/dx sum((4x)^2) = 32x
+    assert gradient(-x, rt.constant(2)).numpy().tolist() == [-2.0, -4.0]
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = ag.to_graph(doubled_in_a_list)(x, rt.constant(3))
+    assert tape.gradient(y, x).numpy().tolist() == [72.0, 144.0]
+
+
+def printing_in_a_nested_if(x, n):
+    if rt.reduce_sum(x) > 0.0:
+        for _ in rt.range(n):
+            if rt.reduce_sum(x) > 1.0:
+                rt.print(x)
+            x = x * 2.0
+    return rt.reduce_sum(x * x)
+
+
+def test_a_side_effect_nested_in_a_branch_is_refused_by_its_name():
+    @ag.function
+    def gradient(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = printing_in_a_nested_if(x, n)
+        return tape.gradient(y, x)
+    with pytest.raises(NotImplementedError, match=r"branch cond_true_\d+ has a side effect \(PrintV2, node PrintV2\)"):
+        gradient(rt.constant([1.0, 2.0]), rt.constant(2))
+
+
+def written_twice(x):
+    array = rt.TensorArray(rt.float64, size=2)
+    array = array.write(0, x * 2.0)
+    array = array.write(1, x * x)
+    return rt.reduce_sum(array.stack())
+
+
+def test_the_gradient_function_of_a_function_making_a_tensor_array():
+    function = ag.function(written_twice)
+    x = rt.constant([1.0, 2.0], rt.float64)
+    function(x)
+    assert rt.function_gradient(function, wrt="x")(x).numpy().tolist() == [4.0, 6.0]     # 2 + 2x
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = function.get_concrete_function(x)(x)   # recorded as one call: its gradient is the function's VJP
+    assert tape.gradient(y, x).numpy().tolist() == [4.0, 6.0]
