@@ -66,3 +66,15 @@ def test_the_gradient_function_of_a_function_making_a_tensor_array():
         tape.watch(x)
         y = function.get_concrete_function(x)(x)   # recorded as one call: its gradient is the function's VJP
     assert tape.gradient(y, x).numpy().tolist() == [4.0, 6.0]
+
+
+def test_iterating_an_eager_tensor_under_a_tape_reaches_its_gradient():
+    m = rt.constant([[1.0, 2.0], [3.0, 4.0]], rt.float64)
+    with rt.GradientTape(persistent=True) as tape:
+        tape.watch(m)
+        squares = rt.reduce_sum(rt.stack([rt.reduce_sum(row * row) for row in m]))
+        first, second = m
+        product = rt.reduce_sum(first * second)
+    assert tape.gradient(squares, m).numpy().tolist() == [[2.0, 4.0], [6.0, 8.0]]
+    assert tape.gradient(product, m).numpy().tolist() == [[3.0, 4.0], [1.0, 2.0]]
+    assert [row.numpy().tolist() for row in m] == [[1.0, 2.0], [3.0, 4.0]]     # no tape: the same rows

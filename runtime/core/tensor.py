@@ -98,10 +98,7 @@ class EagerTensor(Tensor):
             raise TypeError("len() of a scalar tensor")
         return len(self._value)
 
-    def __iter__(self):
-        if self._value.ndim == 0:
-            raise TypeError("iteration over a scalar tensor")
-        return (EagerTensor(np.asarray(row)) for row in self._value)  # rows of a vector are 0-d arrays
+    # __iter__ (rows, as ops a recording GradientTape sees) is installed by runtime.ops.operators.
 
 
 def _user_location() -> str:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
+from runtime.core.registry import eager_op_hooks
 from runtime.core.tensor import EagerTensor, Tensor, _user_location
 from runtime.ops.indexing import slice_by_key
 from runtime.ops.logical_ops import logical_and, logical_not, logical_or
@@ -44,7 +47,19 @@ def install_operators() -> None:
     Tensor.__invert__ = lambda self: logical_not(self)
     Tensor.__getitem__ = lambda self, key: slice_by_key(self, key)
     Tensor.__setitem__ = _refuse_item_assignment
+    EagerTensor.__iter__ = _rows
     Tensor.__hash__ = object.__hash__  # identity: tensors are dict keys internally, though == is elementwise
+
+
+def _rows(tensor: EagerTensor):
+    """Iterating an eager tensor (``for row in m``, ``a, b = m``) yields its rows; while a GradientTape
+    records, each row is ``m[i]``, an op the tape sees, so the rows' gradients reach ``m``."""
+    array = tensor._value
+    if array.ndim == 0:
+        raise TypeError("iteration over a scalar tensor")
+    if eager_op_hooks:
+        return (slice_by_key(tensor, index) for index in range(len(array)))
+    return (EagerTensor(np.asarray(row)) for row in array)  # rows of a vector are 0-d arrays
 
 
 def _refuse_item_assignment(tensor: Tensor, key, value) -> None:
