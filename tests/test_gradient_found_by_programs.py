@@ -78,3 +78,18 @@ def test_iterating_an_eager_tensor_under_a_tape_reaches_its_gradient():
     assert tape.gradient(squares, m).numpy().tolist() == [[2.0, 4.0], [6.0, 8.0]]
     assert tape.gradient(product, m).numpy().tolist() == [[3.0, 4.0], [1.0, 2.0]]
     assert [row.numpy().tolist() for row in m] == [[1.0, 2.0], [3.0, 4.0]]     # no tape: the same rows
+
+
+def first_replaced(x):
+    x[0] = rt.reduce_sum(x * x)
+    return rt.reduce_sum(x * 3.0)
+
+
+def test_a_function_with_item_assignment_called_under_an_eager_tape():
+    function = ag.function(first_replaced)
+    x = rt.constant([1.0, 2.0, 3.0], rt.float64)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = function(x)
+    assert y.numpy() == 3.0 * 14.0 + 15.0
+    assert tape.gradient(y, x).numpy().tolist() == [6.0, 15.0, 21.0]           # 3 * 2x, plus 3 for x[1:]

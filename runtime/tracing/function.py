@@ -110,9 +110,12 @@ class Function:
     @inline_api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            if _run_eagerly[0] or (eager_op_hooks and recording_eagerly()):
-                # An eager GradientTape records ops as they run: run this call op by op so it sees them.
+            if _run_eagerly[0]:
                 return self.python_function(*args, **kwargs)
+            if eager_op_hooks and recording_eagerly():
+                # An eager GradientTape records ops as they run: run this call op by op so it sees them, in the
+                # form a trace would run (converted code: `x[i] = v` on a tensor works there, not in the original).
+                return self._tracer.function_to_trace()(*args, **kwargs)
             if context._state.graph is not None:  # called while tracing another function: trace inline
                 return self._tracer.function_to_trace()(*args, **kwargs)
             self._calls += 1
