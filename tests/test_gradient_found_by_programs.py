@@ -1,5 +1,6 @@
 """Minimal programs reduced from what the random programs of test_gradient_programs.py found wrong, each
 with the gradient TensorFlow gives."""
+import numpy as np
 import pytest
 
 import autograph_lite as ag
@@ -93,3 +94,39 @@ def test_a_function_with_item_assignment_called_under_an_eager_tape():
         y = function(x)
     assert y.numpy() == 3.0 * 14.0 + 15.0
     assert tape.gradient(y, x).numpy().tolist() == [6.0, 15.0, 21.0]           # 3 * 2x, plus 3 for x[1:]
+
+
+def states_after_updates(a, n):
+    states = []
+    for _ in rt.range(n):
+        a[0] = a[0] + 1.0
+        states.append(a)           # the list keeps this iteration's array: the next update must copy it
+    return rt.stack(states)
+
+
+def squares_after_updates(a, c, n):
+    for _ in rt.range(n):
+        a[1:] = c[1:]
+        c = rt.reduce_sum(a * a) * c   # the gradient keeps each iteration's a on an accumulator list
+    return rt.reduce_sum(c)
+
+
+def test_a_loop_variable_appended_to_a_list_is_not_updated_in_place_by_the_next_iteration():
+    expected = [[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]]
+    function = ag.function(states_after_updates)
+    for _ in range(2):  # the reference interpreter, then the compiled executor
+        assert function(rt.constant([0.0, 5.0]), rt.constant(3)).numpy().tolist() == expected
+
+    @ag.function
+    def gradient(a, c, n):
+        with rt.GradientTape() as tape:
+            tape.watch(c)
+            y = squares_after_updates(a, c, n)
+        return tape.gradient(y, c)
+    a, c = rt.constant([0.5, 0.2], rt.float64), rt.constant([0.3, -0.4], rt.float64)
+    with rt.GradientTape() as tape:
+        tape.watch(c)
+        y = ag.to_graph(squares_after_updates)(a, c, rt.constant(2))
+    eager = tape.gradient(y, c).numpy()
+    np.testing.assert_allclose(eager, [0.11352736, 0.14549608], rtol=1e-7)   # finite differences
+    np.testing.assert_allclose(gradient(a, c, rt.constant(2)).numpy(), eager, rtol=1e-13)

@@ -70,6 +70,16 @@ def graph_ops(graph: FuncGraph) -> List[Operation]:
             if id(op) in needed and op.op_def is not CONST and id(op) not in inputs]
 
 
+def _fresh_result(op: Operation) -> bool:
+    """Whether ``op``'s results are new arrays, never a view or a reference to an input's array."""
+    op_def = op.op_def
+    if op_def.elementwise_ufunc is not None or op_def in (MATMUL, SELECT, STRIDED_SLICE):
+        return True
+    if op_def is CAST:
+        return op.inputs[0].dtype != op.outputs[0].dtype  # a Cast to the same dtype returns its input
+    return op_def.in_place_kernel is not None
+
+
 def plan_in_place(graph: FuncGraph, ops: Sequence[Operation], owned_inputs: FrozenSet[int] = frozenset(),
                   memo: Optional[Dict] = None) -> InPlacePlan:
     """The in-place plan of ``ops`` (``graph_ops(graph)``); ``owned_inputs``: positions of the graph's
@@ -87,21 +97,13 @@ def plan_in_place(graph: FuncGraph, ops: Sequence[Operation], owned_inputs: Froz
         last_use[id(t)] = end
     owned = {id(graph.inputs[i]) for i in owned_inputs}
 
-    def fresh_result(op: Operation) -> bool:
-        op_def = op.op_def
-        if op_def.elementwise_ufunc is not None or op_def in (MATMUL, SELECT, STRIDED_SLICE):
-            return True
-        if op_def is CAST:
-            return op.inputs[0].dtype != op.outputs[0].dtype  # a Cast to the same dtype returns its input
-        return op_def.in_place_kernel is not None
-
     def no_alias_survives(reader: Operation, consumer: Operation, position: int) -> bool:
-        if reader is consumer or fresh_result(reader):
+        if reader is consumer or _fresh_result(reader):
             return True
         for result in reader.outputs:  # a view of the array: dead by now, read only by fresh-result ops
             if last_use.get(id(result), -1) > position:
                 return False
-            if not all(r is consumer or fresh_result(r) for r in readers.get(id(result), ())):
+            if not all(r is consumer or _fresh_result(r) for r in readers.get(id(result), ())):
                 return False
         return True
 
@@ -142,6 +144,11 @@ def loop_vars_updated_in_place(op: Operation, memo: Dict) -> Tuple[int, ...]:
         if chain:
             chains[i] = chain
     ops = graph_ops(body) if chains else []
+    for i in list(chains):
+        # The next iteration overwrites the body's result: no other reader may keep it (a list it is
+        # appended to would see every element change to the last one).
+        if not all(_fresh_result(op) for op in ops if any(t is body.outputs[i] for t in op.inputs)):
+            del chains[i]
     while chains:
         plan = plan_in_place(body, ops, frozenset(chains), memo)
         broken = [i for i, chain in chains.items() if not all(_in_place_step(plan, step) for step in chain)]
