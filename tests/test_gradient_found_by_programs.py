@@ -130,3 +130,37 @@ def test_a_loop_variable_appended_to_a_list_is_not_updated_in_place_by_the_next_
     eager = tape.gradient(y, c).numpy()
     np.testing.assert_allclose(eager, [0.11352736, 0.14549608], rtol=1e-7)   # finite differences
     np.testing.assert_allclose(gradient(a, c, rt.constant(2)).numpy(), eager, rtol=1e-13)
+
+
+def nested_sines(x, n):
+    for _ in rt.range(n):
+        x = x * 2.0
+        for _ in rt.range(n):
+            x = rt.sin(x)        # the inner loop's accumulators are held in the outer loop's
+    return x
+
+
+def test_second_derivatives_through_nested_tensor_loops():
+    @ag.function
+    def second(x, n):
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                y = nested_sines(x, n)
+            slope = inner.gradient(y, x)
+        return slope, outer.gradient(slope, x)
+
+    def eager_slope(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = ag.to_graph(nested_sines)(x, rt.constant(2))
+        return tape.gradient(y, x).numpy()
+    x = 0.3
+    slope, curvature = second(rt.constant(x, rt.float64), rt.constant(1))
+    assert slope.numpy() == 2.0 * np.cos(2.0 * x)
+    np.testing.assert_allclose(curvature.numpy(), -4.0 * np.sin(2.0 * x), rtol=1e-13)     # was 0.0
+    slope, curvature = second(rt.constant(x, rt.float64), rt.constant(2))
+    step = 1e-6
+    differences = (eager_slope(rt.constant(x + step, rt.float64)) - eager_slope(rt.constant(x - step, rt.float64)))
+    np.testing.assert_allclose(curvature.numpy(), differences / (2 * step), rtol=1e-6)

@@ -61,7 +61,20 @@ from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE
 
 def _zeros_like_kernel(handle):
     elements = _unwrap(handle).elements()
-    return _wrap(ListValue([None if e is None else np.zeros_like(e) for e in elements], len(elements)))
+    return _wrap(ListValue([_zeros_like_element(e) for e in elements], len(elements)))
+
+
+def _zeros_like_element(element):
+    """Zeros like an array; a list of zeros like a list held in a list (the accumulators of a nested loop)."""
+    if element is None:
+        return None
+    if _holds_list(element):
+        return _zeros_like_kernel(element)
+    return np.zeros_like(element)
+
+
+def _holds_list(element) -> bool:
+    return isinstance(element, ListValue) or (type(element) is np.ndarray and element.dtype == object)
 
 
 TENSOR_LIST_ZEROS_LIKE = register_op(
@@ -80,7 +93,8 @@ def _add_n_kernel(a, b):
     first, second = _unwrap(a).elements(), _unwrap(b).elements()
     longer = max(len(first), len(second))
     first, second = first + [None] * (longer - len(first)), second + [None] * (longer - len(second))
-    summed = [y if x is None else x if y is None else x + y for x, y in zip(first, second)]
+    summed = [y if x is None else x if y is None else _add_n_kernel(x, y) if _holds_list(x) else x + y
+              for x, y in zip(first, second)]
     return _wrap(ListValue(summed, len(summed)))
 
 
@@ -200,6 +214,12 @@ def _is_float(op: Any) -> bool:
     return dtypes.as_dtype(op.attrs["element_dtype"]).kind == "f"
 
 
+def _element_carries(op: Any) -> bool:
+    """Whether an element of the list carries a gradient: a float, or a list (a nested loop's accumulator
+    held by the enclosing loop's: its gradient is a list too)."""
+    return _is_float(op) or dtypes.as_dtype(op.attrs["element_dtype"]) == dtypes.variant
+
+
 def _int_constant(tensor: Tensor) -> Optional[int]:
     """The value of a constant (or eager) index; None when it is only known at run time."""
     op = getattr(tensor, "op", None)
@@ -230,14 +250,15 @@ def _from_tensor_gradient(op, grads, ops):
 @register_gradient(TENSOR_LIST_PUSH_BACK)
 def _push_back_gradient(op, grads, ops):
     rest, element = apply_op(TENSOR_LIST_POP, (grads[0], ops.constant(-1, dtypes.int32)), _element_attrs(op))
-    return [rest, element if _is_float(op) else None]
+    return [rest, element if _element_carries(op) else None]
 
 
 @register_gradient(TENSOR_LIST_POP)
 def _pop_gradient(op, grads, ops):
     rest, element = grads
     if element is None:
-        element = ops.zeros_like(op.outputs[1])
+        element = (zeros_like_list(op.outputs[1]) if op.outputs[1].dtype == dtypes.variant
+                   else ops.zeros_like(op.outputs[1]))
     if _int_constant(op.inputs[1]) == -1:  # list.pop(): append back (amortized O(1))
         return [apply_op(TENSOR_LIST_PUSH_BACK, (rest, element), _element_attrs(op)), None]
     return [apply_op(TENSOR_LIST_INSERT, (rest, op.inputs[1], element), _element_attrs(op)), None]
