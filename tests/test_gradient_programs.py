@@ -119,7 +119,7 @@ def hessian_times(f, direction):
             with rt.GradientTape() as inner:
                 inner.watch(x)
                 loss = f(x, y, m, n)
-            slope = rt.reduce_sum(inner.gradient(loss, x) * direction)
+            slope = rt.reduce_sum(inner.gradient(loss, x, unconnected_gradients='zero') * direction)
         return outer.gradient(slope, x, unconnected_gradients='zero')
     return product
 
