@@ -87,8 +87,10 @@ class ControlFlowTransformer(Transformer):
         state = [qn for qn in modified if qn.is_simple and (qn.text in live or qn.text in self.scope.globals)]
         # An object changed only through another name (`ys = xs; ys[0] = v`): its own name is carried.
         state += [qual_names.simple(name) for name in sorted(changed - simple)]
-        # a.b / a[0]: carried when the object is used afterwards and not itself reassigned.
-        state += [qn for qn in modified if not qn.is_simple and qn.root in live and qn.root not in simple
+        # a.b / a[0]: carried when the object is not itself reassigned, also when the function does not
+        # read it afterwards: the caller, or another name, may see the object (left out, a staged construct
+        # would leave there what the trace of one branch or iteration set).
+        state += [qn for qn in modified if not qn.is_simple and qn.root not in simple
                   and not any(p in modified for p in _parents(qn))]
         return sorted(state)
 
