@@ -164,3 +164,37 @@ def test_second_derivatives_through_nested_tensor_loops():
     step = 1e-6
     differences = (eager_slope(rt.constant(x + step, rt.float64)) - eager_slope(rt.constant(x - step, rt.float64)))
     np.testing.assert_allclose(curvature.numpy(), differences / (2 * step), rtol=1e-6)
+
+
+def stacked_in_an_if(x, n):
+    if rt.reduce_sum(x) > 0.0:
+        rows = rt.TensorArray(rt.float64, size=n)
+        for i in rt.range(n):
+            rows = rows.write(i, x * rt.cast(i + 1, rt.float64))
+        x = rt.reduce_sum(rows.stack(), 0)     # stacked: a tensor of unknown rank
+    return rt.reduce_sum(x * x)
+
+
+def test_a_sum_over_the_first_axes_of_a_tensor_of_unknown_rank_is_differentiable():
+    @ag.function
+    def gradient(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = stacked_in_an_if(x, n)
+        return tape.gradient(y, x)
+    x = rt.constant([1.0, 2.0], rt.float64)
+    assert gradient(x, rt.constant(3)).numpy().tolist() == [72.0, 144.0]      # d/dx sum((6x)^2) = 72x
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = ag.to_graph(stacked_in_an_if)(x, rt.constant(3))
+    assert tape.gradient(y, x).numpy().tolist() == [72.0, 144.0]
+
+    @ag.function
+    def from_the_end(x, n):
+        rows = rt.TensorArray(rt.float64, size=n)
+        for i in rt.range(n):
+            rows = rows.write(i, x)
+        return rt.gradients(rt.reduce_sum(rt.reduce_sum(rows.stack(), -1)), x)
+    with pytest.raises(ValueError, match=r"gradient of Sum: the input has unknown rank and the reduced axes \[-1\] "
+                                         "count from the end"):
+        from_the_end(x, rt.constant(2))

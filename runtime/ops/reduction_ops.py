@@ -266,11 +266,15 @@ def _kept(op, value: Tensor, ops) -> Tensor:
     if op.attrs["keepdims"] or op.attrs["axis"] is None:
         return value  # a reduction over every axis gives a scalar: it broadcasts against an input of any rank
     rank = op.inputs[0].ndim
-    if rank is None:
-        raise ValueError(f"gradient of {op.type}: the input "
-                         "has unknown rank; give it a known rank")
     axis = op.attrs["axis"]
-    axes = range(rank) if axis is None else sorted({a % rank for a in axis})
+    if rank is None:
+        # Axes counted from the front need no rank (e.g. a stacked TensorArray of unknown rank summed over
+        # axis 0): inserted in increasing order, each lands where it was reduced.
+        if any(a < 0 for a in axis):
+            raise ValueError(f"gradient of {op.type}: the input has unknown rank and the reduced axes {list(axis)} "
+                             "count from the end; give the input a known rank or count the axes from the front")
+        rank = max(axis) + 1
+    axes = sorted({a % rank for a in axis})
     for a in axes:
         value = ops.expand_dims(value, a)
     return value
