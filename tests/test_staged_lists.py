@@ -350,3 +350,28 @@ def test_a_list_a_construct_inside_a_tensor_if_makes_a_tensor_list_is_one_on_bot
             assert plain(staged(rt.constant(n))) == value
             assert run_three_ways(function, rt.constant(n)) == value
         assert staged.experimental_get_tracing_count() == 1
+
+
+def loop_then_loop_in_a_tensor_if(n):
+    xs = [1, 2, 3]
+    if n % 7 == 1:
+        for _ in range(n):
+            if len(xs) > 5:   # a Python if, never taken: the for loop leaves its items as a new list
+                xs[2] = xs[2] + 1
+        i = 0
+        while i < n:
+            i += 1
+            xs.append(n)
+    return xs[0] + xs[1] * 10 + xs[2] * 100 + len(xs) * 1000
+
+
+def test_a_list_a_tensor_loop_rebuilt_then_a_later_loop_appends_to_is_a_tensor_list_of_the_if():
+    # The later loop asked the if for the for loop's new list, which the if did not know as its list:
+    # 'a list in the else branch but a tensor list of int32 elements in the if branch' (a random program).
+    expected = {3: 3321, 1: 4321, 8: 11321}
+    staged = ag.function(loop_then_loop_in_a_tensor_if)
+    for n, value in [*expected.items(), *expected.items()]:
+        assert loop_then_loop_in_a_tensor_if(n) == value
+        assert plain(staged(rt.constant(n))) == value
+        assert run_three_ways(loop_then_loop_in_a_tensor_if, rt.constant(n)) == value
+    assert staged.experimental_get_tracing_count() == 1

@@ -158,11 +158,11 @@ def _stage_list_change(target: Any, element: Any, change: str) -> None:
     raise NeedsTensorList(token, index, element)
 
 
-_carried_by_ifs: List[Tuple[Any, Dict[int, Tuple[int, str]]]] = []  # (if token, {id(list): (index, name)})
+_carried_by_ifs: List[Tuple[Any, Dict[int, tuple]]] = []  # (if token, {id(list): (index, name, list)})
 
 
 @contextlib.contextmanager
-def carried_by_if(token: Any, lists: Dict[int, Tuple[int, str]]):
+def carried_by_if(token: Any, lists: Dict[int, tuple]):
     """While a staged if traces its branches, ``lists`` (its Python list state) may be made tensor lists by a
     construct inside (stage_outer_list_change), but not by a change of their own: the if merges those."""
     _carried_by_ifs.append((token, lists))
@@ -170,6 +170,19 @@ def carried_by_if(token: Any, lists: Dict[int, Tuple[int, str]]):
         yield
     finally:
         _carried_by_ifs.pop()
+
+
+def note_list_rebuilt(before: Any, after: Any) -> None:
+    """A staged loop left its Python list state ``before`` as a new list ``after`` (built from its outputs).
+    The ifs and loops around that carry ``before`` carry ``after`` too: a loop after this one that makes
+    ``after`` a tensor list must make them carry it as a tensor list (stage_outer_list_change), as for
+    ``before``. (The entries keep ``after`` alive, so that its id stays its own.)"""
+    if type(before) is not list or type(after) is not list or before is after:
+        return
+    for _, lists in (*_carried_by_ifs, *_watched):
+        entry = lists.get(id(before))
+        if entry is not None:
+            lists[id(after)] = (entry[0], entry[1], after)
 
 
 def stage_outer_list_change(target: Any, element: Any) -> None:

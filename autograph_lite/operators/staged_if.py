@@ -62,7 +62,7 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
         start = lists.start_state(init, list_hints, tuple(symbol_names))
         tracer = _BranchTracer(start, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints,
                                lists, list_hints)
-        carried = {id(value): (index, symbol_names[index]) for index, value in lists.originals.items()
+        carried = {id(value): (index, symbol_names[index], value) for index, value in lists.originals.items()
                    if type(value) is list and index not in list_hints}
         try:
             with carried_by_if(tracer, carried):

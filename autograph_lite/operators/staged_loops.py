@@ -28,8 +28,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set,
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import Roles
-from autograph_lite.operators.data_structures import (NeedsTensorList, stage_outer_list_change, tensor_list_from,
-                                                      watching)
+from autograph_lite.operators.data_structures import (NeedsTensorList, note_list_rebuilt, stage_outer_list_change,
+                                                      tensor_list_from, watching)
 from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (FlagUnchanged, NeedsPlaceholder, Retrace, check_no_rebound_globals,
@@ -149,7 +149,10 @@ def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterab
             check_not_aliased(roles, symbol_names[retry.index], "loop")
             stage_outer_list_change(init[retry.index], retry.element)
             raise NeedsPlaceholder(list_hints, retry.index, retry.element) from None  # a tensor list like it
-        set_state(loop.final_state(outputs))
+        final = loop.final_state(outputs)
+        for before, after in zip(init, final):
+            note_list_rebuilt(before, after)   # the ifs and loops around carry the new list as they did the old
+        set_state(final)
 
     retrace_until_settled(trace_loop, init, set_state)
 
