@@ -309,16 +309,22 @@ def beams_grown_by_an_inner_loop(n):
     return rt.stack(beams)
 
 
+def assert_matches_python_in_one_trace(function, expected):
+    """For each ``n -> value`` (each twice): Python, the staged function and run_three_ways give ``value``, and
+    the staged function traces once."""
+    staged = ag.function(function)
+    for n, value in [*expected.items(), *expected.items()]:
+        assert plain(function(n)) == value
+        assert plain(staged(rt.constant(n))) == value
+        assert run_three_ways(function, rt.constant(n)) == value
+    assert staged.experimental_get_tracing_count() == 1
+
+
 def test_a_list_only_an_inner_tensor_loop_changes_is_a_tensor_list_of_the_outer_loop_too():
     # The inner loop alone made it a tensor list, which the outer loop refused as a changed structure.
     for function, expected in [(counts_in_an_inner_loop, {0: 13, 1: 13, 3: 43}),
                                (beams_grown_by_an_inner_loop, {0: [0], 2: [0, 0, 1, 2, 5]})]:
-        staged = ag.function(function)
-        for n, value in [*expected.items(), *expected.items()]:
-            assert plain(function(n)) == value
-            assert plain(staged(rt.constant(n))) == value
-            assert run_three_ways(function, rt.constant(n)) == value
-        assert staged.experimental_get_tracing_count() == 1
+        assert_matches_python_in_one_trace(function, expected)
 
 
 def loop_in_a_tensor_if_changes_the_list(n):
@@ -344,12 +350,7 @@ def test_a_list_a_construct_inside_a_tensor_if_makes_a_tensor_list_is_one_on_bot
     # The if's other path left the Python list: 'a list in the else branch but a tensor list in the if branch'.
     for function, expected in [(loop_in_a_tensor_if_changes_the_list, {0: 103, 1: 104, 3: 109}),
                                (inner_if_appends_in_one_branch, {0: [1], 1: [5], 4: [5, 4]})]:
-        staged = ag.function(function)
-        for n, value in [*expected.items(), *expected.items()]:
-            assert plain(function(n)) == value
-            assert plain(staged(rt.constant(n))) == value
-            assert run_three_ways(function, rt.constant(n)) == value
-        assert staged.experimental_get_tracing_count() == 1
+        assert_matches_python_in_one_trace(function, expected)
 
 
 def loop_then_loop_in_a_tensor_if(n):
@@ -368,10 +369,4 @@ def loop_then_loop_in_a_tensor_if(n):
 def test_a_list_a_tensor_loop_rebuilt_then_a_later_loop_appends_to_is_a_tensor_list_of_the_if():
     # The later loop asked the if for the for loop's new list, which the if did not know as its list:
     # 'a list in the else branch but a tensor list of int32 elements in the if branch' (a random program).
-    expected = {3: 3321, 1: 4321, 8: 11321}
-    staged = ag.function(loop_then_loop_in_a_tensor_if)
-    for n, value in [*expected.items(), *expected.items()]:
-        assert loop_then_loop_in_a_tensor_if(n) == value
-        assert plain(staged(rt.constant(n))) == value
-        assert run_three_ways(loop_then_loop_in_a_tensor_if, rt.constant(n)) == value
-    assert staged.experimental_get_tracing_count() == 1
+    assert_matches_python_in_one_trace(loop_then_loop_in_a_tensor_if, {3: 3321, 1: 4321, 8: 11321})
