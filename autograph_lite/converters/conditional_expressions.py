@@ -14,6 +14,7 @@ by ``record_user_text`` before the other converters rewrite its parts (calls, sl
 import gast
 
 from autograph_lite.converters.shared_containers import changed_in_place
+from autograph_lite.converters.unpacking import unpacked_value
 from autograph_lite.pyct import anno, codegen, nodes, templates
 from autograph_lite.pyct.transformer import Transformer, binds_by_walrus, walrus_guard
 
@@ -45,13 +46,21 @@ class ConditionalExpressionTransformer(Transformer):
         if_exp gets the name, so a tensor ``c`` may not pick one of two lists (it would merge them into a
         new one, which the change would reach instead)."""
         value = node.value
-        if not (isinstance(value, gast.IfExp) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
-                and self.function is not None):
+        # `buf, n = (a, 1) if c else (b, 2)` reaches here as `(buf, n) = ag__.unpack(... if ... else ...)`.
+        expression = unpacked_value(value)
+        if not (isinstance(expression, gast.IfExp) and len(node.targets) == 1 and self.function is not None):
+            return self.generic_visit(node)
+        names = _target_names(node.targets[0])
+        if names is None:
             return self.generic_visit(node)
         if self.in_place is None:
             self.in_place = changed_in_place(self.function)
-        name = node.targets[0].id
-        node.value = self.visit_IfExp(value, name if name in self.in_place else None)
+        picked = next((name for name in names if name in self.in_place), None)
+        converted = self.visit_IfExp(expression, picked)
+        if expression is not value:
+            value.args[0] = converted
+        else:
+            node.value = converted
         return node
 
     def visit_IfExp(self, node, picked=None):
@@ -67,3 +76,13 @@ class ConditionalExpressionTransformer(Transformer):
         return templates.replace_as_expression(
             'ag__.if_exp(test, lambda: body, lambda: orelse, source)',
             test=node.test, body=node.body, orelse=node.orelse, source=templates.literal(source))
+
+
+def _target_names(target):
+    """The names an assignment target binds, when it is a name or a (nested) tuple or list of names."""
+    if isinstance(target, gast.Name):
+        return [target.id]
+    if isinstance(target, (gast.Tuple, gast.List)):
+        names = [_target_names(element) for element in target.elts]
+        return None if any(n is None for n in names) else [name for group in names for name in group]
+    return None

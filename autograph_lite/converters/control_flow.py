@@ -25,6 +25,7 @@ import gast
 
 from autograph_lite import contract
 from autograph_lite.converters.shared_containers import ContainerOrigins, changed_in_place, last_line
+from autograph_lite.converters.unpacking import unpacked_value
 from autograph_lite.pyct import anno, nodes, qual_names, templates
 from autograph_lite.pyct.scopes import bound_names
 from autograph_lite.pyct.transformer import Transformer
@@ -385,8 +386,19 @@ def _alias_pairs(statements, generated: Set[str]) -> Set[tuple]:
             pairs |= {(a, b) for a in names for b in names}
         elif isinstance(node, gast.NamedExpr) and isinstance(node.value, gast.Name):
             pairs.add((node.target.id, node.value.id))
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (gast.Tuple, gast.List)):
+            pairs |= _positional_pairs(node.targets[0], node.value)   # `buf, n = evens, 1`
         stack.extend(nodes.children(node))
     return {(a, b) for a, b in pairs if a != b and a not in generated and b not in generated}
+
+
+def _positional_pairs(target, value) -> Set[tuple]:
+    """``(name, other)`` for the names of a tuple target that a tuple value (as written, or in the
+    ``ag__.unpack(...)`` the unpacking converter wrote) gives another plain name at the same position."""
+    value = unpacked_value(value)
+    if not isinstance(value, (gast.Tuple, gast.List)) or len(value.elts) != len(target.elts):
+        return set()
+    return {(t.id, v.id) for t, v in zip(target.elts, value.elts) if isinstance(t, gast.Name) and isinstance(v, gast.Name)}
 
 
 def _unbound_iteration_locals(body, declared) -> List[gast.stmt]:

@@ -31,3 +31,11 @@ def _is_operator_call(value) -> bool:
     returns a Python tuple."""
     return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
             and isinstance(value.func.value, gast.Name) and value.func.value.id == 'ag__')
+
+
+def unpacked_value(value):
+    """The ``value`` of ``ag__.unpack(value)`` (what this converter wrote), else ``value`` itself: what a later
+    converter reads as the right-hand side of ``buf, n = evens, 1``."""
+    if _is_operator_call(value) and value.func.attr == 'unpack' and len(value.args) == 1:
+        return value.args[0]
+    return value

@@ -6,7 +6,7 @@ functions, arbitrary objects) can only pass through unchanged.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Sequence, Set
+from typing import Any, Callable, Dict, Optional, Sequence, Set
 
 import numpy as np
 
@@ -185,18 +185,30 @@ def check_one_container_picked(roles: Roles, name: str, value: Any, other_value:
     ...
     runtime.core.errors.StateError: 'buf' is one of two different lists picked by a tensor-dependent if, ...then changes 'buf' in place ...
     """
-    if roles.of(name) != PICKED or value is other_value:
+    if roles.of(name) != PICKED:
         return
-    kinds = [kind for item in (value, other_value) for cls, kind in _CONTAINER_KINDS if isinstance(item, cls)]
-    if not kinds:
+    kind = _picked_kind(value, other_value)
+    if kind is None:
         return
-    kind = kinds[0]
     raise rt.errors.StateError(
         f"'{name}' is one of two different {kind}s picked by a tensor-dependent {construct}, and this function then "
         f"changes '{name}' in place (e.g. `{name}.append(...)`). A tensor-dependent choice cannot pick one of two "
         f"{kind}s: the graph builds a new {kind} from both, so the change would reach neither of them. Change each "
         f"{kind} under its own condition instead (`if c: a.append(v)` / `else: b.append(v)`), or keep one list of "
         f"(key, value) pairs, or choose the values with rt.where")
+
+
+def _picked_kind(value: Any, other_value: Any) -> Optional[str]:
+    """The kind of container (``'list'``...) the two paths' values differ in, also inside tuples the paths
+    give for ``buf, n = (a, 1) if c else (b, 2)``; None when they pick no two different containers."""
+    if value is other_value:
+        return None
+    kinds = [kind for item in (value, other_value) for cls, kind in _CONTAINER_KINDS if isinstance(item, cls)]
+    if kinds:
+        return kinds[0]
+    if isinstance(value, tuple) and isinstance(other_value, tuple) and len(value) == len(other_value):
+        return next((kind for kind in map(_picked_kind, value, other_value) if kind is not None), None)
+    return None
 
 
 class Retrace(BaseException):
