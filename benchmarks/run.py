@@ -341,12 +341,13 @@ BENCHMARKS = [bench_power, bench_first_call, bench_call_overhead, bench_while, b
 
 def _all_benchmarks():
     import collections_rows  # the rows of issue 11
+    import compute_loops  # the rows of issue 26
     import jax_rows  # issue 14's optional comparison with jax.jit (skipped without jax)
     import loop_gradients  # issue 14: the gradient through a tensor while
     import training  # the rows of issue 14
     import workloads  # the rows of issue 13
     return (BENCHMARKS + workloads.BENCHMARKS + collections_rows.BENCHMARKS + training.BENCHMARKS
-            + loop_gradients.BENCHMARKS + jax_rows.BENCHMARKS)
+            + loop_gradients.BENCHMARKS + jax_rows.BENCHMARKS + compute_loops.BENCHMARKS)
 
 
 def format_table(rows: List[Row]) -> str:

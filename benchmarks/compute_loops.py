@@ -1,0 +1,303 @@
+"""Benchmark rows of issue 26: compute-bound loops, each as an ``ag.function``, as numpy written by hand
+and run eagerly, side by side in one child process with one BLAS thread.
+
+- LSTM: 50 unrolled steps, batch 32, hidden 128 (matmuls, split, sigmoid and tanh gates);
+- Viterbi: 200 steps x 64 states, a tensor ``for`` over small (64- and 64x64-element) ops, backpointers
+  appended to a list, then a tensor backtracking loop;
+- k-means: 10,000 points x 8 dims, 16 centers, 10 iterations in a tensor loop (distances by matmul,
+  argmin, one_hot, center sums by matmul);
+- Mandelbrot: 256 x 256 points, a tensor ``while`` of 64 masked updates (``where``).
+
+The hand-written numpy is what a numpy user writes (``1 / (1 + np.exp(-z))`` for a sigmoid, a Python
+``for`` with a list of backpointers); every graph result is checked against it before timing. The thread
+rows (``bench_compute_threads``) run the LSTM and k-means with BLAS's default threads, on an idle machine
+and with a CPU-bound spinner on every core, next to the same work pinned to one thread.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Dict, List
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(HERE), HERE]  # this checkout's runtime, and timing.py
+
+import runtime as rt  # noqa: E402
+from timing import compare  # noqa: E402
+
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _row(*args, **kwargs):
+    from run import row
+    return row(*args, **kwargs)
+
+
+# --- LSTM ---------------------------------------------------------------------------------------------
+
+STEPS, BATCH, HIDDEN, FEATURES = 50, 32, 128, 128
+
+
+def lstm(xs, wx, wh, b):
+    h = rt.zeros((BATCH, HIDDEN))
+    c = rt.zeros((BATCH, HIDDEN))
+    for t in range(STEPS):  # a Python range: unrolled while tracing
+        z = rt.matmul(xs[t], wx) + rt.matmul(h, wh) + b
+        i, f, g, o = rt.split(z, 4, axis=1)
+        c = rt.sigmoid(f) * c + rt.sigmoid(i) * rt.tanh(g)
+        h = rt.sigmoid(o) * rt.tanh(c)
+    return h
+
+
+def numpy_lstm(xs, wx, wh, b):
+    def sigmoid(v):
+        return 1.0 / (1.0 + np.exp(-v))
+    h = np.zeros((BATCH, HIDDEN), np.float32)
+    c = np.zeros((BATCH, HIDDEN), np.float32)
+    for t in range(STEPS):
+        z = xs[t] @ wx + h @ wh + b
+        i, f, g, o = np.split(z, 4, axis=1)
+        c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
+        h = sigmoid(o) * np.tanh(c)
+    return h
+
+
+def lstm_data():
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal((STEPS, BATCH, FEATURES)).astype(np.float32),
+            (rng.standard_normal((FEATURES, 4 * HIDDEN)) / np.sqrt(FEATURES)).astype(np.float32),
+            (rng.standard_normal((HIDDEN, 4 * HIDDEN)) / np.sqrt(HIDDEN)).astype(np.float32),
+            (rng.standard_normal(4 * HIDDEN) * 0.1).astype(np.float32)]
+
+
+# --- Viterbi ------------------------------------------------------------------------------------------
+
+VITERBI_STEPS, STATES = 200, 64
+
+
+def viterbi(log_emissions, log_transitions, log_initial):
+    steps = rt.shape(log_emissions)[0]
+    score = log_initial + log_emissions[0]
+    backpointers = []
+    for t in rt.range(1, steps):  # a tensor loop
+        candidates = rt.expand_dims(score, 1) + log_transitions
+        backpointers.append(rt.argmax(candidates, axis=0, output_type=rt.int32))
+        score = rt.reduce_max(candidates, axis=0) + log_emissions[t]
+    pointers = rt.stack(backpointers)
+    state = rt.argmax(score, output_type=rt.int32)
+    path = [state]
+    for t in rt.range(steps - 2, -1, -1):
+        state = rt.gather(pointers[t], state)
+        path.append(state)
+    return rt.reverse(rt.stack(path), [0])
+
+
+def numpy_viterbi(log_emissions, log_transitions, log_initial):
+    score = log_initial + log_emissions[0]
+    backpointers = []
+    for t in range(1, log_emissions.shape[0]):
+        candidates = score[:, None] + log_transitions
+        backpointers.append(np.argmax(candidates, axis=0).astype(np.int32))
+        score = np.max(candidates, axis=0) + log_emissions[t]
+    pointers = np.stack(backpointers)
+    state = np.int32(np.argmax(score))
+    path = [state]
+    for t in range(log_emissions.shape[0] - 2, -1, -1):
+        state = pointers[t][state]
+        path.append(state)
+    return np.array(path[::-1], np.int32)
+
+
+def viterbi_data():
+    rng = np.random.default_rng(0)
+    return [np.log(rng.dirichlet(np.ones(STATES), VITERBI_STEPS)).astype(np.float32),
+            np.log(rng.dirichlet(np.ones(STATES), STATES)).astype(np.float32),
+            np.log(np.full(STATES, 1.0 / STATES)).astype(np.float32)]
+
+
+# --- k-means ------------------------------------------------------------------------------------------
+
+POINTS, DIMS, CENTERS, KMEANS_ITERATIONS = 10_000, 8, 16, 10
+
+
+def kmeans(points, centers, iterations):
+    squared_norms = rt.reduce_sum(points * points, axis=1, keepdims=True)
+    for _ in rt.range(iterations):  # a tensor loop
+        distances = (squared_norms - 2.0 * rt.matmul(points, rt.transpose(centers))
+                     + rt.reduce_sum(centers * centers, axis=1))
+        nearest = rt.argmin(distances, axis=1, output_type=rt.int32)
+        members = rt.one_hot(nearest, CENTERS)
+        counts = rt.reduce_sum(members, axis=0)
+        centers = rt.matmul(rt.transpose(members), points) / rt.expand_dims(rt.maximum(counts, 1.0), 1)
+    return centers
+
+
+def numpy_kmeans(points, centers, iterations):
+    squared_norms = np.sum(points * points, axis=1, keepdims=True)
+    for _ in range(iterations):
+        distances = squared_norms - 2.0 * (points @ centers.T) + np.sum(centers * centers, axis=1)
+        nearest = np.argmin(distances, axis=1)
+        members = np.zeros((points.shape[0], CENTERS), np.float32)
+        members[np.arange(points.shape[0]), nearest] = 1.0
+        counts = members.sum(axis=0)
+        centers = (members.T @ points) / np.maximum(counts, 1.0)[:, None]
+    return centers
+
+
+def kmeans_data():
+    rng = np.random.default_rng(0)
+    points = (rng.standard_normal((POINTS, DIMS)) + rng.integers(0, 4, (POINTS, 1))).astype(np.float32)
+    return [points, points[:CENTERS].copy(), np.int32(KMEANS_ITERATIONS)]
+
+
+# --- Mandelbrot ---------------------------------------------------------------------------------------
+
+SIDE, MANDELBROT_ITERATIONS = 256, 64
+
+
+def mandelbrot(c_re, c_im, iterations):
+    z_re = rt.zeros_like(c_re)
+    z_im = rt.zeros_like(c_im)
+    counts = rt.zeros(c_re.shape, rt.int32)
+    i = 0
+    while i < iterations:  # a tensor loop (iterations is a tensor)
+        re2, im2 = z_re * z_re, z_im * z_im
+        inside = re2 + im2 <= 4.0
+        z_im = rt.where(inside, 2.0 * z_re * z_im + c_im, z_im)
+        z_re = rt.where(inside, re2 - im2 + c_re, z_re)
+        counts += rt.cast(inside, rt.int32)
+        i += 1
+    return counts
+
+
+def numpy_mandelbrot(c_re, c_im, iterations):
+    z_re = np.zeros_like(c_re)
+    z_im = np.zeros_like(c_im)
+    counts = np.zeros(c_re.shape, np.int32)
+    for _ in range(iterations):
+        re2, im2 = z_re * z_re, z_im * z_im
+        inside = re2 + im2 <= 4.0
+        z_im = np.where(inside, 2.0 * z_re * z_im + c_im, z_im)
+        z_re = np.where(inside, re2 - im2 + c_re, z_re)
+        counts += inside
+    return counts
+
+
+def mandelbrot_data():
+    re, im = np.meshgrid(np.linspace(-2.0, 0.5, SIDE, dtype=np.float32), np.linspace(-1.2, 1.2, SIDE, dtype=np.float32))
+    return [re, im, np.int32(MANDELBROT_ITERATIONS)]
+
+
+# --- measuring (in a child process: BLAS reads its thread count when numpy is imported) ----------------
+
+WORKLOADS = {  # name -> (graph function, numpy function, data, calls per sample, comparison)
+    "lstm": (lstm, numpy_lstm, lstm_data, 5, "close"),
+    "viterbi": (viterbi, numpy_viterbi, viterbi_data, 5, "equal"),
+    "kmeans": (kmeans, numpy_kmeans, kmeans_data, 5, "close"),
+    "mandelbrot": (mandelbrot, numpy_mandelbrot, mandelbrot_data, 3, "equal"),
+}
+
+
+def _check(got, want, comparison: str) -> None:
+    if comparison == "equal":
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def measure(name: str, repeat: int, eager: bool = True) -> Dict[str, float]:
+    """Seconds per call (medians) of the graph, numpy by hand and (if ``eager``) eager execution, and the
+    graph's first call (convert + trace + optimize + compile + run) in ms."""
+    import autograph_lite as ag
+    graph_fn, numpy_fn, data, number, comparison = WORKLOADS[name]
+    arrays = data()
+    tensors = [rt.constant(a) for a in arrays]
+    start = time.perf_counter()
+    function = ag.function(graph_fn)
+    first = function(*tensors).numpy()
+    first_ms = (time.perf_counter() - start) * 1e3
+    with np.errstate(all="ignore"):
+        want = numpy_fn(*arrays)
+        _check(first, want, comparison)
+        _check(graph_fn(*tensors).numpy(), want, comparison)
+        candidates = {"numpy": lambda: numpy_fn(*arrays), "graph": lambda: function(*tensors)}
+        if eager:
+            candidates["eager"] = lambda: graph_fn(*tensors)
+        times = compare(candidates, number, repeat)
+    times["first_ms"] = first_ms
+    return times
+
+
+def _in_child(names: List[str], repeat: int, env: Dict[str, str], spinners: int = 0, eager: bool = True) -> dict:
+    """``measure`` for each workload in a child process with ``env``, with ``spinners`` CPU-bound processes."""
+    from workloads import _SPIN
+    spinning = [subprocess.Popen([sys.executable, "-c", _SPIN, str(core % (os.cpu_count() or 1))])
+                for core in range(spinners)]
+    try:
+        if spinners:
+            time.sleep(0.2)
+        output = subprocess.run([sys.executable, os.path.abspath(__file__), json.dumps([names, repeat, eager])],
+                                env=dict(os.environ, **env), capture_output=True, text=True, check=True).stdout
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()
+    return json.loads(output.strip().splitlines()[-1])
+
+
+TARGETS = {"lstm": 1.2, "viterbi": 1.0, "kmeans": 1.05, "mandelbrot": 1.0}
+LABELS = {"lstm": "16 LSTM 50 unrolled steps, batch 32, hidden 128",
+          "viterbi": "16 Viterbi 200 steps x 64 states (tensor for)",
+          "kmeans": "16 k-means 10k x 8, 16 centers, 10 iterations",
+          "mandelbrot": "16 Mandelbrot 256x256, 64 masked iterations"}
+
+
+def bench_compute_loops(repeat: int) -> List[dict]:
+    results = _in_child(list(WORKLOADS), repeat, ONE_THREAD)
+    rows = []
+    for name, times in results.items():
+        label, target = LABELS[name], TARGETS[name]
+        numpy_t, graph_t, eager_t = times["numpy"], times["graph"], times["eager"]
+        rows += [_row(label, "hand-written numpy, 1 BLAS thread", numpy_t * 1e3, "ms", 1.0),
+                 _row(label, "graph (ag.function), 1 BLAS thread", graph_t * 1e3, "ms", graph_t / numpy_t,
+                      f"<= {target:g}x numpy", graph_t / numpy_t <= target),
+                 _row(label, "eager, 1 BLAS thread", eager_t * 1e3, "ms", eager_t / numpy_t)]
+        if name == "lstm":
+            rows.append(_row(label, "first call (convert+trace+compile+run)", times["first_ms"], "ms", None,
+                             "<= 100 ms", times["first_ms"] <= 100))
+    return rows
+
+
+def bench_compute_threads(repeat: int) -> List[dict]:
+    """The LSTM and k-means graphs with BLAS's default threads, idle and with a spinner on every core, next
+    to the same graphs pinned to one thread under the same load."""
+    cores = os.cpu_count() or 1
+    names = ["lstm", "kmeans"]
+    rows = []
+    for load, spinners in (("idle", 0), (f"{cores} spinners", cores)):
+        pinned = _in_child(names, repeat, ONE_THREAD, spinners, eager=False)
+        default = _in_child(names, repeat, {}, spinners, eager=False)
+        for name in names:
+            label = f"17 {name}, BLAS's default threads"
+            ratio = default[name]["graph"] / pinned[name]["graph"]
+            rows += [_row(label, f"{load}: graph, 1 BLAS thread", pinned[name]["graph"] * 1e3, "ms", 1.0),
+                     _row(label, f"{load}: graph, default threads", default[name]["graph"] * 1e3, "ms", ratio,
+                          "<= 1.2x pinned" if spinners else "report", ratio <= 1.2 if spinners else None),
+                     _row(label, f"{load}: numpy, default threads", default[name]["numpy"] * 1e3, "ms",
+                          default[name]["numpy"] / pinned[name]["numpy"], "report (vs its 1 thread)"),
+                     _row(label, f"{load}: graph first call, default threads", default[name]["first_ms"], "ms",
+                          None, "<= 100 ms" if name == "lstm" else "",
+                          default[name]["first_ms"] <= 100 if name == "lstm" else None)]
+    return rows
+
+
+BENCHMARKS = [bench_compute_loops, bench_compute_threads]
+
+if __name__ == "__main__" and len(sys.argv) == 2:
+    chosen, repetitions, with_eager = json.loads(sys.argv[1])
+    print(json.dumps({name: measure(name, repetitions, with_eager) for name in chosen}))
