@@ -22,6 +22,7 @@ from runtime.passes.gradients import gradients
 from runtime.passes import control_flow_gradients  # noqa: F401  (registers the gradient of If)
 from runtime import backends  # noqa: F401  (gives graphs as_graph_def() and to_dot())
 from runtime.backends import onnx as export  # rt.export.to_onnx
+from runtime.backends import config  # rt.config.set_threads(n), rt.config.get_threads()
 from runtime.tracing.control_flow import cond, while_loop
 from runtime.tracing.tape import GradientTape
 from runtime.tracing import optimizers  # rt.optimizers.SGD, rt.optimizers.Adam

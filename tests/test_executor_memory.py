@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.backends import row_blocks
+from runtime.backends import row_blocks, threads
 from runtime.backends.buffer_plan import MIN_BUFFER_ELEMENTS, PARALLEL_MIN_ELEMENTS
 from runtime.backends.executor import generated_source, make_callable
 from runtime.core.errors import InvalidArgumentError
@@ -350,23 +350,23 @@ def test_the_calling_thread_takes_every_block_when_no_worker_runs(monkeypatch):
 
 @pytest.mark.parametrize("runnable, spare", [(1, True), (2, False), (9, False)])
 def test_a_worker_is_used_only_while_fewer_threads_are_runnable_than_cores(monkeypatch, runnable, spare):
-    monkeypatch.setattr(row_blocks, "RECHECK_SECONDS", 0.0)
-    monkeypatch.setattr(row_blocks, "_runnable_threads", lambda: runnable)
+    monkeypatch.setattr(threads, "RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(threads, "_runnable_threads", lambda: runnable)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
-    assert row_blocks._spare_cores() is spare
-    monkeypatch.setattr(row_blocks, "_runnable_threads", lambda: pytest.fail("read again within the period"))
-    monkeypatch.setattr(row_blocks, "RECHECK_SECONDS", 60.0)
-    assert row_blocks._spare_cores() is spare  # the reading is trusted for RECHECK_SECONDS
+    assert threads.spare_cores() is spare
+    monkeypatch.setattr(threads, "_runnable_threads", lambda: pytest.fail("read again within the period"))
+    monkeypatch.setattr(threads, "RECHECK_SECONDS", 60.0)
+    assert threads.spare_cores() is spare  # the reading is trusted for RECHECK_SECONDS
 
 
 def test_the_runnable_thread_count_counts_the_caller():
-    assert row_blocks._runnable_threads() >= 1
+    assert threads._runnable_threads() >= 1
 
 
 def test_without_a_spare_core_no_worker_is_asked(monkeypatch):
     monkeypatch.setattr(row_blocks, "_worker_pool", lambda: pytest.fail("a worker was asked"))
-    monkeypatch.setattr(row_blocks, "RECHECK_SECONDS", 0.0)
-    monkeypatch.setattr(row_blocks, "_runnable_threads", lambda: 2)
+    monkeypatch.setattr(threads, "RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(threads, "_runnable_threads", lambda: 2)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     graph = trace(chain, (rt.float32, (PARALLEL_MIN_ELEMENTS,)))
     x = np.random.default_rng(6).standard_normal(PARALLEL_MIN_ELEMENTS).astype(np.float32)

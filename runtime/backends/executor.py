@@ -41,6 +41,7 @@ from runtime.backends.in_place import plan_in_place
 from runtime.backends.python_forms import OPERATOR_FORMS, expression, in_place_statement
 from runtime.core.numpy_errors import QUIET_ERROR_STATE, RESET_ERROR_STATE, SET_ERROR_STATE
 from runtime.backends.row_blocks import block_rows, run_in_row_blocks
+from runtime.backends import threads
 from runtime.core.dtypes import variant
 from runtime.core.errors import InvalidArgumentError
 from runtime.core.graph import FuncGraph, Operation
@@ -49,10 +50,14 @@ from runtime.core.source_locations import with_creation_site
 from runtime.ops.combine_ops import SELECT
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.core import CONST, PLACEHOLDER
+from runtime.ops.einsum_ops import EINSUM
+from runtime.ops.linalg_ops import DET, INV
+from runtime.ops.math_ops import MATMUL
 
 # What ``run_kernel`` turns into InvalidArgumentError; the executor does the same.
 _KERNEL_ERRORS = (ValueError, IndexError, FloatingPointError, ZeroDivisionError)
 _compiled_ids = itertools.count()
+_BLAS_OPS = (MATMUL, EINSUM, DET, INV)  # kernels that run in numpy's BLAS/LAPACK (runtime.backends.threads)
 
 
 def make_callable(func_graph: FuncGraph) -> Callable[..., List[np.ndarray]]:
@@ -87,6 +92,7 @@ class _CodeGenerator:
         self.global_names: Dict[int, str] = {}  # id(value) -> its name in the namespace
         self.counter = itertools.count()
         self.in_place_memo: Dict[Any, Any] = {}  # loops' in-place analyses (runtime.backends.in_place)
+        self.blas_work: Optional[float] = None  # multiply-adds of the biggest BLAS product (None: no BLAS op)
 
     # --- naming ----------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -135,6 +141,12 @@ class _CodeGenerator:
         self.emit(1, "finally:")
         self.emit(2, "_reset_numpy_errors(numpy_errors)")
         pool = _BufferPool(self.slots)
+        if self.blas_work is not None:  # BLAS's threads for this call (runtime.backends.threads)
+            big = self.blas_work >= threads.BLAS_PARALLEL_MIN
+            self.lines.insert(header, f"    blas = _enter_blas({big})  # BLAS on one thread unless a product is big")
+            self.line_nodes = {line + 1 if line > header else line: path for line, path in self.line_nodes.items()}
+            self.emit(2, "_leave_blas(blas)")
+            self.namespace.update(_enter_blas=threads.enter_blas, _leave_blas=threads.leave_blas)
         if self.slots:  # the buffers' names, taken from the pool at the start of a call
             names = [f"tmp{i}" for i in range(len(self.slots))]
             self.lines[header:header] = ["    buffers = _take_buffers()  # temporaries reused across calls",
@@ -182,6 +194,8 @@ class _CodeGenerator:
             if id(op) in region_of:
                 self.emit_region(region_of[id(op)], env, plan, slot_names, indent)
             elif id(op) not in in_region:
+                if op.op_def in _BLAS_OPS:
+                    self.blas_work = max(self.blas_work or 0.0, _blas_work(op))
                 args = [env[id(t)] for t in op.inputs]
                 if op.op_def is IF:
                     outs = self.emit_if(op, args, indent)
@@ -374,6 +388,16 @@ def _direct_ufunc(op: Operation) -> Optional[np.ufunc]:
         if not (divisor.op.op_def is CONST and bool(np.all(divisor.op.attrs["value"]))):
             return None  # the kernel raises InvalidArgumentError for an integer zero divisor
     return ufunc
+
+
+def _blas_work(op: Operation) -> float:
+    """About how many multiply-adds ``op`` runs in BLAS (infinite when a shape is unknown)."""
+    shapes = [t.shape for t in op.inputs] + [t.shape for t in op.outputs]
+    if any(shape is None or None in shape for shape in shapes):
+        return float("inf")
+    if op.op_def is MATMUL and len(shapes[0]) >= 2:
+        return float(np.prod(op.outputs[0].shape, dtype=float) * shapes[0][-1])  # rows x columns x inner
+    return float(max(np.prod(shape, dtype=float) for shape in shapes)) ** 1.5  # n x n inputs: n^3
 
 
 class _BufferPool:

@@ -5,7 +5,8 @@ handed out by a shared counter: the calling thread takes blocks like every worke
 the OS does not schedule (the other core is busy) costs nothing — the caller simply takes all the
 blocks — and the call never waits for a worker that has not started. Regions are only planned from
 ``PARALLEL_MIN_ELEMENTS`` on (see ``buffer_plan``). When the machine has no spare core right now (as
-many runnable threads as cores, see ``_spare_cores``) the caller computes every block itself. numpy
+many runnable threads as cores, see ``threads.spare_cores``), or ``rt.config.set_threads(1)`` allows one
+thread, the caller computes every block itself; it never asks more than ``get_threads() - 1`` workers. numpy
 releases the GIL inside ufunc loops, so blocks on different threads run at the same time. Workers
 silence numpy's floating-point warnings as the calling thread does (the error state is per thread).
 
@@ -27,19 +28,17 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
-import os
 import threading
-import time
 from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from runtime.backends.threads import cores, get_threads
+from runtime.backends.threads import spare_cores as _spare_cores
 from runtime.core.numpy_errors import ignore_numpy_errors, restore_numpy_errors
 
 BLOCK_ELEMENTS = 1 << 17  # 131072 elements: 8 blocks for 1e6 (measured: 32K blocks cost more GIL handoffs)
 
-RECHECK_SECONDS = 0.005  # how long a reading of the machine's runnable threads is trusted
-_last_check = [float("-inf"), False]  # [when, spare core?]
 _workers = None  # threads that take blocks alongside the caller, created on first use
 _workers_lock = threading.Lock()
 
@@ -91,14 +90,15 @@ def run_in_row_blocks(rows_of_region: Callable, rows: int, step: int, block_buff
     """Call ``rows_of_region(lo, hi, *buffers, *arrays)`` for every block of ``step`` rows, where ``buffers``
     are this thread's block buffers of the (shape, dtype) pairs ``block_buffers`` (see the module doc)."""
     count = -(-rows // step)
-    if count == 1 or not _spare_cores():  # every block on this thread
+    budget = get_threads()  # rt.config.set_threads: the caller and budget - 1 workers at most
+    if count == 1 or budget < 2 or not _spare_cores():  # every block on this thread
         arrays = (*thread_block_buffers(block_buffers), *arrays)
         for lo in range(0, rows, step):
             rows_of_region(lo, min(lo + step, rows), *arrays)
         return
     blocks = _Blocks(rows_of_region, rows, step, block_buffers, arrays)
     pool = _worker_pool()
-    for _ in range(min(pool._max_workers, count - 1)):
+    for _ in range(min(pool._max_workers, budget - 1, count - 1)):
         pool.submit(blocks.take)
     blocks.take()
     blocks.finished.wait()
@@ -143,38 +143,11 @@ def thread_block_buffers(specs: Sequence[Tuple[Tuple[int, ...], np.dtype]]) -> L
     return buffers
 
 
-def _spare_cores() -> bool:
-    """True if another core is free now: fewer runnable threads on the machine (ourselves included) than
-    cores. A worker on a busy core gets a time slice only every few milliseconds, and the caller waits
-    for the block it holds: measured with a CPU-bound process on the other core, 1.5x the one-thread
-    time with a worker. The count is the kernel's current number of runnable threads (the load
-    average, a one-minute mean, did not see a spinner started a second before); it is read at most
-    every ``RECHECK_SECONDS``."""
-    now = time.monotonic()
-    if now - _last_check[0] >= RECHECK_SECONDS:
-        cores = os.cpu_count() or 1
-        _last_check[:] = [now, cores >= 2 and _runnable_threads() < cores]
-    return _last_check[1]
-
-
-def _runnable_threads() -> float:
-    """Threads running or ready to run right now (Linux ``/proc/loadavg``), else the load average."""
-    try:
-        with open("/proc/loadavg") as loadavg:
-            return int(loadavg.read().split()[3].split("/")[0])
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.getloadavg()[0] + 1  # the caller is running too
-    except OSError:  # no load average on this platform
-        return 1
-
-
 def _worker_pool() -> concurrent.futures.ThreadPoolExecutor:
     global _workers
     if _workers is None:
         with _workers_lock:
             if _workers is None:
-                _workers = concurrent.futures.ThreadPoolExecutor(max_workers=(os.cpu_count() or 2) - 1,
+                _workers = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, cores() - 1),
                                                                  thread_name_prefix="runtime-rows")
     return _workers
