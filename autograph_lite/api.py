@@ -225,10 +225,12 @@ def do_not_convert(func: Callable) -> Callable:
 
 
 def function(func: Optional[Callable] = None, *, input_signature: Optional[Sequence] = None,
-             autograph: bool = True, reduce_retracing: bool = False):
+             autograph: bool = True, reduce_retracing: bool = False, jit_compile=None):
     """Turn a Python function into a graph-building, signature-caching ``rt.Function``.
 
     Usable as ``ag.function(f)``, ``@ag.function`` or ``@ag.function(input_signature=[...])``.
+    ``jit_compile=True`` compiles the graphs with XLA through JAX (docs/XLA.md); ``"auto"`` falls back to the
+    numpy executor for a graph XLA cannot compile.
 
     >>> @function
     ... def my_relu(x):
@@ -240,7 +242,7 @@ def function(func: Optional[Callable] = None, *, input_signature: Optional[Seque
     def decorate(python_function: Callable):
         import runtime as rt
         return rt.Function(python_function, input_signature, reduce_retracing,
-                           trace_with=to_graph if autograph else None)
+                           trace_with=to_graph if autograph else None, jit_compile=jit_compile)
     if func is None:
         return decorate
     return decorate(func)

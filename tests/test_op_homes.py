@@ -72,3 +72,16 @@ def test_op_types_are_registry_constants_outside_the_ops():
              if "ops" not in path.relative_to(ROOT / package).parts[:1]
              for line, literal in _op_type_literals(path)]
     assert found == [], "compare op_def with the op's constant (e.g. `op.op_def is IF`):\n" + "\n".join(found)
+
+
+def test_every_registered_op_lowers_to_xla_or_says_why_not():
+    pytest.importorskip("jax")
+    from runtime.backends.xla import compiled  # noqa: F401  (declares every lowering)
+    from runtime.backends.xla.table import LOWERINGS, NOT_LOWERED, has_lowering
+    registered = set(registered_ops().values())
+    lowered = {op_def for op_def in registered if has_lowering(op_def)}
+    assert set(LOWERINGS) <= registered and set(NOT_LOWERED) <= registered
+    assert not lowered & set(NOT_LOWERED), f"both lowered and refused: {sorted(o.name for o in lowered & set(NOT_LOWERED))}"
+    missing = registered - lowered - set(NOT_LOWERED)
+    assert missing == set(), f"no JAX lowering and no reason in NOT_LOWERED: {sorted(o.name for o in missing)}"
+    assert all(reason.strip() for reason in NOT_LOWERED.values())

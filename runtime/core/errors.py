@@ -39,6 +39,11 @@ class ExportError(RuntimeLiteError, ValueError):
     """A graph cannot be exported (e.g. to ONNX): the message names the ops that have no mapping."""
 
 
+class LoweringError(RuntimeLiteError, ValueError):
+    """A graph cannot be compiled with ``jit_compile=True`` (e.g. a shape known only at run time, which XLA
+    needs when compiling): the message names the op, why, and what to do instead."""
+
+
 class GradientError(RuntimeLiteError, LookupError):
     """A gradient cannot be computed: an op between the sources and the target has no gradient rule, or
     its gradient is not implemented yet. The message names the op and what to do."""

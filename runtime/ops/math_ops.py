@@ -107,6 +107,7 @@ floordiv = _declare_binary("floordiv", "FloorDiv", _integer_safe(np.floor_divide
 mod = _declare_binary("mod", "FloorMod", _integer_safe(np.mod), doc="x % y (result has the sign of y)",
                       ufunc=np.mod, zero_divisor_error=True)
 pow = _declare_binary("pow", "Pow", _pow_kernel, doc="x ** y")  # noqa: A001 - TensorFlow's public name
+POW = get_op("Pow")
 greater = _declare_binary("greater", "Greater", np.greater, _comparison, doc="x > y")
 greater_equal = _declare_binary("greater_equal", "GreaterEqual", np.greater_equal, _comparison, doc="x >= y")
 less = _declare_binary("less", "Less", np.less, _comparison, doc="x < y")

@@ -120,6 +120,7 @@ reduce_any = _declare_reduction(
 reduce_all = _declare_reduction(
     "reduce_all", "All", lambda x, *, axis, keepdims: x.all(axis=axis, keepdims=keepdims), _BOOL, "logical and")
 SUM, MEAN, MAX, MIN = (f.op_def for f in (reduce_sum, reduce_mean, reduce_max, reduce_min))
+PROD, ANY, ALL = (f.op_def for f in (reduce_prod, reduce_any, reduce_all))
 
 
 def _arg_infer(specs, attrs):

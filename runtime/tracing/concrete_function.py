@@ -103,6 +103,19 @@ class ConcreteFunction:
             tuple(spec_structure(v, e, n) for v, e, n in zip(canonical_values, key, param_names)), {})
         self._keep_alive = tuple(keep_alive)  # Variables keyed by id must outlive this trace
 
+    def use_jit_compile(self, mode: Any) -> None:
+        """Run every call compiled by XLA through JAX (``mode`` True or ``"auto"``: see
+        ``runtime.backends.xla.compiled``), lowered from the optimized graph on the first call."""
+        from runtime.backends.xla import compiled as xla  # JAX is optional: imported only when asked for
+        concrete_ref = weakref.ref(self)
+
+        def lower_and_run(*arrays: np.ndarray) -> List[np.ndarray]:
+            concrete = concrete_ref()
+            concrete._run = xla.make_callable(concrete.graph, concrete.compiled, mode)
+            return concrete._run(*arrays)
+
+        self._run = lower_and_run
+
     # --- what it is ----------------------------------------------------------------------------------
     @property
     def graph(self) -> FuncGraph:

@@ -68,7 +68,8 @@ class Function:
     """
 
     def __init__(self, python_function: Callable, input_signature: Optional[Sequence[TensorSpec]] = None,
-                 reduce_retracing: bool = False, *, trace_with: Optional[Callable[[Callable], Callable]] = None):
+                 reduce_retracing: bool = False, *, trace_with: Optional[Callable[[Callable], Callable]] = None,
+                 jit_compile: Any = None):
         if not callable(python_function):
             raise TypeError(f"rt.Function needs a callable, got {type(python_function).__name__} "
                             f"{python_function!r}")
@@ -93,6 +94,7 @@ class Function:
             signature.KeyBuilder().key(spec) for spec in self._input_signature)
         self._reduce_retracing = reduce_retracing
         self._trace_with = trace_with
+        self._jit_compile = _checked_jit_compile(self._name, jit_compile)
         self._tracer = Tracer(python_function, self._name, self._parameters, trace_with,
                               on_key_object_collected=functools.partial(_forget_identity, weakref.ref(self)))
         self._cache: Dict[Any, ConcreteFunction] = {}  # key -> concrete function able to run it
@@ -218,6 +220,8 @@ class Function:
         try:
             trace_key = self._traces.relaxed(key) if self._reduce_retracing else key
             concrete = self._tracer.trace(trace_key, values)
+            if self._jit_compile:
+                concrete.use_jit_compile(self._jit_compile)
             with self._lock:
                 self._cache[key] = self._cache[trace_key] = concrete
                 self._traces.add(trace_key, concrete)
@@ -320,7 +324,8 @@ class Function:
                 bound = self._bound.get(id(instance))
                 if bound is None:
                     bound = Function(types.MethodType(self.python_function, instance), self._input_signature,
-                                     self._reduce_retracing, trace_with=self._trace_with)
+                                     self._reduce_retracing, trace_with=self._trace_with,
+                                     jit_compile=self._jit_compile)
                     self._bound[id(instance)] = bound
                     _forget_when_collected(instance, self._bound)
         return bound
@@ -421,9 +426,25 @@ def _checked_input_signature(name: str, input_signature: Any) -> Optional[Tuple[
     return tuple(input_signature)
 
 
+def _checked_jit_compile(name: str, jit_compile: Any) -> Any:
+    """``jit_compile`` as given, once it is known to be valid and JAX is there when it asks for XLA."""
+    if jit_compile is None or jit_compile is False:
+        return None
+    if jit_compile is not True and jit_compile != "auto":
+        raise ValueError(f"{name}: jit_compile must be None (the numpy executor), True (XLA through JAX) or "
+                         f"'auto' (XLA, falling back to numpy for graphs XLA cannot compile), got {jit_compile!r}")
+    from runtime.backends.xla import import_jax
+    import_jax()  # the clear ImportError (what to install) now, not at the first call
+    return jit_compile
+
+
 def function(func: Optional[Callable] = None, *, input_signature: Optional[Sequence[TensorSpec]] = None,
-             reduce_retracing: bool = False) -> Any:
+             reduce_retracing: bool = False, jit_compile: Any = None) -> Any:
     """``rt.function`` as a decorator, with or without arguments.
+
+    ``jit_compile=True`` compiles each traced graph with XLA through JAX (``pip install 'autograph-lite[jax]'``;
+    see docs/XLA.md); ``"auto"`` does too but runs a graph XLA cannot compile on the numpy executor, with a
+    warning; None (the default) keeps the numpy executor.
 
     >>> @function(reduce_retracing=True)
     ... def square(x):
@@ -433,5 +454,5 @@ def function(func: Optional[Callable] = None, *, input_signature: Optional[Seque
     Tensor(9, shape=(), dtype=int32)
     """
     if func is None:
-        return lambda f: Function(f, input_signature, reduce_retracing)
-    return Function(func, input_signature, reduce_retracing)
+        return lambda f: Function(f, input_signature, reduce_retracing, jit_compile=jit_compile)
+    return Function(func, input_signature, reduce_retracing, jit_compile=jit_compile)

@@ -1,0 +1,27 @@
+"""``jit_compile=True``: a traced, optimized graph lowered to one JAX function and compiled by XLA.
+
+JAX is an optional extra (``pip install 'autograph-lite[jax]'``), imported only when a function asks for
+``jit_compile``. ``runtime.backends.xla.ops`` and its neighbours hold each op's lowering (or the reason it
+has none); ``lowering`` walks a graph with them; ``compiled`` makes the jitted callable that reads and writes
+back Variables, advances random keys and raises the numpy executor's errors.
+
+>>> import runtime as rt
+>>> f = rt.function(lambda x: rt.reduce_sum(x * x), jit_compile=True)   # doctest: +SKIP
+>>> f(rt.constant([1.0, 2.0]))                                          # doctest: +SKIP
+Tensor(5.0, shape=(), dtype=float32)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+INSTALL_HINT = "pip install 'autograph-lite[jax]'"
+
+
+def import_jax() -> Any:
+    """The ``jax`` module, or an ImportError that says what to install."""
+    try:
+        import jax
+    except ImportError as error:
+        raise ImportError(f"jit_compile=True lowers graphs to XLA through JAX, which is not installed: "
+                          f"{INSTALL_HINT} (or keep jit_compile=None: the numpy executor)") from error
+    return jax

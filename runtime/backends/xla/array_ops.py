@@ -1,0 +1,330 @@
+"""JAX lowerings of the shape, indexing, combining, ordering and creation ops.
+
+Sizes must be known when compiling (XLA's shapes are static): a ``Reshape`` target, ``Tile`` multiples, a
+``Fill`` shape, pad amounts, a ``TopKV2`` k come from constants or static shapes, else ``ctx.static`` raises
+a LoweringError naming the op. Indices are checked at run time as our kernels check them (an index out of
+range is the numpy executor's ``InvalidArgumentError``, never JAX's silent clamping).
+"""
+from __future__ import annotations
+
+from typing import List
+
+import numpy as np
+
+from runtime.backends.xla.table import NOT_LOWERED, lowers
+from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TILE, TRANSPOSE
+from runtime.ops.combine_ops import CONCAT, SELECT, STACK, WHERE
+from runtime.ops.creation_ops import FILL, ONES_LIKE, RANGE, ZEROS_LIKE
+from runtime.ops.einsum_ops import EINSUM
+from runtime.ops.gradient_ops import BROADCAST_TO, SUM_TO_SHAPE
+from runtime.ops.indexing import (
+    GATHER,
+    STRIDED_SLICE,
+    STRIDED_SLICE_GRAD,
+    STRIDED_SLICE_UPDATE,
+    UNSORTED_SEGMENT_SUM,
+)
+from runtime.ops.manipulation_ops import MIRROR_PAD, ONE_HOT, PAD, REPEAT, REVERSE
+from runtime.ops.scatter_ops import GATHER_ND, TENSOR_SCATTER_ADD, TENSOR_SCATTER_UPDATE
+from runtime.ops.shape_ops import RANK, SHAPE, SIZE
+from runtime.ops.sort_ops import ARG_SORT, SORT, TOP_K
+from runtime.ops.split_ops import SPLIT, UNSTACK
+
+
+def _ints(ctx, op, value, what: str) -> List[int]:
+    return [int(v) for v in np.reshape(ctx.static(value, op, what), -1)]
+
+
+@lowers(SHAPE)
+def _shape(ctx, op, x):
+    return np.array(x.shape, dtype=op.attrs["out_type"])   # static in a compiled program
+
+
+@lowers(SIZE)
+def _size(ctx, op, x):
+    return np.array(int(np.prod(x.shape, dtype=np.int64)), dtype=op.attrs["out_type"])
+
+
+@lowers(RANK)
+def _rank(ctx, op, x):
+    return np.array(len(x.shape), dtype=np.int32)
+
+
+@lowers(RESHAPE)
+def _reshape(ctx, op, x, shape):
+    return ctx.jnp.reshape(x, _ints(ctx, op, shape, "target shape"))
+
+
+@lowers(TRANSPOSE)
+def _transpose(ctx, op, x):
+    return ctx.jnp.transpose(x, op.attrs["perm"])
+
+
+@lowers(EXPAND_DIMS)
+def _expand_dims(ctx, op, x):
+    return ctx.jnp.expand_dims(x, op.attrs["axis"])
+
+
+@lowers(SQUEEZE)
+def _squeeze(ctx, op, x):
+    return ctx.jnp.squeeze(x, op.attrs["axis"])
+
+
+@lowers(TILE)
+def _tile(ctx, op, x, multiples):
+    return ctx.jnp.tile(x, _ints(ctx, op, multiples, "multiples"))
+
+
+@lowers(CONCAT)
+def _concat(ctx, op, *values):
+    return ctx.jnp.concatenate(values, op.attrs["axis"])
+
+
+@lowers(STACK)
+def _stack(ctx, op, *values):
+    return ctx.jnp.stack(values, op.attrs["axis"])
+
+
+@lowers(UNSTACK)
+def _unstack(ctx, op, x):
+    axis = op.attrs["axis"]
+    return tuple(ctx.jnp.take(x, i, axis=axis) for i in range(op.attrs["num"]))
+
+
+@lowers(SPLIT)
+def _split(ctx, op, x):
+    sizes = [t.shape[op.attrs["axis"]] for t in op.outputs]
+    if None in sizes:  # the op's inference knew them from x's static shape; here x's shape is known
+        axis_size = x.shape[op.attrs["axis"]]
+        sizes = ([axis_size // op.attrs["num"]] * op.attrs["num"] if op.attrs["sizes"] is None else
+                 [int(s) for s in _resolved_sizes(op.attrs["sizes"], axis_size)])
+    return tuple(ctx.jnp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=op.attrs["axis"]))
+
+
+def _resolved_sizes(sizes, axis_size: int) -> List[int]:
+    sizes = list(sizes)
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = axis_size - sum(s for s in sizes if s != -1)
+    return sizes
+
+
+@lowers(SELECT)
+def _select(ctx, op, condition, x, y):
+    return ctx.jnp.where(condition, x, y)
+
+
+@lowers(REVERSE)
+def _reverse(ctx, op, x):
+    return ctx.jnp.flip(x, op.attrs["axis"])
+
+
+@lowers(FILL)
+def _fill(ctx, op, dims, value):
+    return ctx.jnp.full(_ints(ctx, op, dims, "shape"), value, dtype=op.outputs[0].dtype)
+
+
+@lowers(ZEROS_LIKE)
+def _zeros_like(ctx, op, x):
+    return ctx.jnp.zeros_like(x)
+
+
+@lowers(ONES_LIKE)
+def _ones_like(ctx, op, x):
+    return ctx.jnp.ones_like(x)
+
+
+@lowers(RANGE)
+def _range(ctx, op, start, limit, delta):
+    length = op.attrs.get("static_length")
+    if length is None:   # the kernel's length, from values that must be known when compiling
+        start_, limit_, delta_ = (ctx.static(v, op, "start, limit and delta").item() for v in (start, limit, delta))
+        return op.op_def.kernel(np.asarray(start_), np.asarray(limit_), np.asarray(delta_), dtype=op.attrs["dtype"])
+    dtype = op.attrs["dtype"]
+    steps = ctx.jnp.arange(length, dtype=np.float64 if dtype.kind == "f" else np.int64)
+    return (start + delta * steps).astype(dtype)
+
+
+@lowers(BROADCAST_TO)
+def _broadcast_to(ctx, op, x, shape):
+    return ctx.jnp.broadcast_to(x, _ints(ctx, op, shape, "target shape"))
+
+
+@lowers(SUM_TO_SHAPE)
+def _sum_to_shape(ctx, op, x, shape):
+    target = _ints(ctx, op, shape, "target shape")
+    extra = x.ndim - len(target)
+    axes = tuple(range(extra)) + tuple(extra + i for i, d in enumerate(target) if d == 1 and x.shape[extra + i] != 1)
+    summed = ctx.jnp.sum(x, axis=axes, keepdims=True, dtype=x.dtype) if axes else x
+    return ctx.jnp.reshape(summed, target)
+
+
+@lowers(EINSUM)
+def _einsum(ctx, op, *arrays):
+    return ctx.jnp.einsum(op.attrs["equation"], *arrays)
+
+
+@lowers(ONE_HOT)
+def _one_hot(ctx, op, indices, depth, on_value, off_value):
+    count = int(ctx.static(depth, op, "depth"))
+    hot = ctx.jnp.asarray(indices)[..., None] == ctx.jnp.arange(count)   # out of range: all off
+    out = ctx.jnp.where(hot, on_value, off_value).astype(op.outputs[0].dtype)
+    axis = op.attrs["axis"]
+    return out if axis == -1 else ctx.jnp.moveaxis(out, -1, axis)
+
+
+@lowers(PAD, MIRROR_PAD)
+def _pad(ctx, op, x, paddings, constant_values=None):
+    amounts = ctx.static(paddings, op, "paddings")
+    if amounts.shape != (x.ndim, 2) or (amounts < 0).any():
+        return ctx.error_from_kernel(op, [np.zeros(x.shape, x.dtype), amounts] +
+                                     ([] if constant_values is None else [np.zeros((), x.dtype)]))
+    pairs = [tuple(int(v) for v in row) for row in amounts]
+    mode = op.attrs["mode"]
+    if mode == "CONSTANT":
+        return ctx.jnp.pad(x, pairs, mode="constant", constant_values=constant_values)
+    return ctx.jnp.pad(x, pairs, mode="reflect" if mode == "REFLECT" else "symmetric")
+
+
+@lowers(REPEAT)
+def _repeat(ctx, op, x, repeats):
+    counts = ctx.static(repeats, op, "repeats")
+    axis = op.attrs["axis"]
+    total = int(np.sum(np.broadcast_to(counts, (x.shape[axis] if axis is not None else x.size,))))
+    return ctx.jnp.repeat(x, counts, axis=axis, total_repeat_length=total)
+
+
+# --- ordering ----------------------------------------------------------------------------------------------
+def _stable_order(ctx, x, axis: int, descending: bool):
+    jnp = ctx.jnp
+    if not descending:
+        return jnp.argsort(x, axis=axis, stable=True)
+    last = x.shape[axis] - 1   # stable descending, as our kernel: the reversed axis' ascending order, mirrored
+    return last - jnp.flip(jnp.argsort(jnp.flip(x, axis), axis=axis, stable=True), axis)
+
+
+@lowers(SORT)
+def _sort(ctx, op, x):
+    ascending = ctx.jnp.sort(x, axis=op.attrs["axis"])
+    return ctx.jnp.flip(ascending, op.attrs["axis"]) if op.attrs["direction"] == "DESCENDING" else ascending
+
+
+@lowers(ARG_SORT)
+def _arg_sort(ctx, op, x):
+    order = _stable_order(ctx, x, op.attrs["axis"], op.attrs["direction"] == "DESCENDING")
+    return order.astype(op.outputs[0].dtype)
+
+
+@lowers(TOP_K)
+def _top_k(ctx, op, x, k):
+    count = int(ctx.static(k, op, "k"))
+    if not 0 <= count <= x.shape[-1]:
+        return ctx.error_from_kernel(op, [np.zeros(x.shape, x.dtype), np.asarray(count)])
+    indices = _stable_order(ctx, x, -1, descending=True)[..., :count]
+    return ctx.jnp.take_along_axis(x, indices, -1), indices.astype(op.attrs["index_type"])
+
+
+# --- gathering and scattering --------------------------------------------------------------------------------
+def _in_range(ctx, indices, size):
+    return ctx.jnp.all((indices >= 0) & (indices < size))
+
+
+@lowers(GATHER)
+def _gather(ctx, op, params, indices):
+    axis = op.attrs["axis"]
+    ctx.check(_in_range(ctx, ctx.jnp.asarray(indices), params.shape[axis]), op)
+    return ctx.jnp.take(params, indices, axis=axis, mode="clip")
+
+
+def _index_rows(ctx, op, indices, shape):
+    """``indices`` ([..., K]) as an advanced-indexing tuple of ``shape``'s first K axes, checked in range."""
+    jnp = ctx.jnp
+    indices = jnp.asarray(indices)
+    depth = indices.shape[-1]
+    bounds = np.array(shape[:depth], dtype=np.int64)
+    ctx.check(jnp.all((indices >= 0) & (indices < bounds)), op)
+    clipped = jnp.clip(indices, 0, np.maximum(bounds - 1, 0))
+    return tuple(jnp.moveaxis(clipped, -1, 0))
+
+
+@lowers(GATHER_ND)
+def _gather_nd(ctx, op, params, indices):
+    jnp = ctx.jnp
+    if indices.shape[-1] == 0:
+        return jnp.broadcast_to(params, indices.shape[:-1] + params.shape)
+    return jnp.asarray(params)[_index_rows(ctx, op, indices, params.shape)]
+
+
+@lowers(TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD)
+def _scatter(ctx, op, tensor, indices, updates):
+    jnp = ctx.jnp
+    adding = op.op_def is TENSOR_SCATTER_ADD
+    tensor = jnp.asarray(tensor)
+    if indices.shape[-1] == 0:
+        rows = jnp.reshape(updates, (-1,) + tensor.shape)
+        if adding:
+            return tensor + jnp.sum(rows, axis=0, dtype=tensor.dtype)
+        return rows[-1] if rows.shape[0] else tensor
+    at = tensor.at[_index_rows(ctx, op, indices, tensor.shape)]
+    # repeated indices: the last update wins (numpy's assignment order), or they add up
+    return at.add(updates) if adding else at.set(updates, unique_indices=False)
+
+
+@lowers(UNSORTED_SEGMENT_SUM)
+def _segment_sum(ctx, op, data, segment_ids, num_segments):
+    count = int(ctx.static(num_segments, op, "num_segments"))
+    ctx.check(_in_range(ctx, ctx.jnp.asarray(segment_ids), count), op)
+    return ctx.jax.ops.segment_sum(data, segment_ids, num_segments=count)
+
+
+# --- subscripts (x[key], x[key] = v) ------------------------------------------------------------------------
+def _subscript(ctx, op, shape, key, dynamic) -> tuple:
+    """The index tuple of an encoded ``StridedSlice`` key, with dynamic ints as (checked) JAX scalars.
+
+    Slice bounds must be known when compiling (the result's shape depends on them)."""
+    jnp = ctx.jnp
+    consumed = sum(1 for item in key if item[0] in ("index", "slice"))
+    index, dim = [], 0
+    for item in key:
+        kind = item[0]
+        if kind == "ellipsis":
+            index.append(Ellipsis)
+            dim += len(shape) - consumed
+        elif kind == "newaxis":
+            index.append(None)
+        elif kind == "index":
+            value = item[1]
+            if type(value) is tuple:
+                value, size = jnp.asarray(dynamic[value[1]]), shape[dim]
+                ctx.check((value >= -size) & (value < size), op)   # the kernel's IndexError
+                value = jnp.clip(jnp.where(value < 0, value + size, value), 0, max(size - 1, 0))
+            index.append(value)
+            dim += 1
+        else:
+            bounds = [None if b is None else int(b) if type(b) is not tuple else
+                      int(ctx.static(dynamic[b[1]], op, "slice bounds")) for b in item[1:]]
+            index.append(slice(*bounds))
+            dim += 1
+    return tuple(index)
+
+
+@lowers(STRIDED_SLICE)
+def _strided_slice(ctx, op, x, *dynamic):
+    return ctx.jnp.asarray(x)[_subscript(ctx, op, x.shape, op.attrs["key"], dynamic)]
+
+
+@lowers(STRIDED_SLICE_UPDATE)
+def _strided_slice_update(ctx, op, x, value, *dynamic):
+    return ctx.jnp.asarray(x).at[_subscript(ctx, op, x.shape, op.attrs["key"], dynamic)].set(value)
+
+
+@lowers(STRIDED_SLICE_GRAD)
+def _strided_slice_grad(ctx, op, shape, grad, *dynamic):
+    target = _ints(ctx, op, shape, "shape")
+    zeros = ctx.jnp.zeros(target, dtype=op.outputs[0].dtype)
+    return zeros.at[_subscript(ctx, op, target, op.attrs["key"], dynamic)].set(grad)
+
+
+NOT_LOWERED.update({
+    WHERE: "the number of true elements (its result's length) is known only when the graph runs, and XLA needs "
+           "every shape when compiling; use rt.where(condition, x, y) (a select) instead",
+})

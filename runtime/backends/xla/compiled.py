@@ -1,0 +1,172 @@
+"""The executor of ``jit_compile=True``: a graph lowered to one JAX function, compiled with ``jax.jit``.
+
+``make_callable(graph, numpy_executor, mode)`` returns ``run(*arrays) -> [arrays]``, a drop-in replacement for
+the numpy executor's callable. Each call:
+
+- reads the Variables the graph touches (as JAX arrays, kept on the device while nobody assigns them), runs the
+  compiled program, and writes back the ones it assigned (functional state: a jitted training step works);
+- gives unseeded random ops a fresh key (drawn on the host, so every call draws new values; seeded ops give the
+  same values on every call, as in the numpy executor, though not the same values);
+- raises a failed run-time check (an assert, an index out of range) with the numpy executor's own error: the
+  call is rerun there from the same state (its prints silenced: they already printed), so the message, the
+  node, the user's line and the Variables' values are exactly the numpy executor's.
+
+JAX compiles once per input shape (a graph traced with ``None`` dims compiles for each shape it meets). With
+``mode="auto"`` a graph that cannot be lowered (a ``LoweringError``) runs on the numpy executor, with a warning.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import threading
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from runtime.backends.xla import array_ops, import_jax, list_ops, ops  # noqa: F401  (they declare the lowerings)
+from runtime.backends.xla.lowering import Context, State
+from runtime.core.errors import InvalidArgumentError, LoweringError
+from runtime.core.graph import FuncGraph, Operation
+from runtime.core.source_locations import with_creation_site
+from runtime.ops.random_ops import CATEGORICAL, NORMAL, UNIFORM
+from runtime.ops.variables import (
+    ASSIGN_ADD_VARIABLE,
+    ASSIGN_SUB_VARIABLE,
+    ASSIGN_VARIABLE,
+)
+
+logger = logging.getLogger("runtime")
+_RANDOM = (UNIFORM, NORMAL, CATEGORICAL)
+_WRITES = (ASSIGN_VARIABLE, ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE)
+
+
+def all_operations(graph: FuncGraph) -> Iterator[Operation]:
+    """Every op of ``graph`` and of its If/While subgraphs."""
+    for op in graph.operations:
+        yield op
+        for subgraph in op.subgraphs():
+            yield from all_operations(subgraph)
+
+
+class Program:
+    """One graph as a jitted JAX function, with what a call needs around it (see the module docstring)."""
+
+    def __init__(self, graph: FuncGraph, in_shardings: Any = None, out_shardings: Any = None):
+        self.jax = import_jax()
+        self.graph = graph
+        self.variables: List[Any] = []
+        written: List[int] = []
+        self.unseeded_random = False
+        wide = any(t.dtype.itemsize == 8 for t in graph.inputs + graph.outputs)
+        for op in all_operations(graph):
+            variable = op.attrs.get("variable")
+            if variable is not None:
+                if not any(v is variable for v in self.variables):
+                    self.variables.append(variable)
+                index = next(i for i, v in enumerate(self.variables) if v is variable)
+                if op.op_def in _WRITES and index not in written:
+                    written.append(index)
+            if op.op_def in _RANDOM and op.attrs.get("seed") is None:
+                self.unseeded_random = True
+            wide = wide or any(t.dtype.itemsize == 8 for t in op.outputs if t.dtype.kind in "fiub")
+        self.written = tuple(sorted(written))
+        self.wide = wide or any(v.dtype.itemsize == 8 for v in self.variables)
+        self.checks: List[Operation] = []
+        self._device_values: Dict[int, Tuple[np.ndarray, Any]] = {}
+        self._generator = np.random.default_rng()
+        self._lock = threading.Lock()
+        options = {} if in_shardings is None else {"in_shardings": in_shardings, "out_shardings": out_shardings}
+        self.jitted = self.jax.jit(self._program, **options)
+
+    # --- the traced JAX function ----------------------------------------------------------------------------
+    def _program(self, arrays: Sequence[Any], variable_values: Sequence[Any], key: Any):
+        jnp = self.jax.numpy
+        ctx = Context(self.jax, self.variables)
+        ctx.state = State(tuple(variable_values), key, jnp.int32(0))
+        outputs = ctx.lower_graph(self.graph, list(arrays))
+        self.checks = ctx.checks
+        results = [jnp.asarray(value, dtype=tensor.dtype) for value, tensor in zip(outputs, self.graph.outputs)]
+        return results, tuple(ctx.state.variables[i] for i in self.written), ctx.state.error
+
+    # --- a call -----------------------------------------------------------------------------------------------
+    def arguments(self, arrays: Sequence[np.ndarray]) -> Tuple[Any, ...]:
+        values = tuple(self._device_value(v) for v in self.variables)
+        key = self._generator.integers(0, 2 ** 32, size=2, dtype=np.uint32) if self.unseeded_random else None
+        return list(arrays), values, key
+
+    def _device_value(self, variable: Any) -> Any:
+        array = variable._array
+        cached = self._device_values.get(id(variable))
+        if cached is not None and cached[0] is array:
+            return cached[1]  # unchanged since the last call: no copy to the device
+        value = self.jax.device_put(array)
+        self._device_values[id(variable)] = (array, value)
+        return value
+
+    def x64(self) -> Any:
+        """The context a call runs in: 64-bit types switched on for graphs that use them (JAX's default is
+        32 bits; switching it on for the whole process would change other JAX code's defaults)."""
+        if self.wide and not self.jax.config.jax_enable_x64:
+            return self.jax.enable_x64(True)
+        return contextlib.nullcontext()
+
+    def __call__(self, *arrays: np.ndarray, rerun: Optional[Callable[..., Any]] = None) -> List[np.ndarray]:
+        arguments = self.arguments(arrays)
+        if self.wide and not self.jax.config.jax_enable_x64:
+            with self.jax.enable_x64(True):
+                outputs, written, error = self.jitted(*arguments)
+        else:
+            outputs, written, error = self.jitted(*arguments)
+        if self.checks and int(error):
+            self._raise_failed_check(int(error), arrays, rerun)
+        for index, value in zip(self.written, written):
+            variable = self.variables[index]
+            array = np.asarray(value)
+            variable._array = array
+            self._device_values[id(variable)] = (array, value)
+        return [np.asarray(value) for value in outputs]
+
+    def _raise_failed_check(self, code: int, arrays: Sequence[np.ndarray], rerun: Optional[Callable]) -> None:
+        op = self.checks[code - 1]
+        if rerun is not None:
+            # The same call on the numpy executor, from the same state: it raises the exact error (and leaves the
+            # Variables as it leaves them). Its prints are silenced: the compiled call printed them already.
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                rerun()(*arrays)
+        error = InvalidArgumentError(
+            f"{op.name}: a run-time check of this {op.type} failed in the XLA-compiled call, but the same call on "
+            "the numpy executor passed (its random draws differ); run with jit_compile=None to see the values")
+        raise with_creation_site(error, op.creation_site)
+
+    def compiler_ir(self, arrays: Sequence[np.ndarray]) -> str:
+        """The StableHLO text of the program compiled for ``arrays``' shapes."""
+        with self.x64():
+            return self.jitted.lower(*self.arguments(arrays)).as_text()
+
+
+def make_callable(graph: FuncGraph, numpy_executor: Callable[[], Callable[..., List[np.ndarray]]],
+                  mode: Any = True) -> Callable[..., List[np.ndarray]]:
+    """``run(*arrays) -> [arrays]`` running ``graph`` compiled by XLA (see the module docstring).
+
+    ``numpy_executor()`` gives the numpy executor's callable of the same graph: failed checks are rerun there,
+    and with ``mode="auto"`` a graph that cannot be lowered runs there (with a warning naming why).
+    """
+    program = Program(graph)
+    fallback: List[Optional[Callable]] = [None]
+
+    def run(*arrays: np.ndarray) -> List[np.ndarray]:
+        if fallback[0] is not None:
+            return fallback[0](*arrays)
+        try:
+            return program(*arrays, rerun=numpy_executor)
+        except LoweringError as error:
+            if mode != "auto":
+                raise
+            logger.warning("jit_compile='auto': %s; running graph %s on the numpy executor instead", error,
+                           graph.name)
+            fallback[0] = numpy_executor()
+            return fallback[0](*arrays)
+
+    run.program = program  # type: ignore[attr-defined]
+    return run

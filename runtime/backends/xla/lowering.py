@@ -1,0 +1,262 @@
+"""A graph as one JAX function: each needed op, in program order, becomes its lowering's JAX operations.
+
+The walk mirrors the reference interpreter (``runtime.backends.interpreter``): only the ops an output needs
+run, plus every stateful op, in program order. Values are numpy arrays while they are known when compiling
+(constants, shapes: what XLA needs statically, e.g. a ``Reshape``'s target) and JAX tracers otherwise; an op
+whose inputs are all known runs its own numpy kernel then, so those values are exactly the numpy executor's.
+
+State is functional (``State``): the Variables' values, the random key of the unseeded random ops, and an
+error code (0, or 1 + the index of the first run-time check that failed: an assert, a gather index out of
+range, an integer division by zero). It is threaded through every op, and through ``If`` (``lax.cond``) and
+``While`` (``lax.while_loop``) as part of their operands and carries.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from runtime.backends.interpreter import needed_operations
+from runtime.backends.xla import table
+from runtime.core.dtypes import variant
+from runtime.core.errors import InvalidArgumentError, LoweringError
+from runtime.core.graph import FuncGraph, Operation
+from runtime.core.registry import run_kernel
+from runtime.core.source_locations import with_creation_site
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.core import CONST, PLACEHOLDER
+
+
+class State(NamedTuple):
+    """What a call reads and changes besides its inputs and outputs (a JAX pytree)."""
+
+    variables: tuple   # one value per Variable the program touches (``Context.variables`` order)
+    key: Any           # the PRNG key of the unseeded random ops (None when there are none)
+    error: Any         # int32: 0, or 1 + the index in ``Context.checks`` of the first failed check
+
+
+def is_static(value: Any) -> bool:
+    """Whether ``value`` is known when compiling (a numpy array), not a JAX tracer."""
+    return isinstance(value, (np.ndarray, np.generic))
+
+
+class Context:
+    """One lowering of one program: the JAX modules, the state, and what the run-time checks are."""
+
+    def __init__(self, jax: Any, variables: Sequence[Any]):
+        import jax.numpy as jnp
+        from jax import lax
+        self.jax, self.jnp, self.lax = jax, jnp, lax
+        self.variables = list(variables)
+        self.variable_index: Dict[int, int] = {id(v): i for i, v in enumerate(self.variables)}
+        self.checks: List[Operation] = []   # the op of each check, in the order the error code numbers them
+        self._check_index: Dict[int, int] = {}
+        self.state: Optional[State] = None
+
+    # --- what op lowerings use -------------------------------------------------------------------------
+    def static(self, value: Any, op: Operation, what: str) -> np.ndarray:
+        """``value`` as a numpy array, or a LoweringError: XLA needs ``what`` of ``op`` when compiling."""
+        if is_static(value):
+            return np.asarray(value)
+        raise self.error(op, f"its {what} is computed when the graph runs, but XLA needs it when compiling "
+                             "(shapes and sizes are fixed in a compiled program); compute it from Python values "
+                             "or static shapes, or run this function with jit_compile=None")
+
+    def error(self, op: Operation, why: str) -> LoweringError:
+        error = LoweringError(f"{op.name} ({op.type}) cannot be compiled with jit_compile=True: {why}")
+        return with_creation_site(error, op.creation_site)
+
+    def error_from_kernel(self, op: Operation, arrays: Sequence[np.ndarray]) -> Any:
+        """Raise, when compiling, the error ``op``'s kernel raises on ``arrays`` (sizes that are wrong for every
+        run: the numpy executor would raise it on each call too)."""
+        try:
+            run_kernel(op.op_def, arrays, op.attrs, op.name)
+        except InvalidArgumentError as error:
+            raise with_creation_site(error, op.creation_site) from None
+        raise self.error(op, "its sizes are invalid")
+
+    def check(self, ok: Any, op: Operation) -> None:
+        """Record a run-time check of ``op``: when ``ok`` (a bool scalar) is false and no earlier check
+        failed, the error code names this op. After the call, a failed check is raised with the numpy
+        executor's own error (``runtime.backends.xla.compiled``)."""
+        if is_static(ok) and bool(ok):
+            return
+        index = self._check_index.get(id(op))
+        if index is None:
+            index = self._check_index[id(op)] = len(self.checks)
+            self.checks.append(op)
+        error = self.state.error
+        failed = self.jnp.logical_not(self.jnp.asarray(ok, dtype=bool))
+        self.state = self.state._replace(error=self.jnp.where((error == 0) & failed, np.int32(index + 1), error))
+
+    def print(self, op: Operation, values: Sequence[Any]) -> None:
+        """``op`` (a PrintV2) prints ``values`` when the program runs, in program order, with its own kernel,
+        unless a check failed before it (the numpy executor would have stopped there)."""
+        def emit(error, *arrays):
+            if int(error) == 0:
+                run_kernel(op.op_def, [np.asarray(a) for a in arrays], op.attrs, op.name)
+        self.jax.debug.callback(emit, self.state.error, *values, ordered=True)
+
+    is_static = staticmethod(is_static)
+
+    def next_key(self) -> Any:
+        """A fresh PRNG key for an unseeded random op (the state's key advances)."""
+        key, subkey = self.jax.random.split(self.state.key)
+        self.state = self.state._replace(key=key)
+        return subkey
+
+    def variable_slot(self, op: Operation) -> int:
+        return self.variable_index[id(op.attrs["variable"])]
+
+    def array(self, value: Any, dtype: Any) -> Any:
+        """``value`` as a JAX array of ``dtype`` (static values become constants)."""
+        return self.jnp.asarray(value, dtype=dtype)
+
+    # --- graphs ----------------------------------------------------------------------------------------
+    def lower_graph(self, graph: FuncGraph, inputs: Sequence[Any]) -> List[Any]:
+        """``graph``'s outputs, computed from ``inputs`` (its placeholders' values) into ``self.state``."""
+        env: Dict[int, Any] = {id(t): v for t, v in zip(graph.inputs, inputs)}
+        for op in needed_operations(graph):
+            op_def = op.op_def
+            if op_def is PLACEHOLDER:
+                if id(op.outputs[0]) not in env:
+                    raise self.error(op, f"placeholder of graph {graph.name} is needed but not fed")
+                continue
+            if op_def is CONST:
+                env[id(op.outputs[0])] = _lower_const(self, op)
+                continue
+            results = self.lower_op(op, [env[id(t)] for t in op.inputs])
+            for tensor, value in zip(op.outputs, results):
+                env[id(tensor)] = value
+        return [env[id(t)] for t in graph.outputs]
+
+    def lower_op(self, op: Operation, inputs: List[Any]) -> Sequence[Any]:
+        op_def = op.op_def
+        if not op.is_stateful and op_def.kernel is not None and all(is_static(v) for v in inputs):
+            try:  # known when compiling: the numpy kernel computes it, exactly as the numpy executor would
+                result = run_kernel(op_def, [np.asarray(v) for v in inputs], op.attrs, op.name)
+                return tuple(np.asarray(r) for r in result) if isinstance(result, tuple) else (np.asarray(result),)
+            except InvalidArgumentError:
+                pass  # lowered below: its check raises this error if the op really runs
+        lowering = lowering_of(op_def)
+        if lowering is None:
+            raise self.error(op, table.NOT_LOWERED.get(op_def, "it has no JAX lowering"))
+        try:
+            result = lowering(self, op, *inputs)
+        except LoweringError:
+            raise
+        except (TypeError, ValueError) as error:  # JAX refused what the lowering built: say which op
+            raise self.error(op, f"{type(error).__name__}: {error}") from None
+        results = result if isinstance(result, tuple) else (result,)
+        return tuple(self._with_dtype(value, tensor) for value, tensor in zip(results, op.outputs))
+
+    def _with_dtype(self, value: Any, tensor: Any) -> Any:
+        # A lowering may leave a value in a wider or weaker dtype than the op declares; the graph's dtype wins.
+        if tensor.dtype == variant or value.dtype == tensor.dtype:
+            return value
+        return value.astype(tensor.dtype) if is_static(value) else self.jnp.asarray(value, dtype=tensor.dtype)
+
+
+def lowering_of(op_def) -> Optional[table.Lowering]:
+    lowering = table.LOWERINGS.get(op_def)
+    if lowering is not None:
+        return lowering
+    ufunc = op_def.elementwise_ufunc
+    if ufunc is not None and ufunc.__name__ in table.UFUNC_NAMES:
+        return _ufunc_lowering(ufunc.__name__, op_def.zero_divisor_error)
+    return None
+
+
+def _ufunc_lowering(name: str, zero_divisor_error: bool) -> table.Lowering:
+    def lower(ctx: Context, op: Operation, *inputs: Any) -> Any:
+        if zero_divisor_error and op.inputs[1].dtype.kind in "iu":
+            ctx.check(ctx.jnp.all(inputs[1] != 0), op)   # the kernel raises on an integer division by zero
+        return getattr(ctx.jnp, name)(*inputs)
+    return lower
+
+
+@table.lowers(CONST)
+def _lower_const(ctx: Context, op: Operation) -> np.ndarray:
+    return np.asarray(op.attrs["value"])   # known when compiling (``lower_graph`` reads it directly)
+
+
+table.NOT_LOWERED[PLACEHOLDER] = "not an op that runs: each placeholder is an argument of the JAX function"
+
+
+# --- control flow ----------------------------------------------------------------------------------------
+def _as_operand(ctx: Context, value: Any, tensor: Any) -> Any:
+    if tensor.dtype == variant:
+        return value
+    return ctx.array(value, tensor.dtype)
+
+
+@table.lowers(IF)
+def _lower_if(ctx: Context, op: Operation, cond: Any, *inputs: Any) -> tuple:
+    then_branch, else_branch = op.attrs["then_branch"], op.attrs["else_branch"]
+    if is_static(cond):  # known when compiling: only the branch taken is compiled
+        return tuple(ctx.lower_graph(then_branch if bool(cond) else else_branch, inputs))
+
+    def branch(graph: FuncGraph):
+        def run(state: State):
+            ctx.state = state
+            outputs = ctx.lower_graph(graph, inputs)
+            return [_as_operand(ctx, v, t) for v, t in zip(outputs, op.outputs)], ctx.state
+        return run
+
+    try:
+        outputs, ctx.state = ctx.lax.cond(cond, branch(then_branch), branch(else_branch), ctx.state)
+    except TypeError as error:
+        raise ctx.error(op, "its two branches give values of different shapes or structures, and XLA needs one "
+                            f"shape per output (pad or reshape them to agree): {error}") from None
+    return tuple(outputs)
+
+
+@table.lowers(WHILE)
+def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
+    count, limit = op.attrs["num_loop_vars"], op.attrs["maximum_iterations"]
+    cond_graph, body_graph = op.attrs["cond"], op.attrs["body"]
+    captured = list(inputs[count:])
+    loop_vars = [_as_operand(ctx, v, t) for v, t in zip(inputs[:count], body_graph.inputs)]
+    jnp, lax = ctx.jnp, ctx.lax
+
+    def condition(values: List[Any], state: State):
+        ctx.state = state
+        (go,) = ctx.lower_graph(cond_graph, list(values) + captured)
+        return jnp.asarray(go, dtype=bool), ctx.state
+
+    def body(values: List[Any], state: State):
+        ctx.state = state
+        outputs = ctx.lower_graph(body_graph, list(values) + captured)
+        return [_as_operand(ctx, v, t) for v, t in zip(outputs, body_graph.inputs)], ctx.state
+
+    def guarded_condition(values: List[Any], state: State, iteration: Any):
+        """The condition, unless the limit is reached (then False, without evaluating it: its checks and
+        draws must not happen one time more than the numpy executor's)."""
+        go, after = condition(values, state)
+        if limit is None:
+            return go, after
+        if after is state:  # the condition touches no state: evaluating it once more changes nothing
+            return go & (iteration < limit), state
+        return lax.cond(iteration < limit, lambda s: condition(values, s), lambda s: (jnp.asarray(False), s),
+                        state)
+
+    # The condition is evaluated at the end of the body (and once before the loop), so that whatever it changes
+    # in the state (checks, random draws) is carried like the body's changes.
+    go, state = guarded_condition(loop_vars, ctx.state, np.int32(0))
+
+    def loop_body(carry):
+        iteration, values, state, _ = carry
+        values, state = body(values, state)
+        iteration = iteration + np.int32(1)
+        go, state = guarded_condition(values, state, iteration)
+        return iteration, values, state, go
+
+    carry = (np.int32(0), loop_vars, state, go)
+    try:
+        _, values, ctx.state, _ = lax.while_loop(lambda c: c[3], loop_body, carry)
+    except TypeError as error:
+        names = [p.op.name for p in body_graph.inputs[:count]]
+        raise ctx.error(op, f"a loop variable (of {', '.join(names)}) changes shape or structure between "
+                            "iterations, and XLA needs one shape per loop variable (preallocate it at its final "
+                            f"size, or set maximum_iterations= for a list): {error}") from None
+    return tuple(values)
