@@ -20,4 +20,13 @@ from autograph_lite.pyct.errors import ConversionError
 
 __all__ = ['function', 'to_code', 'to_graph', 'convert', 'do_not_convert', 'run_functions_eagerly',
            'functions_run_eagerly', 'set_traceback_filtering', 'traceback_filtering', 'ConversionError',
-           'set_strict_conversion', 'strict_conversion', 'UnconvertedWarning', 'set_loop_options']
+           'set_strict_conversion', 'strict_conversion', 'UnconvertedWarning', 'set_loop_options', 'testing']
+
+
+def __getattr__(name: str):
+    # ``ag.testing`` (the toolkit for users' tests) sits on top of everything and nothing imports it: it is
+    # imported when first used, so importing autograph_lite does not pay for it.
+    if name == 'testing':
+        import importlib
+        return importlib.import_module('autograph_lite.testing')
+    raise AttributeError(f"module 'autograph_lite' has no attribute {name!r}")

@@ -15,8 +15,19 @@ def test_exports_exactly_the_design_names():
                                         'set_traceback_filtering', 'traceback_filtering', 'ConversionError',
                                         # interactive use (issue 12): no source -> a warning, or the error
                                         'set_strict_conversion', 'strict_conversion', 'UnconvertedWarning',
-                                        'set_loop_options'])   # + TF's loop options (issue 11)
+                                        'set_loop_options',   # + TF's loop options (issue 11)
+                                        'testing'])   # the toolkit for users' tests (issue 27), imported on first use
     assert ag.convert is ag.to_graph
+
+
+def test_the_testing_toolkit_is_imported_on_first_use():
+    import subprocess
+    import sys
+    code = ('import sys, autograph_lite as ag; before = "autograph_lite.testing" in sys.modules; '
+            'ag.testing.assert_converted_equivalent; print(before, "autograph_lite.testing" in sys.modules, '
+            '"hypothesis" in sys.modules)')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ['False', 'True', 'False']
 
 
 def helper(x):

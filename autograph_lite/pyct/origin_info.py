@@ -99,13 +99,18 @@ def lookup(filename: str, lineno: int) -> Optional[Origin]:
     return lines[lineno - 1]
 
 
+def is_plumbing(filename: str, lineno: int) -> bool:
+    """True for a plumbing line of generated code (the plain form's dispatch to the staged form)."""
+    return lineno in _PLUMBING.get(filename, ())
+
+
 def user_frames(tb: Optional[types.TracebackType]) -> List[Origin]:
     """Origins of the traceback's frames that ran generated code, outermost first, deduplicated."""
     frames: List[Origin] = []
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
         origin = lookup(filename, tb.tb_lineno)
-        if origin is not None and tb.tb_lineno in _PLUMBING.get(filename, ()):
+        if origin is not None and is_plumbing(filename, tb.tb_lineno):
             origin = None
         if origin is not None and (not frames or frames[-1] != origin):
             frames.append(origin)

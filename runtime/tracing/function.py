@@ -40,6 +40,8 @@ logger = logging.getLogger("runtime")
 _RETRACE_WINDOW, _RETRACE_LIMIT = 10, 5  # warn when 5 of the last 10 calls traced
 _WARN_AGAIN_AT = 100  # ...and again (with the cache's size) at 100, 1000, ... graphs
 _run_eagerly = [False]  # one global switch, like tf.config.run_functions_eagerly
+# Called as observer(function, concrete) after each new trace, e.g. by autograph_lite.testing's trace counter.
+trace_observers: List[Callable[["Function", ConcreteFunction], None]] = []
 
 
 
@@ -227,6 +229,8 @@ class Function:
                 self._traces.add(trace_key, concrete)
                 self._tracing_count += 1
                 self._note_trace(key)
+            for observer in trace_observers:
+                observer(self, concrete)
         finally:
             with self._lock:
                 del self._in_progress[key]
