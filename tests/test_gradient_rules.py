@@ -277,6 +277,14 @@ def test_ensure_defined_rule(data, dynamic):
     check(lambda t: rt.debugging.ensure_defined(t * 3.0, True, "never shown"), [x], rng, dynamic)
 
 
+@SETTINGS
+@given(data=st.data(), dynamic=st.booleans())
+def test_sigmoid_cross_entropy_rule(data, dynamic):
+    shape = data.draw(shapes())
+    (labels, logits), rng = arrays_for(data.draw, [shape, shape], -3.0, 3.0)
+    check(lambda z, x: rt.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x), [labels, logits], rng, dynamic)
+
+
 # --- coverage: every op declares its gradient, and every rule is checked above ------------------------
 CHECKED_ELSEWHERE = {
     "ReadVariableOp": "tests/test_gradient_tape.py (variables)",
@@ -293,7 +301,8 @@ CHECKED_HERE = ({"Identity"} | set(BINARY) | set(UNARY) | set(REDUCTIONS) |
                 {"MatMul", "Cumsum", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Tile", "BroadcastTo",
                  "SumToShape", "StridedSlice", "StridedSliceGrad", "GatherV2", "UnsortedSegmentSum", "ConcatV2",
                  "Pack", "SelectV2", "Fill", "GatherNd", "TensorScatterAdd", "TensorScatterUpdate",
-                 "TensorStridedSliceUpdate", "Cumprod", "Sort", "TopKV2", "EnsureDefined"})
+                 "TensorStridedSliceUpdate", "Cumprod", "Sort", "TopKV2", "EnsureDefined",
+                 "SigmoidCrossEntropyWithLogits"})
 
 
 def test_every_registered_op_declares_a_gradient_or_why_it_has_none():

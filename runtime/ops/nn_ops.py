@@ -1,10 +1,12 @@
 """Neural-network functions (``rt.nn``): activations, softmax, cross-entropies, l2_normalize.
 
 ``relu``, ``relu6``, ``leaky_relu``, ``elu``, ``softmax`` and ``log_softmax`` are registered ops, as in
-TensorFlow. ``gelu``, the two cross-entropies and ``l2_normalize`` are built from registered ops in
+TensorFlow. ``gelu``, the softmax cross-entropy and ``l2_normalize`` are built from registered ops in
 forms that stay finite where the textbook formula overflows or cancels: ``gelu`` uses ``erfc`` (no
-``1 + erf(x)`` cancelling to 0 for x < -5), the sigmoid cross-entropy uses
-``max(x, 0) - x z + softplus(-|x|)``, the softmax cross-entropy uses ``log_softmax``.
+``1 + erf(x)`` cancelling to 0 for x < -5), the softmax cross-entropy uses ``log_softmax``. The sigmoid
+cross-entropy is one op (``SigmoidCrossEntropyWithLogits``) computing ``max(x, 0) - x z + log1p(e^-|x|)``
+with its own gradient ``sigmoid(x) - z``: built from ``relu`` and ``abs``, both kinks would take slope 0 at
+x = 0 and the gradient there would be ``-z`` instead of ``0.5 - z`` (docs/GRADIENTS.md).
 
 >>> softmax([1000.0, 1000.0])
 Tensor([0.5 0.5], shape=(2,), dtype=float32)
@@ -19,13 +21,13 @@ from typing import Any, Optional
 import numpy as np
 
 from runtime.core import shapes
-from runtime.core.registry import register_gradient, register_op
+from runtime.core.registry import apply_op, register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
-from runtime.ops.math_ops import add, maximum, multiply, subtract
+from runtime.ops.math_ops import add, maximum, multiply
 from runtime.ops.reduction_ops import reduce_sum
 from runtime.ops.special_math_ops import erfc
-from runtime.ops.unary_ops import abs, negative, rsqrt, sigmoid, softplus, square  # noqa: A004
+from runtime.ops.unary_ops import negative, rsqrt, sigmoid, square
 from runtime.ops.validated import apply_validated
 
 _FIXES = {"f": "rt.cast(features, rt.float32)", "fiu": "rt.cast(features, rt.int32)"}
@@ -210,9 +212,26 @@ def _same_shapes(labels: Tensor, logits: Tensor, function: str) -> None:
                          f"{shapes.format_shape(a)} and {shapes.format_shape(b)}")
 
 
+def _sigmoid_cross_entropy_infer(specs, attrs):
+    (labels_dtype, labels_shape), (logits_dtype, logits_shape) = specs
+    return [(logits_dtype, shapes.broadcast(labels_shape, logits_shape))]
+
+
+def _sigmoid_cross_entropy_kernel(labels, logits):
+    with np.errstate(all="ignore"):
+        return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+SIGMOID_CROSS_ENTROPY = register_op(
+    "SigmoidCrossEntropyWithLogits", ("labels", "logits"), _sigmoid_cross_entropy_infer,
+    _sigmoid_cross_entropy_kernel,
+    doc="max(logits, 0) - logits * labels + log1p(exp(-|logits|)); its gradient is sigmoid(logits) - labels.")
+
+
 def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: Optional[str] = None) -> Tensor:
     """Elementwise ``-z log(sigmoid(x)) - (1 - z) log(1 - sigmoid(x))`` for labels z and logits x,
-    computed as ``max(x, 0) - x z + softplus(-|x|)`` so large |x| never overflows.
+    computed as ``max(x, 0) - x z + log1p(exp(-|x|))`` so large |x| never overflows. Its gradient is
+    ``sigmoid(x) - z`` for the logits (also at x = 0) and ``-x`` for the labels, as in TensorFlow.
 
     >>> sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[-100.0, 100.0])
     Tensor([100. 100.], shape=(2,), dtype=float32)
@@ -220,7 +239,15 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, None if isinstance(labels, Tensor) else logits.dtype)
     _same_shapes(labels, logits, "sigmoid_cross_entropy_with_logits")
-    return add(subtract(relu(logits), multiply(logits, labels)), softplus(negative(abs(logits))))
+    return apply_op(SIGMOID_CROSS_ENTROPY, (labels, logits), name=name)
+
+
+@register_gradient(SIGMOID_CROSS_ENTROPY)
+def _sigmoid_cross_entropy_gradient(op, grads, ops):
+    # One rule for the whole loss: the two kinks of its stable form (max(x, 0) and |x|) cancel exactly,
+    # which per-piece rules (each with slope 0 at x = 0) would not see.
+    (labels, logits), g = op.inputs, grads[0]
+    return [-g * logits, g * (sigmoid(logits) - labels)]
 
 
 def softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None, axis: int = -1,

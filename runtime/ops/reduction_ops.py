@@ -21,6 +21,7 @@ from runtime.core.tensor import Tensor
 from runtime.ops.combine_ops import where
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.creation_ops import zeros_like
+from runtime.ops.gradient_ops import stop_gradient
 from runtime.ops.math_ops import add, subtract
 from runtime.ops.shape_ops import constant_value
 from runtime.ops.unary_ops import exp, is_finite, log
@@ -255,7 +256,9 @@ def reduce_logsumexp(input_tensor: Any, axis: Axis = None, keepdims: bool = Fals
         raise TypeError(f"reduce_logsumexp: input must be a floating-point tensor, got {tensor.dtype.name}; "
                         "convert it with rt.cast(x, rt.float32)")
     raw_max = reduce_max(tensor, axis, keepdims=True)
-    shift = where(is_finite(raw_max), raw_max, zeros_like(raw_max))  # inf - inf would be nan
+    # inf - inf would be nan. The shift is a constant to gradients (TensorFlow's form): the gradient is then
+    # exactly softmax, also where several entries tie for the max.
+    shift = stop_gradient(where(is_finite(raw_max), raw_max, zeros_like(raw_max)))
     total = reduce_sum(exp(subtract(tensor, shift)), axis, keepdims=keepdims)
     return add(log(total), shift if keepdims else reduce_sum(shift, axis, keepdims=False))
 
@@ -342,8 +345,22 @@ def _cumsum_gradient(op, grads, ops):
 
 @register_gradient(CUMPROD)
 def _cumprod_gradient(op, grads, ops):
-    # d y_j / d x_i = y_j / x_i for the i that y_j multiplies, so the gradient is a running sum of g * y
-    # the other way, divided by x. As in TensorFlow, this divides by zero where x has zeros (inf/nan).
-    attrs, x = op.attrs, op.inputs[0]
-    running = cumsum(grads[0] * op.outputs[0], attrs["axis"], exclusive=attrs["exclusive"], reverse=not attrs["reverse"])
-    return [running / x]
+    # d y_j / d x_i = y_j / x_i for the i that y_j multiplies, so the gradient is a running sum of g * y the
+    # other way, divided by x -- exact before the first zero along the scan (from there on every y_j is 0).
+    # At the first zero it is the same running sum over the products with that zero replaced by 1, and
+    # after it 0 (each product still holds the first zero). Exact with zeros, as JAX (TensorFlow divides
+    # by the zero: its [2, 0, 3, 4] gives 0 where the answer is 32).
+    attrs, x, g = op.attrs, op.inputs[0], grads[0]
+    axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
+
+    def running_sum(products):
+        return cumsum(g * products, axis, exclusive=exclusive, reverse=not reverse)
+
+    is_zero = ops.equal(x, 0)
+    zeros_so_far = cumsum(ops.cast(is_zero, dtypes.int32), axis, reverse=reverse)
+    before_first_zero = ops.equal(zeros_so_far, 0)
+    first_zero = ops.logical_and(is_zero, ops.equal(zeros_so_far, 1))
+    one, zero = ops.ones_like(x), ops.zeros_like(x)
+    before = running_sum(op.outputs[0]) / ops.where(before_first_zero, x, one)
+    at_first_zero = running_sum(cumprod(ops.where(first_zero, one, x), axis, exclusive=exclusive, reverse=reverse))
+    return [ops.where(before_first_zero, before, ops.where(first_zero, at_first_zero, zero))]

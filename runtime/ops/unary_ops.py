@@ -134,6 +134,16 @@ IS_FINITE, is_finite = _declare_validated("is_finite", "IsFinite", np.isfinite, 
 
 
 # --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
+def _zero_where_no_gradient(g: Tensor, grad: Tensor, ops) -> Tensor:
+    """``grad``, but 0 wherever the output gradient ``g`` is 0, even where the derivative is inf or nan.
+
+    TensorFlow's rule for sqrt, rsqrt and reciprocal (their kernels multiply "no nan"): it makes the
+    everyday ``where(x > 0, sqrt(x), 0)`` differentiable at x <= 0 -- the branch not taken gets a zero
+    gradient, and 0 * inf would be nan (JAX gives nan there; docs/GRADIENTS.md).
+    """
+    return ops.where(ops.equal(g, 0), ops.zeros_like(grad), grad)
+
+
 def _declare_unary_gradient(name: str, rule: Callable) -> None:
     register_gradient(get_op(name))(lambda op, grads, ops: [rule(op.inputs[0], op.outputs[0], grads[0], ops)])
 
@@ -144,7 +154,7 @@ _declare_unary_gradient("Sign", lambda x, y, g, ops: ops.zeros_like(x))  # flat 
 _declare_unary_gradient("Square", lambda x, y, g, ops: g * (x * 2))
 _declare_unary_gradient("Exp", lambda x, y, g, ops: g * y)
 _declare_unary_gradient("Log", lambda x, y, g, ops: g / x)
-_declare_unary_gradient("Sqrt", lambda x, y, g, ops: g / (y * 2))
+_declare_unary_gradient("Sqrt", lambda x, y, g, ops: _zero_where_no_gradient(g, g / (y * 2), ops))
 
 # The ops declared with _declare_validated above (rt.math):
 _declare_unary_gradient("Tanh", lambda x, y, g, ops: g * (1 - y * y))
@@ -154,8 +164,8 @@ _declare_unary_gradient("Sin", lambda x, y, g, ops: g * cos(x))
 _declare_unary_gradient("Cos", lambda x, y, g, ops: -g * sin(x))
 _declare_unary_gradient("Log1p", lambda x, y, g, ops: g / (1 + x))
 _declare_unary_gradient("Expm1", lambda x, y, g, ops: g * (y + 1))
-_declare_unary_gradient("Reciprocal", lambda x, y, g, ops: -g * (y * y))
-_declare_unary_gradient("Rsqrt", lambda x, y, g, ops: g * (y * y * y * -0.5))
+_declare_unary_gradient("Reciprocal", lambda x, y, g, ops: _zero_where_no_gradient(g, -g * (y * y), ops))
+_declare_unary_gradient("Rsqrt", lambda x, y, g, ops: _zero_where_no_gradient(g, g * (y * y * y * -0.5), ops))
 for _step in (FLOOR, CEIL, ROUND):
     not_differentiable(_step, "a step function: flat almost everywhere (TensorFlow gives None too)")
 not_differentiable(IS_NAN, "its result is bool")

@@ -79,6 +79,16 @@ def _elu(b, op, inputs):
     return [b.one("Elu", inputs, op.name, alpha=1.0)]
 
 
+@_converts("SigmoidCrossEntropyWithLogits")
+def _sigmoid_cross_entropy(b, op, inputs):  # max(x, 0) - x z + softplus(-|x|): softplus of a value <= 0 is exact
+    labels, logits = inputs
+    name = op.name
+    hinge = b.one("Sub", [b.one("Relu", [logits], name + "/relu"), b.one("Mul", [logits, labels], name + "/xz")],
+                  name + "/hinge")
+    tail = b.one("Softplus", [b.one("Neg", [b.one("Abs", [logits], name + "/abs")], name + "/neg")], name + "/tail")
+    return [b.one("Add", [hinge, tail], name)]
+
+
 @_converts("Softmax", "LogSoftmax")
 def _softmax(b, op, inputs):
     return [b.one(op.type, inputs, op.name, axis=op.attrs["axis"])]
