@@ -21,7 +21,8 @@ from runtime.core.traceback_filtering import api_boundary, set_traceback_filteri
 from autograph_lite import conversion, error_locations
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 from autograph_lite import calls
-from autograph_lite.calls import CONVERTED_FROM, CURRENT_TARGET, DO_NOT_CONVERT
+from autograph_lite.calls import DO_NOT_CONVERT
+from runtime.tracing.function import Function
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import bool, getattr, isinstance, setattr, str, type
@@ -56,12 +57,11 @@ def strict_conversion() -> bool:
 
 
 def _plain_function(entity: Any, caller: str) -> types.FunctionType:
-    entity = getattr(entity, CONVERTED_FROM, entity)
+    entity = calls.converted_from(entity) or entity
     if isinstance(entity, types.MethodType):
         entity = entity.__func__
-    python_function = getattr(entity, 'python_function', None)   # an ag.function / rt.Function
-    if python_function is not None:
-        entity = python_function
+    if isinstance(entity, Function):   # an ag.function / rt.Function (by type: functools.wraps copies attributes)
+        entity = entity.python_function
     if not isinstance(entity, types.FunctionType):
         raise ConversionError(f'{caller} expects a Python function, method or lambda, '
                               f'got {type(entity).__name__}: {entity!r}')
@@ -78,7 +78,7 @@ def to_graph(entity: Callable) -> Callable:
     >>> to_graph(lambda x: x if x > 0 else -x)(-2)
     2
     """
-    if getattr(entity, CONVERTED_FROM, None) is not None:
+    if calls.converted_from(entity) is not None:
         return entity
     if isinstance(entity, types.MethodType):
         return types.MethodType(to_graph(entity.__func__), entity.__self__)
@@ -121,17 +121,17 @@ convert = to_graph
 def _with_user_locations(converted: types.FunctionType, original: types.FunctionType) -> Callable:
     # [the function to call, whether it still lacks its plain form (made while tracing), and the code,
     # defaults and keyword defaults of `original` it was made from]
-    target = [converted, in_graph_mode() and original.__name__ != '<lambda>',
+    target = [converted, in_graph_mode() and original.__code__.co_name != '<lambda>',
               original.__code__, original.__defaults__, original.__kwdefaults__]
 
     def current() -> Callable:
-        """The function the wrapper runs now (converted code calls it directly: see calls.CURRENT_TARGET)."""
+        """The function the wrapper runs now (converted code calls it directly: see calls._wrappers)."""
         if (target[2] is not original.__code__ or target[3] is not original.__defaults__
                 or target[4] is not original.__kwdefaults__):
             # Replaced since (networkx's argmap compiles its wrapper at the first call and swaps in
             # that code): run what the function is now, as calling it would.
             now = _converted_or_itself(original)
-            target[:] = [now, now is not original and in_graph_mode() and original.__name__ != '<lambda>',
+            target[:] = [now, now is not original and in_graph_mode() and original.__code__.co_name != '<lambda>',
                          original.__code__, original.__defaults__, original.__kwdefaults__]
             _show_converted(boundary_ref, target[0])
         if target[1] and not in_graph_mode():
@@ -147,10 +147,9 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
         except USER_FACING as exc:
             error_locations.attach_user_location(exc)
             raise
-    setattr(wrapper, CONVERTED_FROM, original)
-    wrapper.__ag_converted__ = converted
+    wrapper.__ag_converted__ = converted   # for reading only: functools.wraps copies it onto other functions
     boundary = api_boundary(wrapper)
-    setattr(boundary, CURRENT_TARGET, current)
+    calls.register_wrapper(boundary, original, current)
     # Held weakly by `current` (the boundary holds it): no reference cycle, so a wrapper nobody uses
     # any more is freed at once, not by the cyclic garbage collector.
     boundary_ref = weakref.ref(boundary)
@@ -200,7 +199,7 @@ def to_code(entity: Callable, form: Literal['staged', 'plain'] = 'staged') -> st
         raise ValueError(f"to_code: form must be 'staged' or 'plain', got {form!r}")
     function = _plain_function(entity, 'to_code')
     if form == 'plain':
-        if function.__name__ == '<lambda>':
+        if function.__code__.co_name == '<lambda>':
             raise ValueError("to_code: a lambda has only the staged form (call to_code without form='plain')")
         return conversion.plain_source(function)
     return conversion.converted_source(function)

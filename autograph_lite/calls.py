@@ -1,7 +1,7 @@
 """``converted_call``: what every call in converted code goes through, and the policy of what to convert.
 
 User functions, methods, nested functions and lambdas are converted on first call (then cached);
-builtins that must understand tensors go to ``py_builtins``; everything else - other builtins,
+while a graph is being built, builtins that must understand tensors go to ``py_builtins``; everything else - other builtins,
 the standard library, numpy, ``runtime``, ``autograph_lite``, ``do_not_convert`` functions,
 ``rt.Function`` objects, code without source - is called as it is.
 
@@ -25,7 +25,7 @@ from autograph_lite import operators
 from autograph_lite.converters import frame_readers
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
-from runtime.core.context import in_graph_mode
+from runtime.core.context import in_graph_mode, thread_state
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import bool, dict, getattr, isinstance, str, tuple, type
@@ -34,15 +34,6 @@ logger = logging.getLogger('autograph_lite')
 _FunctionType, _BuiltinType = types.FunctionType, types.BuiltinFunctionType
 
 DO_NOT_CONVERT = '__ag_do_not_convert__'
-# Set by ag.to_graph on the wrapper it returns: the wrapper's own code, globals and defaults are
-# the library's, so converting it again would run the original's source in the wrong namespace.
-CONVERTED_FROM = '__ag_converted_from__'
-# Also on that wrapper: a function returning what the wrapper runs now (its converted function, made
-# again if the original's code or defaults were replaced). Converted code calls that directly: through
-# the wrapper and its api boundary a call took 4 Python frames instead of 2, so recursive code hit the
-# recursion limit at a quarter of its depth (pycparser's expression parser), and each call paid for
-# the wrapper's error handling, which the outermost wrapper does anyway.
-CURRENT_TARGET = '__ag_current_target__'
 _LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'astunparse', '_pytest',
                   'pytest', 'hypothesis'}
 _STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
@@ -52,6 +43,33 @@ _STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
 # A plain dict read by id, not a WeakKeyDictionary: its get() builds a weak reference per lookup,
 # a third of a converted_call.
 _targets: Dict[int, tuple] = {}
+# id(wrapper) -> (a weak reference to a wrapper ag.to_graph returned, the function it converts, a function
+# returning what the wrapper runs now: its converted function, made again if the original's code or
+# defaults were replaced). Recognised by identity, never by an attribute: functools.wraps copies a
+# function's __dict__ onto the user's own decorator, which then passed for ours and had its body skipped.
+# Converted code calls what the wrapper runs directly: through the wrapper and its api boundary a call
+# took 2 more Python frames, and paid for the wrapper's error handling, which the outermost one does anyway.
+_wrappers: Dict[int, tuple] = {}
+
+
+def register_wrapper(wrapper: Callable, original: types.FunctionType, current: Callable[[], Callable]) -> None:
+    """Remember ``wrapper`` (returned by ag.to_graph for ``original``) for as long as it lives."""
+    key = id(wrapper)
+
+    def forget(reference, key=key, wrappers=_wrappers):
+        if wrappers.get(key, (None,))[0] is reference:
+            del wrappers[key]
+    _wrappers[key] = (weakref.ref(wrapper, forget), original, current)
+
+
+def converted_from(entity: Any) -> Optional[types.FunctionType]:
+    """The function ``entity`` converts if it is a wrapper ag.to_graph returned, else None.
+
+    >>> converted_from(len) is None
+    True
+    """
+    entry = _wrappers.get(id(entity))
+    return entry[1] if entry is not None and entry[0]() is entity else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -69,8 +87,6 @@ def _why_not_convert(function: types.FunctionType) -> Optional[str]:
         return 'marked do_not_convert'
     if conversion.is_converted(function):
         return 'already converted'
-    if getattr(function, CONVERTED_FROM, None) is not None:
-        return 'already converted (returned by ag.to_graph)'
     if _is_library_module(function.__module__ or '', function.__code__.co_filename):
         return f'library code ({function.__module__})'
     if inspect.isgeneratorfunction(function) or inspect.iscoroutinefunction(function) \
@@ -93,13 +109,13 @@ def _target_for(function: types.FunctionType) -> Callable:
             and (cached[1] is code or (type(cached[1]) is _StagedOnly and cached[1].code is code
                                        and in_graph_mode()))):
         return function if cached[4] is None else cached[4]
-    current = getattr(function, CURRENT_TARGET, None)
-    if current is not None:   # no cache entry: the wrapper checks its original's code and defaults
-        return current()
+    wrapper = _wrappers.get(id(function))
+    if wrapper is not None and wrapper[0]() is function:   # the wrapper checks its original's code and defaults
+        return wrapper[2]()
     reason = _why_not_convert(function)
     target = function
     # While tracing only the staged form runs: the plain form waits for a call outside a graph.
-    staged_only = in_graph_mode() and function.__name__ != '<lambda>'
+    staged_only = in_graph_mode() and function.__code__.co_name != '<lambda>'
     if reason is None:
         try:
             target = (conversion.instantiate_staged if staged_only else conversion.instantiate)(function,
@@ -155,8 +171,55 @@ def _frame_guard(builtin: Callable) -> Callable:
     return guarded
 
 
-_OVERRIDES = {**BUILTIN_OVERRIDES, **{getattr(builtins, name): _frame_guard(getattr(builtins, name))
-                                      for name in sorted(frame_readers.FRAME_DEPENDENT)}}
+# id(builtin) -> the version converted code calls. By identity only: a lookup by value hashed every
+# callable object converted code called (a mock recorded the __hash__ call; a __hash__ with side effects
+# ran) and, on a hash collision, compared it with a builtin (an object equal to `len` became len_).
+# The builtins live as long as the interpreter, so their ids are never reused.
+# Outside a graph there is no symbolic tensor for the builtins to understand, so only the frame guards
+# replace builtins there: converted code calls the builtins themselves (their speed, their errors).
+_FRAME_GUARDS: Dict[int, Callable] = {id(getattr(builtins, name)): _frame_guard(getattr(builtins, name))
+                                      for name in sorted(frame_readers.FRAME_DEPENDENT)}
+_OVERRIDES: Dict[int, Callable] = {**{id(builtin): override for builtin, override in BUILTIN_OVERRIDES.items()},
+                                   **_FRAME_GUARDS}
+_MISSING = object()
+_partial = functools.partial
+_partial_call = functools.partial.__call__
+
+
+def _dunder_call(kind: type) -> Any:
+    """``kind.__call__`` as Python finds it to call an instance: the attribute in the type's MRO, not bound."""
+    for klass in kind.__mro__:
+        attribute = klass.__dict__.get('__call__', _MISSING)
+        if attribute is not _MISSING:
+            return attribute
+    return None
+
+
+def _marked_do_not_convert(f: Any) -> bool:
+    """``f`` (a callable object) has do_not_convert's mark; read without running its __getattr__ or properties."""
+    try:
+        return bool(object.__getattribute__(f, DO_NOT_CONVERT))
+    except AttributeError:
+        return False
+
+
+def _object_call(f: Any, kind: type, args: tuple, kwargs: dict) -> Any:
+    """Call a callable object that is no function, method, builtin or class, as Python calls it."""
+    call = _partial_call if kind is _partial else _dunder_call(kind)
+    if call is _partial_call:
+        # A partial, or a subclass keeping partial's own __call__ (a subclass's own __call__ runs as written
+        # below): convert what it calls.
+        return converted_call(f.func, f.args + tuple(args), {**f.keywords, **kwargs})
+    if issubclass(kind, type) or _marked_do_not_convert(f):
+        return f(*args, **kwargs)
+    call_kind = type(call)
+    if call_kind is _FunctionType:   # a user class's __call__: converted, with the instance as `self`
+        return _target_for(call)(f, *args, **kwargs)
+    if call_kind is staticmethod and type(call.__func__) is _FunctionType:
+        return _target_for(call.__func__)(*args, **kwargs)
+    if call_kind is classmethod and type(call.__func__) is _FunctionType:
+        return _target_for(call.__func__)(kind, *args, **kwargs)
+    return f(*args, **kwargs)
 
 
 def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
@@ -172,26 +235,16 @@ def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
             target = _target_for(f)
         return target(*args, **kwargs) if kwargs else target(*args)
     if kind is _BuiltinType or kind is type:   # a builtin, or a class: its override, else itself
-        f = _OVERRIDES.get(f, f)
+        f = (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f), f)
         return f(*args, **kwargs) if kwargs else f(*args)
     if kwargs is None:
         kwargs = {}
     if kind is types.MethodType and type(f.__func__) is _FunctionType:
         return _target_for(f.__func__)(f.__self__, *args, **kwargs)
-    try:
-        override = _OVERRIDES.get(f)
-    except TypeError:   # unhashable callable object
-        override = None
+    override = (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f))
     if override is not None:
         return override(*args, **kwargs)
-    if isinstance(f, functools.partial):
-        return converted_call(f.func, f.args + tuple(args), {**f.keywords, **kwargs})
-    call = getattr(type(f), '__call__', None)
-    if (not isinstance(f, type) and type(call) is types.FunctionType
-            and not getattr(f, DO_NOT_CONVERT, False)):
-        # A callable object of a user class: convert its __call__ (rt.Function is library code).
-        return _target_for(call)(f, *args, **kwargs)
-    return f(*args, **kwargs)
+    return _object_call(f, kind, args, kwargs)
 
 
 def _ag_namespace() -> types.ModuleType:

@@ -245,7 +245,7 @@ def instantiate(entity: types.FunctionType, ag_namespace: types.ModuleType) -> t
     of a function (calling its staged form while a graph is being built), the staged form of a lambda."""
     cells = _cells(entity, ag_namespace)
     staged = _function(convert_code(entity).code, entity, cells)
-    plain = plain_code(entity) if entity.__name__ != '<lambda>' else None
+    plain = plain_code(entity) if entity.__code__.co_name != '<lambda>' else None
     if plain is None:
         return staged
     cells[plain.staged_name] = types.CellType(staged)

@@ -13,7 +13,7 @@ def compile_to_code_output(entity, converted) -> None:
     """Compile what ``ag.to_code(entity)`` shows; free variables become parameters of an enclosing
     def, so that ``nonlocal`` declarations of a nested function have something to refer to."""
     freevars = [name for name in entity.__code__.co_freevars if name != 'ag__']
-    body = converted.source if entity.__name__ != '<lambda>' else f'return {converted.source}'
+    body = converted.source if entity.__code__.co_name != '<lambda>' else f'return {converted.source}'
     indented = ''.join(f'    {line}\n' if line else '\n' for line in body.rstrip('\n').split('\n'))
     compile(f'def enclosing({", ".join(freevars)}):\n{indented}', f'<to_code of {entity.__qualname__}>', 'exec')
 

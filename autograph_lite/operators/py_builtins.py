@@ -2,8 +2,9 @@
 ``enumerate``, ``zip``, ``print``, ``abs``, ``int``, ``float``, ``isinstance``, ``sum``, ``any``, ``all``,
 ``max`` and ``min`` here.
 
-On anything but a symbolic tensor each one *is* the builtin (same result, same exceptions); the
-only cost is one ``isinstance`` check.  On symbolic tensors:
+They replace the builtins only while a graph is being built (outside one converted code calls the
+builtins themselves). On anything but a symbolic tensor each one *is* the builtin: it calls the
+builtin with the arguments as given, so a wrong call raises the builtin's own error.  On symbolic tensors:
 
 * ``range(n)`` → a ``StagedRange`` that a ``for`` loop stages (use ``rt.range`` for a range tensor);
 * ``len(t)`` → the static first dimension as a Python int, or, when it is unknown while tracing, an
@@ -30,19 +31,21 @@ from autograph_lite.operators.iteration import (StagedEnumerate, StagedIterable,
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import any, isinstance, len, next, str
+from builtins import isinstance, len, next, str
 
 _range, _len, _enumerate, _zip = builtins.range, builtins.len, builtins.enumerate, builtins.zip
 _abs, _int, _float = builtins.abs, builtins.int, builtins.float
 _sum, _any, _all, _max, _min = builtins.sum, builtins.any, builtins.all, builtins.max, builtins.min
 
 
-def range_(*args: Any) -> Any:
+def range_(*args: Any, **kwargs: Any) -> Any:
     """``range(...)``; a ``StagedRange`` if a bound is symbolic.
 
     >>> range_(1, 10, 4)
     range(1, 10, 4)
     """
+    if kwargs:
+        return _range(*args, **kwargs)   # the builtin's own error
     for arg in args:
         if isinstance(arg, SymbolicTensor):
             return _staged_range(*args)
@@ -71,12 +74,15 @@ def _staged_range(*args: Any) -> StagedRange:
     return StagedRange(start, limit, delta)
 
 
-def len_(obj: Any) -> Any:
+def len_(*args: Any, **kwargs: Any) -> Any:
     """``len(obj)``; for a symbolic tensor, its first dimension (a tensor if unknown while tracing).
 
     >>> len_([1, 2])
     2
     """
+    if kwargs or len(args) != 1:
+        return _len(*args, **kwargs)   # the builtin's own error
+    obj = args[0]
     if isinstance(obj, SymbolicTensor):
         return _tensor_len(obj)
     if isinstance(obj, StagedIterable):
@@ -95,12 +101,15 @@ def _tensor_len(tensor: SymbolicTensor) -> Any:
     return shape[0]
 
 
-def enumerate_(iterable: Any, start: Any = 0) -> Any:
+def enumerate_(*args: Any, **kwargs: Any) -> Any:
     """``enumerate(iterable, start)``; staged when ``iterable`` is.
 
     >>> list(enumerate_('ab', 1))
     [(1, 'a'), (2, 'b')]
     """
+    if kwargs or not 1 <= len(args) <= 2:
+        return _enumerate(*args, **kwargs)   # enumerate(iterable=..., start=...) or the builtin's own error
+    iterable, start = args if len(args) == 2 else (args[0], 0)
     staged = as_staged_iterable(iterable)
     if staged is not None:
         return StagedEnumerate(staged, start)
@@ -128,11 +137,11 @@ def _as_staged_part(iterable: Any) -> StagedIterable:
     return TensorRows(rt.convert_to_tensor(iterable))
 
 
-def abs_(x: Any) -> Any:
+def abs_(*args: Any, **kwargs: Any) -> Any:
     """``abs(x)``; ``rt.abs`` of a symbolic tensor."""
-    if isinstance(x, SymbolicTensor):
-        return rt.abs(x)
-    return _abs(x)
+    if len(args) == 1 and not kwargs and isinstance(args[0], SymbolicTensor):
+        return rt.abs(args[0])
+    return _abs(*args, **kwargs)
 
 
 def int_(*args: Any, **kwargs: Any) -> Any:
@@ -168,16 +177,19 @@ def _stacked(iterable: Any) -> Any:
     return None
 
 
-def sum_(iterable: Any, /, start: Any = 0) -> Any:
+def sum_(*args: Any, **kwargs: Any) -> Any:
     """``sum(iterable, start)``; over a symbolic tensor (or a generator expression over one) the sum of its
     rows, ``rt.reduce_sum(t, axis=0)`` (plus ``start``).
 
     >>> sum_(v * v for v in [1, 2, 3])
     14
     """
-    rows = _stacked(iterable)
+    if not 1 <= len(args) <= 2 or not kwargs.keys() <= {'start'} or len(args) + len(kwargs) > 2:
+        return _sum(*args, **kwargs)   # the builtin's own error
+    rows = _stacked(args[0])
     if rows is None:
-        return _sum(iterable, start)
+        return _sum(*args, **kwargs)
+    start = args[1] if len(args) == 2 else kwargs.get('start', 0)
     total = rt.reduce_sum(rows, axis=0)
     return total if isinstance(start, int) and not isinstance(start, bool) and start == 0 else start + total
 
@@ -195,29 +207,36 @@ def _as_bools(rows: Any) -> Any:
     return rows if rows.dtype == rt.bool else rt.not_equal(rows, rt.zeros((), rows.dtype))
 
 
-def any_(iterable: Any, /) -> Any:
+def any_(*args: Any, **kwargs: Any) -> Any:
     """``any(iterable)``; over a symbolic tensor of scalars (or a generator expression over one) a bool
     tensor, ``rt.reduce_any``.
 
     >>> any_(v > 2 for v in [1, 3])
     True
     """
-    rows = _stacked(iterable)
+    rows = _stacked(args[0]) if len(args) == 1 and not kwargs else None
     if rows is None:
-        return _any(iterable)
+        return _any(*args, **kwargs)
     return rt.reduce_any(_as_bools(_scalar_rows(rows, "any")))
 
 
-def all_(iterable: Any, /) -> Any:
+def all_(*args: Any, **kwargs: Any) -> Any:
     """``all(iterable)``; over a symbolic tensor of scalars a bool tensor, ``rt.reduce_all``.
 
     >>> all_([])
     True
     """
-    rows = _stacked(iterable)
+    rows = _stacked(args[0]) if len(args) == 1 and not kwargs else None
     if rows is None:
-        return _all(iterable)
+        return _all(*args, **kwargs)
     return rt.reduce_all(_as_bools(_scalar_rows(rows, "all")))
+
+
+def _any_symbolic(args: tuple) -> bool:
+    for arg in args:   # (a loop, not any() over a generator: max(a, b) runs in hot loops)
+        if isinstance(arg, SymbolicTensor):
+            return True
+    return False
 
 
 def _extreme(name: str, python_fn: Any, reduce: Any, pairwise: Any, args: tuple, kwargs: dict) -> Any:
@@ -228,7 +247,7 @@ def _extreme(name: str, python_fn: Any, reduce: Any, pairwise: Any, args: tuple,
                 raise TypeError(f"{name}() over a tensor takes no key or default, got {sorted(kwargs)}; apply the key "
                                 "to the elements first (a generator expression)")
             return reduce(_scalar_rows(rows, name))
-    elif len(args) > 1 and not kwargs and any(isinstance(arg, SymbolicTensor) for arg in args):
+    elif len(args) > 1 and not kwargs and _any_symbolic(args):
         result = args[0]
         for arg in args[1:]:
             result = pairwise(result, arg)

@@ -128,7 +128,7 @@ def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
 
     Every node is annotated with its origin in the user's file. Decorators are dropped.
     """
-    if entity.__name__ == '<lambda>':
+    if entity.__code__.co_name == '<lambda>':
         return _parse_lambda(entity)
     file_lines, start, filename = _source_of(entity)
     first_line = start + 1
