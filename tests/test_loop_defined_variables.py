@@ -272,6 +272,23 @@ def test_set_loop_options_applies_to_the_loop_that_calls_it():
     check(python_loop_inside_a_tensor_loop, (rt.constant(2),), 6)
 
 
+def options_under_a_tensor_if(n):
+    i, total = 0, 0.0
+    while i < n:
+        if n > 3:
+            ag.set_loop_options(maximum_iterations=2)
+        total += 1.0
+        i += 1
+    return total
+
+
+def test_set_loop_options_under_a_tensor_if_in_the_body_is_the_loops():
+    # The if's retracing once took the loop's retrace signal for its own and retraced forever.
+    staged = ag.function(options_under_a_tensor_if)
+    assert staged(rt.constant(10)).numpy() == 2.0 and staged(rt.constant(1)).numpy() == 1.0
+    assert staged.experimental_get_tracing_count() == 1
+
+
 # --- del in both branches --------------------------------------------------------------------------------
 
 def deleted_on_every_path(c):

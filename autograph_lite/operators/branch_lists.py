@@ -28,23 +28,11 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 import runtime as rt
-from autograph_lite.operators.data_structures import stage_outer_list_change, tensor_list_from
-from autograph_lite.operators.staged_state import Retrace
+from autograph_lite.operators.data_structures import tensor_list_from
+from autograph_lite.operators.staging import Learned, NeedsTensorList
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import all, any, dict, enumerate, id, isinstance, len, list, set, sorted, str, tuple, type, zip
-
-
-class NeedsBranchTensorList(Retrace):
-    """The branches leave the Python list ``index`` with different lengths: trace the ``if`` again with it
-    as a tensor list like ``element`` (one of the elements a branch added)."""
-
-    def __init__(self, list_hints: Dict[int, Any], index: int, element: Any):
-        super().__init__(index)
-        self.list_hints, self.element = list_hints, element
-
-    def learn(self) -> None:
-        self.list_hints[self.index] = self.element
 
 
 class BranchLists:
@@ -75,7 +63,7 @@ class BranchLists:
         return tuple(values)
 
     def start_state(self, init: tuple, list_hints: Dict[int, Any], names: Tuple[str, ...]) -> tuple:
-        """``init``, with the lists that ``list_hints`` names as tensor lists (see NeedsBranchTensorList)."""
+        """``init``, with the lists that ``list_hints`` names as tensor lists (see check_lengths)."""
         if not list_hints:
             return init
         values = list(init)
@@ -83,10 +71,11 @@ class BranchLists:
             values[index] = _as_tensor_list(names[index], self.contents[index], element)
         return tuple(values)
 
-    def check_lengths(self, index: int, value: Any, other: Any, list_hints: Dict[int, Any],
+    def check_lengths(self, index: int, value: Any, other: Any, learned: Learned,
                       branches: Tuple[str, str] = ('one', 'other')) -> Optional[bool]:
         """For a list variable: True if both branches leave the same elements (nothing to merge), and
-        ``NeedsBranchTensorList`` if they leave different numbers of elements; None to merge as usual.
+        ``NeedsTensorList`` for the if (``learned``) if they leave different numbers of elements: it is traced
+        again with the list as a tensor list like one of the elements a branch added; None to merge as usual.
         ``branches`` names the branches that left ``value`` and ``other`` (for the error messages)."""
         if index not in self.originals or not (self._in_place(index, value) and self._in_place(index, other)):
             return None  # not a list changed in place (e.g. rebound to a new list): merged as usual
@@ -112,9 +101,7 @@ class BranchLists:
                 "branches, or keep the values in a tensor (or a list both branches append to)")
         if len(value) != len(other):
             added = [item for branch in (value, other) for item in branch[len(self.contents[index]):]]
-            element = added[-1] if added else (value or other)[-1]
-            stage_outer_list_change(self.originals[index], element)   # an if or loop around carries it too
-            raise NeedsBranchTensorList(list_hints, index, element)
+            raise NeedsTensorList(learned, index, added[-1] if added else (value or other)[-1])
         return True if _same_items(value, other) else None
 
     def _in_place(self, index: int, value: Any) -> bool:

@@ -18,20 +18,20 @@ Tensor([10  2  3], shape=(3,), dtype=int32)
 """
 from __future__ import annotations
 
-import contextlib
 import operator
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
 import runtime as rt
+from autograph_lite.operators.staging import NeedsTensorList, staging
 from runtime.core import context as rt_context
 from runtime.core.context import thread_state
 
 # Pinned at import: user code may replace these builtins (even with converted functions, which call the
 # operators here: `calls.append(1)` inside a converted replacement of `isinstance` must not recurse).
 from builtins import (any, bool, dict, enumerate, float, getattr, id, int, isinstance, len, list, next, reversed,
-                      set, str, super, tuple, type, zip)
+                      set, str, tuple, type, zip)
 
 _IN_PLACE = {'+=': operator.iadd, '-=': operator.isub, '*=': operator.imul, '/=': operator.itruediv,
              '//=': operator.ifloordiv, '%=': operator.imod, '**=': operator.ipow, '@=': operator.imatmul,
@@ -107,38 +107,15 @@ def _changed_tensor_list(target: rt.TensorList, changed: rt.TensorList) -> rt.Te
     return target
 
 
-class NeedsTensorList(BaseException):
-    """A staged loop's Python list state is appended to (or popped, or assigned an item): retrace the loop
-    with that list as a tensor list. ``element`` shows the dtype and shape of its elements. A BaseException
-    (see staged_state.Retrace): the user's ``except Exception:`` around the append must not swallow it."""
-
-    def __init__(self, token: Any, index: int, element: Any):
-        super().__init__(index)
-        self.token, self.index, self.element = token, index, element
-
-
-_watched: List[Tuple[Any, Dict[int, tuple]]] = []  # stack of (loop token, {id(list, set or dict): (index, name, it)})
-
-
-@contextlib.contextmanager
-def watching(token: Any, lists: Dict[int, tuple]):
-    """While a staged loop is traced, a change to one of its Python ``lists`` raises NeedsTensorList."""
-    _watched.append((token, lists))
-    try:
-        yield
-    finally:
-        _watched.pop()
-
-
 def _watched_entry(target: Any) -> Optional[Tuple[Any, int, str]]:
     if type(target) is not list:
         return None
     # The outermost loop that carries the list first: a list an inner loop changes is changed by the loops
     # around it too, which must carry it as a tensor list (the inner loop's would not match their Python list).
-    for token, lists in _watched:
+    for owner, lists in staging.loop_containers:
         entry = lists.get(id(target))
         if entry is not None:
-            return token, entry[0], entry[1]
+            return owner, entry[0], entry[1]
     return None
 
 
@@ -147,7 +124,7 @@ def _stage_list_change(target: Any, element: Any, change: str) -> None:
     entry = _watched_entry(target)
     if entry is None:
         return
-    token, index, name = entry
+    owner, index, name = entry
     if element is not None and not isinstance(element, (rt.Tensor, bool, int, float, np.generic, np.ndarray)):
         raise TypeError(
             f"cannot {change} a Python {type(element).__name__} ({element!r:.60}) to the list '{name}' inside a "
@@ -155,21 +132,7 @@ def _stage_list_change(target: Any, element: Any, change: str) -> None:
             f"tensors or numbers, or keep Python objects in a list that the loop does not change")
     if target and element is not None:
         _check_one_dtype(name, [*target, element])
-    raise NeedsTensorList(token, index, element)
-
-
-_carried_by_ifs: List[Tuple[Any, Dict[int, tuple]]] = []  # (if token, {id(list): (index, name, list)})
-
-
-@contextlib.contextmanager
-def carried_by_if(token: Any, lists: Dict[int, tuple]):
-    """While a staged if traces its branches, ``lists`` (its Python list state) may be made tensor lists by a
-    construct inside (stage_outer_list_change), but not by a change of their own: the if merges those."""
-    _carried_by_ifs.append((token, lists))
-    try:
-        yield
-    finally:
-        _carried_by_ifs.pop()
+    raise NeedsTensorList(owner, index, element)
 
 
 def note_list_rebuilt(before: Any, after: Any) -> None:
@@ -179,7 +142,7 @@ def note_list_rebuilt(before: Any, after: Any) -> None:
     ``before``. (The entries keep ``after`` alive, so that its id stays its own.)"""
     if type(before) is not list or type(after) is not list or before is after:
         return
-    for _, lists in (*_carried_by_ifs, *_watched):
+    for _, lists in (*staging.if_lists, *staging.loop_containers):
         entry = lists.get(id(before))
         if entry is not None:
             lists[id(after)] = (entry[0], entry[1], after)
@@ -191,10 +154,10 @@ def stage_outer_list_change(target: Any, element: Any) -> None:
     (NeedsTensorList for the outermost one, loops before ifs), or the tensor list the inner construct leaves
     would not match the outer one's Python list."""
     _stage_list_change(target, element, "change")
-    for token, lists in _carried_by_ifs:
+    for owner, lists in staging.if_lists:
         entry = lists.get(id(target))
         if entry is not None:
-            raise NeedsTensorList(token, entry[0], element)
+            raise NeedsTensorList(owner, entry[0], element)
 
 
 def _check_one_dtype(name: str, values: list) -> List[Any]:
@@ -351,12 +314,13 @@ def _refuse_what_a_loop_cannot_carry(target: Any, name: str, what: str, missing:
 
 def _carried_by_loop(target: Any) -> bool:
     """Whether a tensor-dependent loop being traced carries ``target`` (a list, set or dict) as its state."""
-    return any(id(target) in carried for _, carried in _watched)
+    return any(id(target) in carried for _, carried in staging.loop_containers)
 
 
 def _carried_name(target: Any) -> str:
     """The name under which the innermost tensor-dependent loop that carries ``target`` knows it."""
-    return next(carried[id(target)][1] for _, carried in reversed(_watched) if id(target) in carried)
+    return next(carried[id(target)][1] for _, carried in reversed(staging.loop_containers)
+                if id(target) in carried)
 
 
 def _check_loop_dict_keys(name: str, what: str, added: list, removed: list) -> None:

@@ -26,13 +26,14 @@ from typing import Any, Callable, Dict, List, Sequence
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import RETURN_FLAG, RETURN_GUARD, Roles
-from autograph_lite.operators.branch_lists import BranchLists, NeedsBranchTensorList
-from autograph_lite.operators.data_structures import NeedsTensorList, carried_by_if, stage_outer_list_change
+from autograph_lite.operators.branch_lists import BranchLists
+from autograph_lite.operators.data_structures import stage_outer_list_change
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_exceptions import traced
-from autograph_lite.operators.staged_state import (NeedsPlaceholder, check_no_rebound_globals, check_not_aliased,
-                                                   check_one_container_picked, check_tensor_list_not_aliased, describe, display_name, dtype_of,
-                                                   is_stageable, placeholder_like, retrace_until_settled)
+from autograph_lite.operators.staged_state import (check_no_rebound_globals, check_not_aliased,
+                                                   check_one_container_picked, check_tensor_list_not_aliased, describe,
+                                                   display_name, dtype_of, is_stageable, placeholder_like)
+from autograph_lite.operators.staging import Learned, NeedsPlaceholder, carrying, retrace_until_settled, staging
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -52,42 +53,38 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
         if isinstance(value, rt.TensorList):   # a branch's change makes a new one, which the other name would not see
             check_tensor_list_not_aliased(roles, name, "if")
     pred = truth_value(cond)
-    return_hints: Dict[int, Any] = {}
     lists = BranchLists(init, nouts, tuple(symbol_names))
-    list_hints: Dict[int, Any] = {}  # lists the branches leave with different lengths -> an added element
+
+    def before_tensor_list(index: int, element: Any) -> None:
+        # The branches leave the list with different lengths, or a loop (or if) in a branch makes it a tensor
+        # list: so does this if, on both paths. A branch may have stopped half-way: what it changed in place must
+        # not be seen by the next trace.
+        lists.restore()
+        stage_outer_list_change(init[index], element)   # an if or loop around that carries it makes it one first
+
+    learned = Learned(before_tensor_list)
 
     def trace_branches() -> None:  # traced at most once more per return variable or list (see Retrace)
-        for index in list_hints:
+        for index in learned.tensor_lists:
             check_not_aliased(roles, symbol_names[index], "if")
-        start = lists.start_state(init, list_hints, tuple(symbol_names))
-        tracer = _BranchTracer(start, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints,
-                               lists, list_hints)
+        start = lists.start_state(init, learned.tensor_lists, tuple(symbol_names))
+        tracer = _BranchTracer(start, body, orelse, get_state, set_state, symbol_names, nouts, roles, learned, lists)
         carried = {id(value): (index, symbol_names[index], value) for index, value in lists.originals.items()
-                   if type(value) is list and index not in list_hints}
-        try:
-            with carried_by_if(tracer, carried):
-                outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
-        except NeedsTensorList as retry:
-            if retry.token is not tracer:
-                raise  # a list of an if or loop around this one
-            # A loop (or if) in a branch makes the list a tensor list: so does this if, on both paths. The
-            # branch stopped half-way: what it changed in place must not be seen by the next trace.
-            lists.restore()
-            stage_outer_list_change(init[retry.index], retry.element)
-            raise NeedsBranchTensorList(list_hints, retry.index, retry.element) from None
+                   if type(value) is list and index not in learned.tensor_lists}
+        with carrying(staging.if_lists, learned, carried):
+            outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
         set_state(lists.settle(tracer.merge(outputs)))
 
-    retrace_until_settled(trace_branches, init, set_state)
+    retrace_until_settled(learned, trace_branches, init, set_state)
 
 
 class _BranchTracer:
     """Runs the two branches for ``rt.cond`` and reconciles their states into one output tuple."""
 
-    def __init__(self, init, body, orelse, get_state, set_state, symbol_names, nouts, roles, return_hints,
-                 lists, list_hints):
+    def __init__(self, init, body, orelse, get_state, set_state, symbol_names, nouts, roles, learned, lists):
         self.init, self.get_state, self.set_state = init, get_state, set_state
-        self.lists, self.list_hints = lists, list_hints
-        self.names, self.nouts, self.return_hints = tuple(symbol_names), nouts, return_hints
+        self.lists, self.learned = lists, learned
+        self.names, self.nouts, self.return_hints = tuple(symbol_names), nouts, learned.placeholders
         self.body, self.orelse = body, orelse
         self.roles = roles
         self.do_return_at = roles.index(RETURN_FLAG, RETURN_GUARD)
@@ -156,7 +153,7 @@ class _BranchTracer:
         for index, (value, first_kind) in enumerate(zip(raw, first_kinds)):
             name, first_value = display_name(self.names[index], self.roles), first_raw[index]
             check_one_container_picked(self.roles, self.names[index], value, first_value, "if")
-            if self.lists.check_lengths(index, value, first_value, self.list_hints, branches):  # the same elements
+            if self.lists.check_lengths(index, value, first_value, self.learned, branches):  # the same elements
                 kinds.append(first_kind)
                 if first_kind == OUTPUT:
                     outputs.append(value)
@@ -171,7 +168,7 @@ class _BranchTracer:
             elif first_kind == UNDEFINED:
                 if not self._has_returned(first, first_raw) or not is_stageable(_unwrap(value)):
                     raise _defined_in_one_branch(name, which)
-                raise NeedsPlaceholder(self.return_hints, index, _unwrap(value))
+                raise NeedsPlaceholder(self.learned, index, _unwrap(value))
             elif isinstance(value, UndefinedReturnValue):
                 if first_kind == NO_RETURN:
                     kinds.append(NO_RETURN)
@@ -179,7 +176,7 @@ class _BranchTracer:
                     kinds.append(PARTIAL)
                     outputs.append(placeholder_like(first_value))
             elif first_kind == NO_RETURN:
-                raise NeedsPlaceholder(self.return_hints, index, value)
+                raise NeedsPlaceholder(self.learned, index, value)
             elif first_kind == PASSTHROUGH or not is_stageable(_unwrap(value)):
                 if value is not first_value:
                     raise _mismatch(name, which, value, first_value, self.else_has_returned)

@@ -22,20 +22,20 @@ State rules (checked while tracing the body, so errors name the variable):
 from __future__ import annotations
 
 import contextlib
-import threading
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+import dataclasses
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import Roles
-from autograph_lite.operators.data_structures import (NeedsTensorList, note_list_rebuilt, stage_outer_list_change,
-                                                      tensor_list_from, watching)
+from autograph_lite.operators.data_structures import note_list_rebuilt, stage_outer_list_change, tensor_list_from
 from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.staged_exceptions import traced
-from autograph_lite.operators.staged_state import (FlagUnchanged, NeedsPlaceholder, Retrace, check_no_rebound_globals,
-                                                   check_not_aliased, check_tensor_list_not_aliased, describe,
-                                                   display_name, dtype_of, is_stageable, placeholder_like,
-                                                   retrace_until_settled)
+from autograph_lite.operators.staged_state import (check_no_rebound_globals, check_not_aliased,
+                                                   check_tensor_list_not_aliased, describe, display_name, dtype_of,
+                                                   is_stageable, placeholder_like)
+from autograph_lite.operators.staging import (FlagUnchanged, Learned, NeedsPlaceholder, Retrace, carrying,
+                                              retrace_until_settled, staging)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -45,25 +45,30 @@ from builtins import (bool, enumerate, float, getattr, hasattr, int, isinstance,
 _COUNTER_NAME = "<loop counter>"
 
 
+@dataclasses.dataclass(frozen=True)
+class LoopSpec:
+    """What the converter's call says about one staged loop: the same for every trace of it."""
+    loop_test: Optional[Callable[[], Any]]     # a while loop's test (None for a for loop)
+    loop_body: Callable[..., None]             # a for loop's body takes the element
+    get_state: Callable[[], tuple]
+    set_state: Callable[[tuple], None]
+    names: Tuple[str, ...]                     # the state variables
+    roles: Roles
+    iterable: Any = None                       # a for loop's staged iterable (iteration.py)
+    length: Any = None                         # its number of elements, a tensor of the graph around the loop
+    extra_test: Optional[Callable[[], Any]] = None   # a for loop's `not break_`, `not do_return`
+    first_test: Any = None                     # a rotated while loop's first test value (see staged_while)
+
+
 class _LoopOptions(Retrace):
     """``ag.set_loop_options`` ran in a body traced without options: the next trace uses them."""
 
-    def __init__(self, holder: Dict[str, Any], shape_invariants: Dict[int, Any], maximum_iterations: Any):
-        super().__init__(-1)
-        self.holder, self.shape_invariants, self.maximum_iterations = holder, shape_invariants, maximum_iterations
+    def __init__(self, owner: Learned, shape_invariants: Dict[int, Any], maximum_iterations: Any):
+        super().__init__(owner, -1)
+        self.shape_invariants, self.maximum_iterations = shape_invariants, maximum_iterations
 
     def learn(self) -> None:
-        self.holder["options"] = self
-
-
-class _ActiveLoops(threading.local):
-    """The loops whose bodies are running on this thread, innermost last (None: a Python loop)."""
-
-    def __init__(self):
-        self.stack: List[Any] = []
-
-
-_active = _ActiveLoops()
+        self.owner.options = self
 
 
 def set_loop_options(shape_invariants: Sequence[Tuple[Any, Any]] = (), maximum_iterations: Any = None,
@@ -81,24 +86,24 @@ def set_loop_options(shape_invariants: Sequence[Tuple[Any, Any]] = (), maximum_i
     >>> i
     1
     """
-    if not _active.stack or _active.stack[-1] is None:
+    if not staging.loop_bodies or staging.loop_bodies[-1] is None:
         return
-    _active.stack[-1].apply_options(shape_invariants, maximum_iterations)
+    staging.loop_bodies[-1].apply_options(shape_invariants, maximum_iterations)
 
 
 @contextlib.contextmanager
 def python_loop() -> Iterator[None]:
     """Marks a loop that runs in Python inside a staged loop's body: set_loop_options there is for it."""
-    _active.stack.append(None)
+    staging.loop_bodies.append(None)
     try:
         yield
     finally:
-        _active.stack.pop()
+        staging.loop_bodies.pop()
 
 
 def in_staged_loop_body() -> bool:
     """True while the body of a staged loop is being traced on this thread."""
-    return bool(_active.stack)
+    return bool(staging.loop_bodies)
 
 
 def staged_while(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_state: Callable[[], tuple],
@@ -110,87 +115,76 @@ def staged_while(loop_test: Callable[[], Any], loop_body: Callable[[], None], ge
     before the loop. The loop is then rotated: the test runs at the end of each iteration, in the body
     graph, and the condition graph reads its value, carried as one more loop variable.
     """
-    _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterable=None, extra_test=None,
-         first_test=first_test)
+    _run(LoopSpec(loop_test, loop_body, get_state, set_state, tuple(symbol_names), roles, first_test=first_test))
 
 
 def staged_for(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body: Callable[[Any], None],
                get_state: Callable[[], tuple], set_state: Callable[[tuple], None],
                symbol_names: Sequence[str], roles: Roles) -> None:
     """Build one ``While`` op from a ``for`` over a staged iterable (see iteration.py)."""
-    _run(None, loop_body, get_state, set_state, symbol_names, roles, iterable=iterable, extra_test=extra_test)
+    _run(LoopSpec(None, loop_body, get_state, set_state, tuple(symbol_names), roles, iterable=iterable,
+                  length=iterable.length(), extra_test=extra_test))
 
 
-def _run(loop_test, loop_body, get_state, set_state, symbol_names, roles, iterable, extra_test,
-         first_test=None) -> None:
-    check_no_rebound_globals(roles, symbol_names, "loop")
-    init = tuple(get_state())
-    for name, value in zip(symbol_names, init):
+def _run(spec: LoopSpec) -> None:
+    check_no_rebound_globals(spec.roles, spec.names, "loop")
+    init = tuple(spec.get_state())
+    for name, value in zip(spec.names, init):
         if type(value) is dict:   # carried as a structure: after the loop the name holds a new dict
-            check_not_aliased(roles, name, "loop", "dict", "makes it a new dict")
+            check_not_aliased(spec.roles, name, "loop", "dict", "makes it a new dict")
         elif isinstance(value, rt.TensorList):   # a change makes a new one, which the other name would not see
-            check_tensor_list_not_aliased(roles, name, "loop")
-    length = iterable.length() if iterable is not None else None
-    hints: Dict[int, Any] = {}
-    constant_flags: Set[int] = set()
-    list_hints: Dict[int, Any] = {}  # Python lists the body changes -> an element, for their dtype and shape
-    options: Dict[str, Any] = {}     # "options": what ag.set_loop_options asked for
+            check_tensor_list_not_aliased(spec.roles, name, "loop")
+
+    def before_tensor_list(index: int, element: Any) -> None:
+        check_not_aliased(spec.roles, spec.names[index], "loop")
+        stage_outer_list_change(init[index], element)   # a loop or if around that carries it makes it one first
+
+    learned = Learned(before_tensor_list)
 
     def trace_loop() -> None:  # traced at most once more per placeholder, constant flag, tensor list, options
-        loop = _Loop(init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names, roles,
-                     iterable, length, extra_test, list_hints, options, first_test)
-        try:
-            with watching(loop, loop.watched):
-                outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(),
-                                        loop_var_names=loop.loop_var_names, **loop.while_loop_options())
-        except NeedsTensorList as retry:
-            if retry.token is not loop:
-                raise  # an outer loop's list
-            check_not_aliased(roles, symbol_names[retry.index], "loop")
-            stage_outer_list_change(init[retry.index], retry.element)
-            raise NeedsPlaceholder(list_hints, retry.index, retry.element) from None  # a tensor list like it
+        loop = _Loop(spec, learned, init)
+        with carrying(staging.loop_containers, learned, loop.watched):
+            outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(),
+                                    loop_var_names=loop.loop_var_names, **loop.while_loop_options())
         final = loop.final_state(outputs)
         for before, after in zip(init, final):
             note_list_rebuilt(before, after)   # the ifs and loops around carry the new list as they did the old
-        set_state(final)
+        spec.set_state(final)
 
-    retrace_until_settled(trace_loop, init, set_state)
+    retrace_until_settled(learned, trace_loop, init, spec.set_state)
 
 
 class _Loop:
-    def __init__(self, init, hints, constant_flags, loop_test, loop_body, get_state, set_state, symbol_names,
-                 roles, iterable, length, extra_test, list_hints, options, first_test=None):
-        self.init, self.hints, self.names, self.roles = init, hints, tuple(symbol_names), roles
+    """One trace of a staged loop: ``spec`` from the converter, the ``learned`` facts of earlier traces, and the
+    state ``init`` before the loop."""
+
+    def __init__(self, spec: LoopSpec, learned: Learned, init: tuple):
+        self.spec, self.learned, self.init = spec, learned, init
+        self.names, self.roles = spec.names, spec.roles
         # A test that assigns loop variables is carried as the last loop variable (see staged_while).
-        self.first_test = None if first_test is None else _as_condition(first_test)
-        self.carried = 0 if first_test is None else 1
-        self.options_holder = options
-        self.options: Optional[_LoopOptions] = options.get("options")
+        self.first_test = None if spec.first_test is None else _as_condition(spec.first_test)
+        self.carried = 0 if spec.first_test is None else 1
+        self.options: Optional[_LoopOptions] = learned.options
         self.body_inputs: tuple = ()
-        self.constant_flags = constant_flags
-        self.loop_test, self.loop_body, self.extra_test = loop_test, loop_body, extra_test
-        self.get_state, self.set_state = get_state, set_state
-        self.iterable = iterable
-        self.length = length
-        self.offset = 0 if iterable is None else 1  # the hidden counter comes first
+        self.offset = 0 if spec.iterable is None else 1  # the hidden counter comes first
         self.loop_indices: List[int] = []
         self.partial = set()  # indices whose value is a PartialReturnValue inside and after the loop
         self.flagged: List[int] = []  # indices first assigned in the loop: they get a "defined" loop variable
         self.start_values: List[Any] = []
         for index, value in enumerate(init):
-            if index in hints:
+            if index in learned.placeholders:
                 if isinstance(value, UndefinedReturnValue):
                     self.partial.add(index)
                 else:
                     self.flagged.append(index)
-                value = placeholder_like(hints[index])
-            elif index in list_hints:
-                value = tensor_list_from(self.names[index], value, list_hints[index])
+                value = placeholder_like(learned.placeholders[index])
+            elif index in learned.tensor_lists:
+                value = tensor_list_from(self.names[index], value, learned.tensor_lists[index])
             elif isinstance(value, PartialReturnValue):
                 self.partial.add(index)
                 value = value.value
             elif (isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value)
-                  or index in constant_flags):
+                  or index in learned.constant_flags):
                 continue
             self.loop_indices.append(index)
             self.start_values.append(value)
@@ -199,11 +193,11 @@ class _Loop:
         self.watched = {}
         for index, value in enumerate(init):
             self._watch(index, value)
-        self.loop_var_names = ((_COUNTER_NAME,) if iterable is not None else ()) + tuple(
+        self.loop_var_names = ((_COUNTER_NAME,) if spec.iterable is not None else ()) + tuple(
             self.names[index] for index in self.loop_indices) + tuple(
             f"{self.names[index]} (defined)" for index in self.flagged) + ("<loop condition>",) * self.carried
         self.undefined_names = {self.names[index] for index, value in enumerate(init)
-                                if isinstance(value, Undefined) and index not in hints}
+                                if isinstance(value, Undefined) and index not in learned.placeholders}
 
     def _watch(self, index: int, value: Any) -> None:
         # A set: so that call_in_place refuses to change it; a dict: so that it refuses to change its keys, at
@@ -212,7 +206,7 @@ class _Loop:
             self.watched[id(value)] = (index, self.names[index], value)
 
     def initial_vars(self) -> tuple:
-        counter = (rt.constant(0, rt.int32),) if self.iterable is not None else ()
+        counter = (rt.constant(0, rt.int32),) if self.spec.iterable is not None else ()
         carried = (self.first_test,) if self.carried else ()
         return counter + tuple(self.start_values) + (rt.constant(False),) * len(self.flagged) + carried
 
@@ -241,7 +235,7 @@ class _Loop:
                     "loop as the iteration starts; call set_loop_options at the top of the loop body and name "
                     "variables the loop changes")
             declared[self.loop_indices[position]] = rt.TensorShape(shape).dims
-        raise _LoopOptions(self.options_holder, declared, maximum_iterations)
+        raise _LoopOptions(self.learned, declared, maximum_iterations)
 
     def compose(self, loop_vars: Sequence[Any]) -> tuple:
         """The full state tuple, with the loop variables taken from ``loop_vars`` (counter and flags excluded)."""
@@ -266,16 +260,16 @@ class _Loop:
 
     def cond(self, *loop_vars: Any) -> Any:
         state = self.compose(loop_vars)
-        self.set_state(state)
+        self.spec.set_state(state)
         if self.carried:
             return loop_vars[-1]   # the test ran at the end of the previous iteration (or before the loop)
-        if self.iterable is None:
-            condition = _as_condition(traced(self.loop_test, "condition of a tensor-dependent while loop"))
+        if self.spec.iterable is None:
+            condition = _as_condition(traced(self.spec.loop_test, "condition of a tensor-dependent while loop"))
             self._check_test_rebinds_nothing(state)
             return condition
-        condition = loop_vars[0] < self.length
-        if self.extra_test is not None:
-            extra = traced(self.extra_test, "test of a tensor-dependent for loop")
+        condition = loop_vars[0] < self.spec.length
+        if self.spec.extra_test is not None:
+            extra = traced(self.spec.extra_test, "test of a tensor-dependent for loop")
             if isinstance(extra, rt.Tensor):
                 condition = rt.logical_and(condition, truth_value(extra))
             elif not extra:
@@ -287,7 +281,7 @@ class _Loop:
         condition, which only decides; what a later evaluation rebinds (e.g. through a helper declaring
         ``nonlocal``) would be lost, so refuse it rather than loop on stale values. (A test that assigns in
         its first evaluation makes a rotated loop: see staged_while.)"""
-        after = tuple(self.get_state())
+        after = tuple(self.spec.get_state())
         changed = [self.names[index] for index, (was, now) in enumerate(zip(state, after)) if now is not was]
         if changed:
             raise rt.errors.StateError(
@@ -299,15 +293,15 @@ class _Loop:
         state = self.compose(loop_vars)
         for index in self.loop_indices:
             self._watch(index, state[index])
-        self.set_state(state)
-        element = None if self.iterable is None else self.iterable.element(loop_vars[0])
+        self.spec.set_state(state)
+        element = None if self.spec.iterable is None else self.spec.iterable.element(loop_vars[0])
         self.body_inputs = tuple(loop_vars[self.offset:self.offset + len(self.loop_indices)])
-        _active.stack.append(self)
+        staging.loop_bodies.append(self)
         try:
-            if self.iterable is None:
-                traced(self.loop_body, "body of a tensor-dependent while loop")
+            if self.spec.iterable is None:
+                traced(self.spec.loop_body, "body of a tensor-dependent while loop")
             else:
-                traced(self.loop_body, "body of a tensor-dependent for loop", element)
+                traced(self.spec.loop_body, "body of a tensor-dependent for loop", element)
         except TypeError as error:
             self._explain_promoted_ints(error)
             raise
@@ -322,19 +316,19 @@ class _Loop:
                 f"`if i > 0:`); TensorFlow's AutoGraph has the same rule. Initialize '{name}' before the loop "
                 "with a value of the dtype and shape the loop gives it").with_traceback(error.__traceback__) from None
         finally:
-            _active.stack.pop()
+            staging.loop_bodies.pop()
         # The rotated loop's test, run at the end of the body: it assigns what the next iteration sees.
-        carried = [_as_condition(traced(self.loop_test, "condition of a tensor-dependent while loop"))
+        carried = [_as_condition(traced(self.spec.loop_test, "condition of a tensor-dependent while loop"))
                    ] if self.carried else []
-        after = tuple(self.get_state())
+        after = tuple(self.spec.get_state())
         self._check_non_loop_vars(after, element)
-        outputs = [loop_vars[0] + 1] if self.iterable is not None else []
+        outputs = [loop_vars[0] + 1] if self.spec.iterable is not None else []
         for position, index in enumerate(self.loop_indices):
             loop_var = loop_vars[self.offset + position]
             if after[index] is loop_var and self.roles.is_flag(self.names[index]):
                 # Loop-invariant: the flag keeps the value it had before the loop (a Python bool, or an
                 # enclosing loop's flag), so an enclosing loop can see that it is unchanged too.
-                raise FlagUnchanged(self.constant_flags, index)
+                raise FlagUnchanged(self.learned, index)
             outputs.append(self._loop_output(index, after[index], loop_var))
         outputs += [rt.constant(True)] * len(self.flagged)  # a finished iteration assigned them all
         return tuple(outputs + carried)
@@ -367,10 +361,11 @@ class _Loop:
                         f"{display_name(name, self.roles)} is first assigned inside a tensor-dependent loop, to "
                         f"{describe(value)}, and is used after the loop or in the next iteration; only tensors, "
                         "numbers and structures of them can be loop variables. Initialize it before the loop")
-                raise NeedsPlaceholder(self.hints, index, value)  # with a "defined" flag (see final_state)
+                raise NeedsPlaceholder(self.learned, index, value)  # with a "defined" flag (see final_state)
             if isinstance(before, UndefinedReturnValue):
                 if not isinstance(value, UndefinedReturnValue):
-                    raise NeedsPlaceholder(self.hints, index, value.value if isinstance(value, PartialReturnValue) else value)
+                    raise NeedsPlaceholder(self.learned, index,
+                                           value.value if isinstance(value, PartialReturnValue) else value)
                 continue
             if value is not before and type(value) is type(before) and describe(value) == describe(before):
                 # The same kind of Python value, changed ('idle' -> 'run'): the kinds alone would read as no change.

@@ -6,7 +6,7 @@ functions, arbitrary objects) can only pass through unchanged.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Sequence, Set
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -15,8 +15,7 @@ from autograph_lite.contract import ALIASED, BORROWED, GLOBAL, PICKED, RETURN_VA
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import (BaseException, NotImplementedError, all, bool, dict, float, int, isinstance,
-                      len, list, set, str, super, tuple, type)
+from builtins import all, bool, dict, float, int, isinstance, len, list, next, set, str, tuple, type
 
 _SCALARS = (bool, int, float, np.generic, np.ndarray)
 
@@ -209,68 +208,3 @@ def _picked_kind(value: Any, other_value: Any) -> Optional[str]:
     if isinstance(value, tuple) and isinstance(other_value, tuple) and len(value) == len(other_value):
         return next((kind for kind in map(_picked_kind, value, other_value) if kind is not None), None)
     return None
-
-
-class Retrace(BaseException):
-    """Raised while a staged ``if``/loop is traced, when the trace lacked a fact about state variable
-    ``index`` that it has only now seen: the state is restored and the construct traced again, knowing it
-    (``learn``). Each fact is learned once per variable, so the retracing ends.
-
-    A BaseException, like the other signals of the operators: it passes through the user's code between
-    where it is raised and the construct that retraces (a body of an enclosing staged loop), where an
-    ``except Exception:`` or ``contextlib.suppress`` would otherwise swallow it and the construct be
-    built from a trace that never finished."""
-
-    def __init__(self, index: int):
-        super().__init__(index)
-        self.index = index
-
-    def learn(self) -> None:
-        raise NotImplementedError
-
-
-class NeedsPlaceholder(Retrace):
-    """A path of the trace lacked a value for variable ``index`` that another path has (``value``): the next
-    trace gives that path a zeros placeholder like it (``hints[index]``, see placeholder_like)."""
-
-    def __init__(self, hints: Dict[int, Any], index: int, value: Any):
-        super().__init__(index)
-        self.hints, self.value = hints, value
-
-    def learn(self) -> None:
-        self.hints[self.index] = self.value
-
-
-class FlagUnchanged(Retrace):
-    """The body of a loop leaves a return/break/continue flag as it was (a return under a Python condition
-    that is never true, say): the next trace keeps the flag the value it had before the loop (``constant_flags``
-    gets ``index``): a Python bool, so what follows the loop still knows no return happened, or an enclosing
-    loop's flag, which that loop then sees unchanged in its own body too."""
-
-    def __init__(self, constant_flags: Set[int], index: int):
-        super().__init__(index)
-        self.constant_flags = constant_flags
-
-    def learn(self) -> None:
-        self.constant_flags.add(self.index)
-
-
-def retrace_until_settled(trace: Callable[[], None], init: tuple, set_state: Callable[[tuple], None]) -> None:
-    """Call ``trace()`` again while it raises ``Retrace``: each time, first restore the state to ``init``
-    and learn what the exception says.
-
-    >>> hints, calls = {}, []
-    >>> def trace():
-    ...     calls.append(dict(hints))
-    ...     if 0 not in hints:
-    ...         raise NeedsPlaceholder(hints, 0, 1.5)
-    >>> retrace_until_settled(trace, (None,), lambda state: None)
-    >>> calls
-    [{}, {0: 1.5}]
-    """
-    while True:
-        try:
-            return trace()
-        except Retrace as retry:
-            set_state(init)
-            retry.learn()
