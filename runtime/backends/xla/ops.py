@@ -19,7 +19,7 @@ from runtime.ops.linalg_ops import DET, DIAG_PART, INV
 from runtime.ops.logging_ops import PRINT
 from runtime.ops.manipulation_ops import CLIP_BY_VALUE
 from runtime.ops.math_ops import MATMUL, POW, REAL_DIV
-from runtime.ops.nn_ops import ELU, LEAKY_RELU, LOG_SOFTMAX, RELU, RELU6, SOFTMAX
+from runtime.ops.nn_ops import ELU, LEAKY_RELU, LOG_SOFTMAX, RELU, RELU6, SIGMOID_CROSS_ENTROPY, SOFTMAX
 from runtime.ops.random_ops import CATEGORICAL, NORMAL, UNIFORM
 from runtime.ops.reduction_ops import (
     ALL,
@@ -204,6 +204,12 @@ def _log_softmax(ctx, op, x):
     axis = op.attrs["axis"]
     shifted = x - ctx.jnp.max(x, axis=axis, keepdims=True)
     return shifted - ctx.jnp.log(ctx.jnp.sum(ctx.jnp.exp(shifted), axis=axis, keepdims=True))
+
+
+@lowers(SIGMOID_CROSS_ENTROPY)
+def _sigmoid_cross_entropy(ctx, op, labels, logits):
+    jnp = ctx.jnp
+    return jnp.maximum(logits, 0) - logits * labels + jnp.log1p(jnp.exp(-jnp.abs(logits)))
 
 
 # --- linalg ---------------------------------------------------------------------------------------------
