@@ -3,25 +3,19 @@ executor's memory plan counts on a new array (runtime/backends/buffer_plan.py po
 buffer only when every op reading it returns a new array; an op that returned a view of such a value
 would see it overwritten by a later op).
 
-The sample calls are the ops' own doctests (runtime/ops) plus ``EXTRA_CALLS`` for the ops those do not
-reach; an eager hook records what each kernel returned.
+The sample calls are ``op_samples``: the ops' own doctests (runtime/ops) plus extra calls for the ops those do
+not reach; an eager hook records what each kernel returned.
 """
-import contextlib
-import doctest
-import importlib
-import io
-import pkgutil
-
 import numpy as np
 import pytest
 
 import runtime as rt
-import runtime.ops
 from runtime.core import registry
-from runtime.ops import list_gradients
 from runtime.ops.cast_op import CAST
 from runtime.ops.combine_ops import SELECT
 from runtime.ops.math_ops import MATMUL
+
+from op_samples import record_eager_runs
 
 # Ops whose kernel may return a view of (or the very array of) an input, and why that is safe: tensors
 # are never written in place, and the memory plan never pools a value one of these ops reads.
@@ -44,46 +38,6 @@ GRAPH_ONLY = {
 }
 
 
-def _extra_calls():
-    x = rt.constant([0.25, -1.5, 2.0])
-    ints = rt.constant([7, -3, 4])
-    rt.reduce_any(rt.constant([True, False]))
-    rt.debugging.assert_greater(x + 5.0, x)
-    v = rt.Variable([1.0, 2.0])
-    v.assign([3.0, 4.0])
-    v.assign_add([1.0, 1.0])
-    v.assign_sub([0.5, 0.5])
-    v.read_value()
-    for unary in (rt.math.ceil, rt.math.floor, rt.math.cos, rt.math.sin, rt.math.expm1, rt.math.log1p,
-                  rt.math.reciprocal, rt.math.sigmoid, rt.math.softplus, rt.math.tanh, rt.math.sign, rt.math.is_nan):
-        unary(x)
-    rt.math.sign(ints)
-    ints // rt.constant([2, 2, 2])
-    ints % rt.constant([2, 5, 3])
-    rt.math.pow(x, 2.0)
-    rt.math.minimum(x, 0.0)
-    rt.reduce_mean(x)
-    rt.reduce_min(x)
-    rt.reduce_prod(x)
-    with contextlib.redirect_stdout(io.StringIO()):
-        rt.print(x)
-    with rt.GradientTape() as tape:
-        tape.watch(x)
-        y = rt.reduce_sum(x[1:] * 2.0)
-    tape.gradient(y, x)   # StridedSliceGrad
-    items = rt.TensorList.from_tensor(rt.constant([[1, 2], [3, 4]]))
-    items = items.set_item(0, rt.constant([5, 6]))
-    items.length()
-    items.concat()
-    items.pop()
-    array = rt.TensorArray(rt.int32, size=3)
-    array = array.scatter([0, 2], rt.constant([[1, 2], [5, 6]]))   # TensorListScatterIntoExistingList
-    array = array.write(1, rt.constant([3, 4]))
-    array.gather([2, 0])                                            # TensorListGather
-    floats = rt.TensorList.from_tensor(rt.constant([[1.0, 2.0], [3.0, 4.0]]))
-    list_gradients.add_lists(floats.handle, list_gradients.zeros_like_list(floats.handle))  # gradient-only ops
-
-
 @pytest.fixture(scope="module")
 def kernel_outputs():
     """op name -> list of (input arrays, output arrays) of every eager run of its kernel."""
@@ -94,16 +48,7 @@ def kernel_outputs():
         results = [t._value for t in (outputs if isinstance(outputs, tuple) else (outputs,))]
         seen.setdefault(op_def.name, []).append((arrays, results))
 
-    registry.eager_op_hooks.append(record)
-    try:
-        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-        for module in pkgutil.walk_packages(runtime.ops.__path__, "runtime.ops."):
-            for test in doctest.DocTestFinder().find(importlib.import_module(module.name)):
-                with contextlib.redirect_stdout(io.StringIO()):
-                    runner.run(test, out=lambda text: None)
-        _extra_calls()
-    finally:
-        registry.eager_op_hooks.remove(record)
+    record_eager_runs(record)
     return seen
 
 

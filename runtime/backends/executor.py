@@ -38,7 +38,7 @@ import numpy as np
 
 from runtime.backends.buffer_plan import CAST_INTO, MATMUL_INTO, SELECT_INTO, UFUNC, MemoryPlan, plan_memory
 from runtime.backends.in_place import plan_in_place
-from runtime.backends.python_forms import OPERATOR_FORMS, expression, in_place_statement
+from runtime.backends.python_forms import OPERATOR_FORMS, expression, in_place_statement, literal
 from runtime.core.numpy_errors import QUIET_ERROR_STATE, RESET_ERROR_STATE, SET_ERROR_STATE
 from runtime.backends.row_blocks import block_rows, run_in_row_blocks
 from runtime.backends import threads
@@ -47,6 +47,7 @@ from runtime.core.errors import InvalidArgumentError
 from runtime.core.graph import FuncGraph, Operation
 from runtime.passes.analysis import needed_ops
 from runtime.core.source_locations import with_creation_site
+from runtime.ops.attr_declarations import declared_attrs
 from runtime.ops.combine_ops import SELECT
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.core import CONST, PLACEHOLDER
@@ -115,6 +116,13 @@ class _CodeGenerator:
             name = self.bind(value[()] if value.ndim == 0 else value, "const")
             self.global_names[id(value)] = name
         return name
+
+    def keyword_attrs(self, op: Operation) -> List[str]:
+        """``name=bound_value`` for each attr of ``op``. The name written is the op's own declaration of it
+        (runtime.ops.attr_declarations), never the key the graph holds: a graph read from a file cannot put
+        text into the generated source. An attr the op does not declare is refused."""
+        declared = _declared_names(op)
+        return [f"{declared[key]}={self.bind(value, declared[key])}" for key, value in op.attrs.items()]
 
     def ufunc_name(self, ufunc: np.ufunc) -> str:
         """``np.true_divide`` reads better than a bound name; both are the same object."""
@@ -196,6 +204,7 @@ class _CodeGenerator:
             elif id(op) not in in_region:
                 if op.op_def in _BLAS_OPS:
                     self.blas_work = max(self.blas_work or 0.0, _blas_work(op))
+                _declared_names(op)  # no op with an attr it does not declare is compiled, by any form
                 args = [env[id(t)] for t in op.inputs]
                 if op.op_def is IF:
                     outs = self.emit_if(op, args, indent)
@@ -257,7 +266,7 @@ class _CodeGenerator:
             self.emit(indent, f"{counter} = 0")
         self.emit(indent, "while True:", op)
         if limit is not None:
-            self.emit(indent + 1, f"if {counter} >= {int(limit)}: break")
+            self.emit(indent + 1, f"if {counter} >= {literal(limit, self.bind, 'limit')}: break")
             self.emit(indent + 1, f"{counter} += 1")
         self.scope.append(op.name)
         (keep_going,) = self.emit_graph(op.attrs["cond"], loop_vars + captured, indent + 1)
@@ -324,7 +333,8 @@ class _CodeGenerator:
             buffer = blocks[block] if block is not None else slot_names.get(id(result))
             if buffer is None:  # read after the region, or returned: a new array
                 buffer = self.fresh("v")
-                self.emit(indent, f"{buffer} = _empty({shape!r}, {self.bind(result.dtype, 'dtype')})", op)
+                self.emit(indent, f"{buffer} = _empty({literal(shape, self.bind, 'shape')}, "
+                                  f"{self.bind(result.dtype, 'dtype')})", op)
             inside[id(result)] = buffer
             part.extend("    " + line for line in self.into_lines(op, args, plan.write_kind[id(op)],
                                                                   rows_of(buffer, False)))
@@ -333,7 +343,8 @@ class _CodeGenerator:
         self.helpers.extend(part)
         step = block_rows(shape)
         block_shapes = tuple(((step,) + tuple(block_shape[1:]), dtype) for block_shape, dtype in block_specs)
-        self.emit(indent, f"_run_in_row_blocks({helper}, {shape[0]}, {step}, "
+        self.emit(indent, f"_run_in_row_blocks({helper}, {literal(shape[0], self.bind, 'rows')}, "
+                          f"{literal(step, self.bind, 'step')}, "
                           f"{self.bind(block_shapes, 'block_buffers') if block_shapes else '()'}, {', '.join(params)})",
                   region[0])
         env.update((key, name) for key, name in inside.items() if name not in blocks)
@@ -347,8 +358,8 @@ class _CodeGenerator:
                 self.emit(indent, f"{statement}  # in place: {args[0]} is not read again", op)
                 self.emit(indent, f"{outs[0]} = {args[0]}")
                 return outs
-            call_args = list(args) + [f"{k}={self.bind(v, k)}" for k, v in op.attrs.items()]
-            kernel = self.bind(op.op_def.in_place_kernel, f"k_{op.type}_in_place")
+            call_args = list(args) + self.keyword_attrs(op)
+            kernel = self.bind(op.op_def.in_place_kernel, f"k_{op.op_def.name}_in_place")  # registry names
             self.emit(indent, f"{outs[0]} = {kernel}({', '.join(call_args)})  # writes into {args[0]}", op)
             return outs
         kernel = op.op_def.kernel
@@ -367,8 +378,8 @@ class _CodeGenerator:
         elif expression(op, args, self.bind) is not None:
             call = expression(op, args, self.bind)
         else:
-            call_args = list(args) + [f"{k}={self.bind(v, k)}" for k, v in op.attrs.items()]
-            call = f"{self.bind(kernel, 'k_' + op.type)}({', '.join(call_args)})"
+            call_args = list(args) + self.keyword_attrs(op)
+            call = f"{self.bind(kernel, 'k_' + op.op_def.name)}({', '.join(call_args)})"
         if not outs:
             self.emit(indent, call, op)
         elif len(outs) == 1:
@@ -376,6 +387,16 @@ class _CodeGenerator:
         else:
             self.emit(indent, f"{', '.join(outs)} = {call}", op)
         return outs
+
+
+def _declared_names(op: Operation) -> Dict[str, str]:
+    """``op``'s attr keys mapped to the op's declared names for them; ValueError for any undeclared key."""
+    declared = {name: name for name in declared_attrs(op.op_def) if name.isidentifier()}
+    for key in op.attrs:
+        if type(key) is not str or key not in declared:
+            raise ValueError(f"{op.name}: op {op.op_def.name} does not declare an attr {key!r}; refusing to "
+                             "compile it")
+    return declared
 
 
 def _direct_ufunc(op: Operation) -> Optional[np.ufunc]:

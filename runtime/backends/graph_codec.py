@@ -46,6 +46,7 @@ from runtime.core.graph import FuncGraph, Graph
 from runtime.core.registry import registered_ops
 from runtime.core.tensor import TensorSpec
 from runtime.core.graph import PLACEHOLDER
+from runtime.ops.attr_declarations import attr_problem, declared_attrs
 
 Arrays = Dict[str, np.ndarray]
 
@@ -230,8 +231,15 @@ def decode_graph(data: Dict[str, Any], arrays: Arrays, variables: List[Any],
                                   f"{len(known)} ops (was the file saved by a newer version?)")
         _expect(name not in ops_by_name, f"{where}: duplicate op name")
         inputs = [_tensor(ops_by_name, ref, where) for ref in op_data.get("inputs", [])]
+        saved_attrs = op_data.get("attrs", {})
+        _expect(isinstance(saved_attrs, dict), f"{where}: attrs must be a JSON object, got {type(saved_attrs).__name__}")
+        declared = declared_attrs(known[op_type])
+        for key in saved_attrs:  # before decoding anything: a name the op does not declare is refused as it is
+            _expect(key in declared, f"{where}: {attr_problem(known[op_type], {key: None}, len(inputs))}")
         attrs = {key: decode_value(value, arrays, variables, f"{where} attr '{key}'", outer_graph=graph)
-                 for key, value in dict(op_data.get("attrs", {})).items()}
+                 for key, value in saved_attrs.items()}
+        problem = attr_problem(known[op_type], attrs, len(inputs))
+        _expect(problem is None, f"{where} ({op_type}): {problem}")
         try:
             op = graph.create_op(known[op_type], inputs, attrs, name=name, site=None)  # user source unknown
         except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:

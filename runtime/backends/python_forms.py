@@ -72,6 +72,20 @@ def _number(value, dynamic: Sequence[str]) -> str:
     return repr(int(value))
 
 
+def literal(value: object, bind: Callable[[object, str], str], hint: str) -> str:
+    """Source text for an attr value: the literal of an int, bool, None or a tuple of those (text that
+    ``repr`` makes from the number itself, never a string the value carries), else a bound name."""
+    if _is_plain(value):
+        return repr(value)
+    return bind(value, hint)
+
+
+def _is_plain(value: object) -> bool:
+    if value is None or type(value) in (int, bool):
+        return True
+    return type(value) is tuple and all(_is_plain(v) for v in value)
+
+
 def _static_scalar_indices(tensors) -> bool:
     return all(t.shape == () for t in tensors)
 
@@ -91,7 +105,7 @@ def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str],
         return f"_copy({args[0]}[{subscript}])"  # a copy, not a view: tensors never share memory
     if op_def is CAST and op.outputs[0].dtype != op.inputs[0].dtype:
         return f"{args[0]}.astype({bind(op.attrs['dtype'], 'dtype')}, copy=False)"
-    if op_def is GATHER and op.inputs[1].shape == () and op.inputs[0].shape is not None:
+    if op_def is GATHER and op.inputs[1].shape == () and op.inputs[0].shape and type(op.attrs["axis"]) is int:
         params, index = args
         shape = op.inputs[0].shape
         axis = op.attrs["axis"] % len(shape)
@@ -101,7 +115,7 @@ def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str],
             picked = f"_copy({picked})"  # a copy of the row, as np.take makes
         kernel = bind(op_def.kernel, f"k_{op_def.name}")
         return f"({picked} if 0 <= {index} < {size} else {kernel}({params}, {index}, axis={axis}))"
-    if op_def is EXPAND_DIMS and op.inputs[0].shape is not None:
+    if op_def is EXPAND_DIMS and op.inputs[0].shape is not None and type(op.attrs["axis"]) is int:
         rank = len(op.inputs[0].shape)
         axis = op.attrs["axis"] % (rank + 1)
         return f"{args[0]}[{', '.join([':'] * axis + ['None'])}]"
@@ -109,18 +123,20 @@ def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str],
         axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
         dtype = f", dtype={bind(op.inputs[0].dtype, 'dtype')}" if op_def is SUM else ""
         method = {SUM: "sum", MAX: "max", MIN: "min", MEAN: "mean"}[op_def]
-        return f"{args[0]}.{method}(axis={axis!r}{dtype}, keepdims={keepdims!r})"
+        return (f"{args[0]}.{method}(axis={literal(axis, bind, 'axis')}{dtype}, "
+                f"keepdims={literal(keepdims, bind, 'keepdims')})")
     if op_def is SUM_TO_SHAPE:
         return _sum_to_shape(op, args, bind)
     if op_def is TRANSPOSE:
         perm = op.attrs["perm"]
-        return f"{args[0]}.transpose({'' if perm is None else repr(tuple(perm))})"
+        return f"{args[0]}.transpose({'' if perm is None else literal(perm, bind, 'perm')})"
     if op_def is READ_VARIABLE:
         return f"{bind(op.attrs['variable'], 'variable')}._array"
     if op_def is SELECT:
         return f"np.where({', '.join(args)})"
     if op_def is CONCAT:
-        return f"np.concatenate(({', '.join(args)}{',' if len(args) == 1 else ''}), {int(op.attrs['axis'])})"
+        axis = literal(op.attrs["axis"], bind, "axis")
+        return f"np.concatenate(({', '.join(args)}{',' if len(args) == 1 else ''}), {axis})"
     return None
 
 
