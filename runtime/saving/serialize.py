@@ -26,8 +26,6 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import zipfile
-import zlib
 from pathlib import Path
 from typing import Any, Dict, List, Tuple, Union
 
@@ -40,6 +38,7 @@ from runtime.core.errors import LoadError, SaveError
 from runtime.backends.graph_codec import OutputRef, decode_graph, decode_value, encode_graph, encode_value
 from runtime.tracing.signature import accepts, bind_arguments, describe_key, make_key
 from runtime.core.tensor import SymbolicTensor, TensorSpec
+from runtime.saving.artifact_files import ArrayStore, check_file_name, open_regular, read_document_bytes
 
 FORMAT = "autograph_lite.saved_function"
 FORMAT_VERSION = 1
@@ -212,42 +211,35 @@ class LoadedFunction:
         return f"<LoadedFunction {self.name} with {len(self.concrete_functions)} signature(s)>"
 
 
-def _inside(directory: Path, name: Any) -> Path:
-    """``directory/name``, refusing anything that would leave the directory (``..``, absolute, symlinks)."""
-    if not isinstance(name, str) or not name or os.path.isabs(name):
-        raise LoadError(f"{directory / GRAPH_FILE}: bad constants file reference {name!r}")
-    target = (directory / name).resolve()
-    if not target.is_relative_to(directory.resolve()):
-        raise LoadError(f"{directory / GRAPH_FILE}: the constants file {name!r} is outside the saved directory; "
-                        "refusing to read it")
-    return target
-
-
-def _read_arrays(path: Path) -> Dict[str, np.ndarray]:
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {name: archive[name] for name in archive.files}
-    except FileNotFoundError:
-        raise LoadError(f"{path} is missing; a saved function needs both {GRAPH_FILE} and its constants") from None
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as error:
-        raise LoadError(f"{path} is damaged or not a numpy archive ({type(error).__name__}: {error})") from None
-
-
 def _read_document(directory: Path) -> Dict[str, Any]:
     graph_path = directory / GRAPH_FILE
-    if not graph_path.is_file():
+    if not graph_path.exists() and not graph_path.is_symlink():
         raise LoadError(f"no saved function at {directory}: {GRAPH_FILE} not found")
+    data = read_document_bytes(open_regular(directory, GRAPH_FILE, "graph file"))
     try:
-        document = json.loads(graph_path.read_text(encoding="utf-8"))
+        document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise LoadError(f"{graph_path} is damaged or truncated: {error}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise LoadError(f"{graph_path} is not an autograph_lite saved function")
     version = document.get("format_version")
-    if version != FORMAT_VERSION:
-        raise LoadError(f"{graph_path} has format version {version!r}; this version of autograph_lite reads "
-                        f"version {FORMAT_VERSION} (re-save the function with a matching version)")
+    if type(version) is not int or version != FORMAT_VERSION:  # 1.0 and true equal 1 in Python, not here
+        raise LoadError(f"{graph_path} has format version {version!r}; this version of autograph_lite reads version "
+                        f"{FORMAT_VERSION} (field 'format_version'; re-save the function with a matching version)")
+    for field, kind in _FIELDS.items():
+        if not isinstance(document.get(field), kind):
+            raise LoadError(f"{graph_path}: field {field!r} must be a JSON {_JSON_NAMES[kind]}, got "
+                            f"{document.get(field)!r:.80}")
+    if document["kind"] not in ("function", "concrete_function"):
+        raise LoadError(f"{graph_path}: field 'kind' must be 'function' or 'concrete_function', got "
+                        f"{document['kind']!r:.80}")
+    check_file_name(document["constants_file"], "constants_file")
     return document
+
+
+_FIELDS = {"kind": str, "name": str, "parameters": list, "constants_file": str, "variables": list,
+           "concrete_functions": list}
+_JSON_NAMES = {str: "string", list: "list", dict: "object"}
 
 
 def _build(document: Dict[str, Any], arrays: Dict[str, np.ndarray]):
@@ -269,6 +261,7 @@ def _build(document: Dict[str, Any], arrays: Dict[str, np.ndarray]):
         graph = decode_graph(entry["graph"], arrays, variables)
         structure = decode_value(entry["output_structure"], arrays, variables, f"{where} output structure")
         graph.structured_outputs = _resolve_outputs(structure, graph, where)
+        _check_inputs_match_signature(values, graph, where)
         key, _ = make_key(tuple(values))
         traces.append(ConcreteFunction(graph, str(document["name"]), parameters, tuple(values), key, variables))
         keys.append(key)
@@ -296,7 +289,24 @@ def _signature(entries: Any, arrays, variables) -> inspect.Signature:
     return inspect.Signature(parameters)
 
 
+def _check_inputs_match_signature(values: List[Any], graph, where: str) -> None:
+    """The graph's placeholders are the signature's tensors, in order, with the same dtypes and shapes."""
+    specs = [leaf for leaf in nest.flatten(values) if isinstance(leaf, TensorSpec)]
+    placeholders = graph.inputs[:len(specs)]
+    if len(placeholders) != len(specs) or any(
+            p.dtype != spec.dtype or p.shape != spec.shape for p, spec in zip(placeholders, specs)):
+        raise LoadError(f"{where}: field 'input_signature' says {[(s.dtype.name, s.shape) for s in specs]}, the "
+                        f"graph's inputs are {[(p.dtype.name, p.shape) for p in graph.inputs]}")
+
+
 def _resolve_outputs(structure: Any, graph, where: str) -> Any:
+    leaves = [structure] if isinstance(structure, OutputRef) else nest.flatten(structure)
+    if len(leaves) != len(graph.outputs) or not all(
+            isinstance(leaf, OutputRef) and leaf.index < len(graph.outputs)
+            and graph.outputs[leaf.index] is graph.outputs[position] for position, leaf in enumerate(leaves)):
+        raise LoadError(f"{where}: field 'output_structure' has leaves {leaves!r:.200}, which are not the graph's "
+                        f"{len(graph.outputs)} output(s) in order")
+
     def resolve(leaf):
         if isinstance(leaf, OutputRef):
             if leaf.index >= len(graph.outputs):
@@ -317,9 +327,10 @@ def load(path: PathLike) -> Union[LoadedFunction, ConcreteFunction]:
     """
     directory = Path(path)
     document = _read_document(directory)
-    arrays = _read_arrays(_inside(directory, document.get("constants_file")))
     try:
-        return _build(document, arrays)
+        constants = document["constants_file"]
+        with ArrayStore(open_regular(directory, constants, "constants_file"), directory / constants) as arrays:
+            return _build(document, arrays)
     except LoadError as error:
         raise LoadError(f"{directory / GRAPH_FILE}: {error}") from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as error:
