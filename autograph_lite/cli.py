@@ -1,7 +1,7 @@
 """The ``autograph-lite`` command line: show generated code, print or draw graphs, time eager vs graph.
 
     autograph-lite to-code examples/simple_relu.py:simple_relu [--annotate] [--form plain]
-    autograph-lite graph examples/get_mse.py:get_MSE --spec 'int32[5]' --spec 'int32[5]' [--dot]
+    autograph-lite graph examples/get_mse.py:get_MSE --spec 'int32[5]' --spec 'int32[5]' [--dot | --stablehlo]
     autograph-lite bench examples/power.py:power --spec 'int32[10,10]' --spec 100
 
 A ``--spec`` is ``DTYPE[DIMS]`` for a tensor argument (``float32[None,3]``, ``int32[]`` for a scalar;
@@ -192,6 +192,12 @@ def run_graph(args, out: TextIO, err: TextIO) -> int:
     function = _python_function(load_function(args.target))
     specs = [parse_spec(s) for s in args.spec]
     _check_arity(function, args.target.rpartition(":")[2], specs)
+    if args.stablehlo:  # what jit_compile=True compiles, for example values (None dims of size 8)
+        values = [example_value(spec, 8, seed=i) for i, spec in enumerate(specs)]
+        with contextlib.redirect_stdout(err):
+            text = ag.function(function).experimental_get_compiler_ir(*values)
+        out.write(text.rstrip("\n") + "\n")
+        return 0
     with contextlib.redirect_stdout(err):  # the function's own prints while tracing must not mix with the graph
         concrete = ag.function(function).get_concrete_function(*specs)
     graph = concrete.graph
@@ -267,6 +273,9 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="one per argument: DTYPE[DIMS] like 'float32[None,3]', or a Python literal")
         if name == "graph":
             sub.add_argument("--dot", action="store_true", help="print Graphviz DOT instead of the GraphDef text")
+            sub.add_argument("--stablehlo", action="store_true",
+                             help="print the StableHLO that jit_compile=True compiles (needs the jax extra; "
+                                  "None dims compile at size 8)")
         else:
             sub.add_argument("--number", type=int, default=100, help="calls to time per mode (default 100)")
             sub.add_argument("--dim-size", type=int, default=8, help="size used for None dims (default 8)")

@@ -260,3 +260,40 @@ def test_jit_compile_takes_only_none_true_or_auto_and_needs_jax(monkeypatch):
     monkeypatch.setitem(sys.modules, "jax", None)   # as if JAX were not installed
     with pytest.raises(ImportError, match=r"pip install 'autograph-lite\[jax\]'"):
         rt.function(lambda x: x, jit_compile=True)
+
+
+def test_the_compiler_ir_is_stablehlo_text_and_the_cli_prints_it(tmp_path):
+    @ag.function
+    def f(x):
+        return rt.reduce_sum(rt.matmul(x, x))
+    text = f.experimental_get_compiler_ir(rt.constant(np.ones((3, 3), np.float32)))
+    assert text.startswith("module @") and "stablehlo.dot_general" in text and "tensor<3x3xf32>" in text
+    assert f.experimental_get_tracing_count() == 1
+
+    from autograph_lite import cli
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    examples = __import__("pathlib").Path(__file__).resolve().parent.parent / "examples"
+    code = cli.main(["graph", f"{examples / 'get_mse.py'}:get_MSE", "--spec", "int32[None]", "--spec", "int32[None]",
+                     "--stablehlo"], out, err)
+    assert code == 0 and err.getvalue() == "Calculating MSE!\n"
+    assert out.getvalue().startswith("module @") and "tensor<8xi32>" in out.getvalue()
+
+
+def test_a_loaded_function_runs_compiled(tmp_path):
+    v = rt.Variable([1.0, 2.0])
+
+    @ag.function
+    def f(x, n):
+        for i in range(n):
+            x = x * 2.0 + v
+        return x
+    spec = rt.TensorSpec([2], rt.float32)
+    f.get_concrete_function(spec, rt.TensorSpec([], rt.int32))
+    rt.save(f, tmp_path / "f")
+    numpy_loaded, xla_loaded = rt.load(tmp_path / "f"), rt.load(tmp_path / "f", jit_compile=True)
+    args = rt.constant([1.0, -1.0]), rt.constant(3)
+    assert_same(numpy_loaded(*args), xla_loaded(*args))
+    assert xla_loaded.concrete_functions[0]._run.program is not None
+    with pytest.raises(ValueError, match="jit_compile must be"):
+        rt.load(tmp_path / "f", jit_compile="always")

@@ -36,6 +36,7 @@ from runtime.core.traceback_filtering import api_boundary
 from runtime.tracing.concrete_function import ConcreteFunction
 from runtime.core.errors import LoadError, SaveError
 from runtime.backends.graph_codec import OutputRef, decode_graph, decode_value, encode_graph, encode_value
+from runtime.backends.xla import checked_jit_compile
 from runtime.tracing.signature import accepts, bind_arguments, describe_key, make_key
 from runtime.core.tensor import SymbolicTensor, TensorSpec
 from runtime.saving.artifact_files import ArrayStore, check_file_name, open_regular, read_document_bytes
@@ -320,19 +321,27 @@ def _resolve_outputs(structure: Any, graph, where: str) -> Any:
 
 
 @api_boundary
-def load(path: PathLike) -> Union[LoadedFunction, ConcreteFunction]:
+def load(path: PathLike, jit_compile: Any = None) -> Union[LoadedFunction, ConcreteFunction]:
     """Load what ``rt.save`` wrote: a ``LoadedFunction`` for a saved Function, else a ConcreteFunction.
+
+    ``jit_compile=True`` (or ``"auto"``) runs the loaded graphs compiled by XLA through JAX, as
+    ``rt.function(jit_compile=...)`` does.
 
     Raises ``rt.errors.LoadError`` for anything wrong with the files (see the module docstring).
     """
     directory = Path(path)
     document = _read_document(directory)
+    jit_compile = checked_jit_compile("rt.load", jit_compile)
     try:
         constants = document["constants_file"]
         with ArrayStore(open_regular(directory, constants, "constants_file"), directory / constants) as arrays:
-            return _build(document, arrays)
+            loaded = _build(document, arrays)
     except LoadError as error:
         raise LoadError(f"{directory / GRAPH_FILE}: {error}") from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as error:
         problem = f"missing entry {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
         raise LoadError(f"{directory / GRAPH_FILE} is damaged or was edited inconsistently ({problem})") from None
+    if jit_compile:
+        for concrete in loaded.concrete_functions if isinstance(loaded, LoadedFunction) else [loaded]:
+            concrete.use_jit_compile(jit_compile)
+    return loaded

@@ -116,6 +116,14 @@ class ConcreteFunction:
 
         self._run = lower_and_run
 
+    def experimental_get_compiler_ir(self, *args: Any) -> str:
+        """The StableHLO text of this graph as XLA compiles it for these tensor arguments."""
+        from runtime.backends.xla import compiled as xla
+        self._check_arity(args)
+        arrays = [checked_array(self.name, name, spec, leaf) for name, spec, leaf in self._argument_leaves(args)]
+        program = getattr(self._run, "program", None) or xla.Program(self.graph)
+        return program.compiler_ir(arrays)
+
     # --- what it is ----------------------------------------------------------------------------------
     @property
     def graph(self) -> FuncGraph:

@@ -27,6 +27,7 @@ from runtime.core import context, nest
 from runtime.core.errors import USER_FACING
 from runtime.core.traceback_filtering import api_boundary, filter_leaving_traceback, inline_api_boundary, unstaged
 
+from runtime.backends.xla import checked_jit_compile
 from runtime.tracing import signature
 from runtime.core.registry import eager_op_hooks
 from runtime.tracing.tape import recording_eagerly
@@ -96,7 +97,7 @@ class Function:
             signature.KeyBuilder().key(spec) for spec in self._input_signature)
         self._reduce_retracing = reduce_retracing
         self._trace_with = trace_with
-        self._jit_compile = _checked_jit_compile(self._name, jit_compile)
+        self._jit_compile = checked_jit_compile(self._name, jit_compile)
         self._tracer = Tracer(python_function, self._name, self._parameters, trace_with,
                               on_key_object_collected=functools.partial(_forget_identity, weakref.ref(self)))
         self._cache: Dict[Any, ConcreteFunction] = {}  # key -> concrete function able to run it
@@ -298,6 +299,13 @@ class Function:
         key, _ = make_key(values)
         return self._cache.get(key) or self._concrete_for(key, values)
 
+    def experimental_get_compiler_ir(self, *args: Any, **kwargs: Any) -> str:
+        """The StableHLO text XLA compiles for this call (tensors of concrete shapes): what ``jit_compile=True``
+        runs. Traces if needed; works whatever this function's ``jit_compile`` is."""
+        concrete = self.get_concrete_function(*args, **kwargs)
+        values = self._canonicalize(args, kwargs)
+        return concrete.experimental_get_compiler_ir(*[values[i] for i in concrete._tensor_params])
+
     def experimental_get_tracing_count(self) -> int:
         """How many graphs this function has traced."""
         return self._tracing_count
@@ -428,18 +436,6 @@ def _checked_input_signature(name: str, input_signature: Any) -> Optional[Tuple[
             raise TypeError(f"{name}: input_signature must contain only rt.TensorSpec, got {spec!r}; "
                             "write e.g. rt.TensorSpec(shape=[None], dtype=rt.float32)")
     return tuple(input_signature)
-
-
-def _checked_jit_compile(name: str, jit_compile: Any) -> Any:
-    """``jit_compile`` as given, once it is known to be valid and JAX is there when it asks for XLA."""
-    if jit_compile is None or jit_compile is False:
-        return None
-    if jit_compile is not True and jit_compile != "auto":
-        raise ValueError(f"{name}: jit_compile must be None (the numpy executor), True (XLA through JAX) or "
-                         f"'auto' (XLA, falling back to numpy for graphs XLA cannot compile), got {jit_compile!r}")
-    from runtime.backends.xla import import_jax
-    import_jax()  # the clear ImportError (what to install) now, not at the first call
-    return jit_compile
 
 
 def function(func: Optional[Callable] = None, *, input_signature: Optional[Sequence[TensorSpec]] = None,

@@ -25,3 +25,15 @@ def import_jax() -> Any:
         raise ImportError(f"jit_compile=True lowers graphs to XLA through JAX, which is not installed: "
                           f"{INSTALL_HINT} (or keep jit_compile=None: the numpy executor)") from error
     return jax
+
+
+def checked_jit_compile(owner: str, jit_compile: Any) -> Any:
+    """``jit_compile`` normalized (None for the numpy executor), once it is valid and JAX is there if it asks
+    for XLA: the clear ImportError comes when the function is made, not at its first call."""
+    if jit_compile is None or jit_compile is False:
+        return None
+    if jit_compile is not True and jit_compile != "auto":
+        raise ValueError(f"{owner}: jit_compile must be None (the numpy executor), True (XLA through JAX) or "
+                         f"'auto' (XLA, falling back to numpy for graphs XLA cannot compile), got {jit_compile!r}")
+    import_jax()
+    return jit_compile

@@ -30,6 +30,7 @@ from runtime.core.errors import InvalidArgumentError, LoweringError
 from runtime.core.graph import FuncGraph, Operation
 from runtime.core.source_locations import with_creation_site
 from runtime.ops.random_ops import CATEGORICAL, NORMAL, UNIFORM
+from runtime.ops.reduction_ops import MEAN
 from runtime.ops.variables import (
     ASSIGN_ADD_VARIABLE,
     ASSIGN_SUB_VARIABLE,
@@ -69,7 +70,8 @@ class Program:
                     written.append(index)
             if op.op_def in _RANDOM and op.attrs.get("seed") is None:
                 self.unseeded_random = True
-            wide = wide or any(t.dtype.itemsize == 8 for t in op.outputs if t.dtype.kind in "fiub")
+            wide = wide or any(t.dtype.itemsize == 8 for t in op.outputs if t.dtype.kind in "fiub") or (
+                op.op_def is MEAN and op.inputs[0].dtype.kind in "iu")   # integer means sum in int64
         self.written = tuple(sorted(written))
         self.wide = wide or any(v.dtype.itemsize == 8 for v in self.variables)
         self.checks: List[Operation] = []

@@ -114,7 +114,8 @@ def _erfc(ctx, op, x):
 @lowers(POW)
 def _pow(ctx, op, x, y):
     if op.inputs[0].dtype.kind in "iu":
-        ctx.check(ctx.jnp.all(ctx.jnp.asarray(y) >= 0), op)  # the kernel refuses negative integer powers
+        # the kernel refuses negative integer powers
+        ctx.check(np.all(y >= 0) if ctx.is_static(y) else ctx.jnp.all(y >= 0), op)
         return ctx.lax.integer_pow(x, int(y)) if np.ndim(y) == 0 and ctx.is_static(y) else ctx.jnp.power(x, y)
     return ctx.jnp.power(x, y)
 
