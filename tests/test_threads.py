@@ -85,8 +85,13 @@ def _blas_counts_of_a_call(blas, n):
 
 def test_small_products_run_blas_on_one_thread_and_the_users_setting_comes_back(monkeypatch):
     blas = _with_fake_blas(monkeypatch, 2)
-    assert _blas_counts_of_a_call(blas, 8) == [1, 2]
+    assert _blas_counts_of_a_call(blas, 65) == [1, 2]
     assert blas.count == 2
+
+
+def test_products_blas_runs_on_one_thread_anyway_leave_blas_alone(monkeypatch):
+    blas = _with_fake_blas(monkeypatch, 2)
+    assert _blas_counts_of_a_call(blas, 64) == []
 
 
 @pytest.mark.parametrize("spare, budget, want", [(True, None, [3, 4]), (True, 2, [2, 4]), (False, None, [1, 4]),
@@ -96,14 +101,14 @@ def test_a_big_product_uses_the_budget_while_a_core_is_spare(monkeypatch, spare,
     blas = _with_fake_blas(monkeypatch, 4, spare)
     monkeypatch.setattr(threads, "BLAS_PARALLEL_MIN", 0)  # read when the graph is compiled: every product is big
     rt.config.set_threads(budget)
-    assert _blas_counts_of_a_call(blas, 8) == want  # never more than the budget, nor BLAS's own setting
+    assert _blas_counts_of_a_call(blas, 65) == want  # never more than the budget, nor BLAS's own setting
     assert blas.count == 4
 
 
 def test_blas_on_its_users_own_single_thread_is_never_set(monkeypatch):
     blas = _with_fake_blas(monkeypatch, 1)
     monkeypatch.setattr(threads, "BLAS_PARALLEL_MIN", 0)
-    assert _blas_counts_of_a_call(blas, 8) == []
+    assert _blas_counts_of_a_call(blas, 65) == []
 
 
 def test_a_graph_without_blas_ops_leaves_blas_alone(monkeypatch):

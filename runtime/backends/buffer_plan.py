@@ -5,7 +5,8 @@ every intermediate in a local until it returns holds them all at once. ``plan_me
 top-level ops in program order (liveness: the last op reading each value) and decides:
 
 - **Pooled temporaries.** A result that (1) an op can write into a given buffer (an elementwise ufunc
-  whose natural dtype is the result's, a ``Cast``, a ``SelectV2`` or a ``MatMul``), (2) has a fully known
+  whose natural dtype is the result's, a ``Cast``, a ``SelectV2``, a ``MatMul``, or an elementwise op with
+  an ``into_kernel`` such as ``Sigmoid``), (2) has a fully known
   static shape of at least ``MIN_BUFFER_ELEMENTS`` elements, (3) is not a graph output and (4) is read
   only by ops that return new arrays (so no view of it can escape), goes into a *slot*: a buffer kept
   with the compiled function and reused by every call. A slot is free again after the last reader of
@@ -55,7 +56,7 @@ PARALLEL_MIN_ELEMENTS = 1 << 18  # smaller regions run on the calling thread onl
 _KEEP_NO_INPUT = (MATMUL, SELECT, ASSIGN_VARIABLE, ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE)
 
 # How an op writes its result into a given buffer ``out`` (the executor emits these forms).
-UFUNC, CAST_INTO, SELECT_INTO, MATMUL_INTO = "ufunc", "cast", "select", "matmul"
+UFUNC, CAST_INTO, SELECT_INTO, MATMUL_INTO, KERNEL_INTO = "ufunc", "cast", "select", "matmul", "kernel"
 
 
 @dataclass
@@ -91,6 +92,8 @@ def write_kind(op: Operation) -> Optional[str]:
         return SELECT_INTO
     if op_def is MATMUL:
         return MATMUL_INTO if len(result.shape) >= 2 else None
+    if op_def.into_kernel is not None:  # elementwise, no single ufunc (Sigmoid, Softplus): its own out= form
+        return KERNEL_INTO if all(t.shape == result.shape for t in op.inputs) else None
     ufunc = op_def.elementwise_ufunc
     if ufunc is None or op.attrs or ufunc.nout != 1 or ufunc.nin != len(op.inputs):
         return None
@@ -127,6 +130,7 @@ def plan_memory(graph: FuncGraph, ops: Sequence[Operation]) -> MemoryPlan:
     fresh_readers: Dict[int, bool] = {}  # id(tensor) -> every reader returns a new array
     for position, op in enumerate(ops):
         returns_new = (op.op_def.elementwise_ufunc is not None or op.op_def in _KEEP_NO_INPUT
+                       or op.op_def.into_kernel is not None
                        or (op.op_def is CAST and op.inputs[0].dtype != op.outputs[0].dtype))
         # (those kernels always return a new array and keep no reference to their inputs; a Cast to the
         # same dtype returns its input)
@@ -232,7 +236,7 @@ def _row_block_regions(ops: Sequence[Operation], kinds: Dict[int, Optional[str]]
 
 
 def _splittable(op: Operation, kind: Optional[str]) -> bool:
-    if kind not in (UFUNC, CAST_INTO, SELECT_INTO):
+    if kind not in (UFUNC, CAST_INTO, SELECT_INTO, KERNEL_INTO):
         return False
     shape = op.outputs[0].shape
     if len(shape) == 0 or shape[0] < 2 or math.prod(shape) < PARALLEL_MIN_ELEMENTS:

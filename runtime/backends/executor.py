@@ -36,7 +36,8 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 
 import numpy as np
 
-from runtime.backends.buffer_plan import CAST_INTO, MATMUL_INTO, SELECT_INTO, UFUNC, MemoryPlan, plan_memory
+from runtime.backends.buffer_plan import (CAST_INTO, KERNEL_INTO, MATMUL_INTO, SELECT_INTO, UFUNC, MemoryPlan,
+                                          plan_memory)
 from runtime.backends.in_place import plan_in_place
 from runtime.backends.python_forms import OPERATOR_FORMS, expression, in_place_statement, literal
 from runtime.core.numpy_errors import QUIET_ERROR_STATE, RESET_ERROR_STATE, SET_ERROR_STATE
@@ -149,7 +150,7 @@ class _CodeGenerator:
         self.emit(1, "finally:")
         self.emit(2, "_reset_numpy_errors(numpy_errors)")
         pool = _BufferPool(self.slots)
-        if self.blas_work is not None:  # BLAS's threads for this call (runtime.backends.threads)
+        if self.blas_work is not None and self.blas_work > threads.BLAS_ALONE_MAX:  # BLAS's threads for this call
             big = self.blas_work >= threads.BLAS_PARALLEL_MIN
             self.lines.insert(header, f"    blas = _enter_blas({big})  # BLAS on one thread unless a product is big")
             self.line_nodes = {line + 1 if line > header else line: path for line, path in self.line_nodes.items()}
@@ -289,6 +290,8 @@ class _CodeGenerator:
         if kind == SELECT_INTO:
             condition, then_value, else_value = args
             return [f"np.copyto({out}, {else_value})", f"np.copyto({out}, {then_value}, where={condition})"]
+        if kind == KERNEL_INTO:
+            return [f"{self.bind(op.op_def.into_kernel, 'into_' + op.type)}({', '.join(args)}, out={out})"]
         assert kind == MATMUL_INTO
         return [f"np.matmul({args[0]}, {args[1]}, out={out})"]
 

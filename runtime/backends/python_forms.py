@@ -16,6 +16,10 @@ expression is what a person would write and what numpy runs fastest:
   ``x.max(...)``, ``x.mean(...)`` (floats), ``x.transpose(perm)``, and ``SumToShape`` (a gradient's
   un-broadcast) with its axes worked out once from static shapes: ``x.sum(axis=(0,), ...).reshape(...)``;
 - ``ReadVariableOp``: ``variable._array`` (its kernel's body); ``SelectV2``: ``np.where(c, t, e)``.
+- ``SplitV`` and ``Unpack`` with static sizes: views, ``(x[:, 0:128], x[:, 128:256])`` and ``(x[0], x[1])``
+  (the kernels copy every piece; nothing writes into a piece or its input while it lives: the memory plan
+  pools and updates in place only arrays whose readers all return new arrays). Pieces of a constant or an
+  input are copied (a view of it returned to the caller could be changed).
 - an update written in place (``runtime.backends.in_place``): ``d[i, j] = v``.
 
 Dynamic indices must be scalar tensors of static shape ``()``; anything else keeps the kernel (which
@@ -34,10 +38,11 @@ from runtime.core.graph import Operation
 from runtime.ops.array_ops import EXPAND_DIMS, TRANSPOSE
 from runtime.ops.cast_op import CAST
 from runtime.ops.combine_ops import CONCAT, SELECT
-from runtime.ops.core import CONST
+from runtime.ops.core import CONST, PLACEHOLDER
 from runtime.ops.gradient_ops import SUM_TO_SHAPE
 from runtime.ops.indexing import GATHER, STRIDED_SLICE, STRIDED_SLICE_UPDATE
 from runtime.ops.reduction_ops import MAX, MEAN, MIN, SUM
+from runtime.ops.split_ops import SPLIT, UNSTACK
 from runtime.ops.variables import READ_VARIABLE
 
 # A numpy function and the Python operator that calls exactly it on ndarrays and numpy scalars.
@@ -134,10 +139,34 @@ def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str],
         return f"{bind(op.attrs['variable'], 'variable')}._array"
     if op_def is SELECT:
         return f"np.where({', '.join(args)})"
+    if op_def in (SPLIT, UNSTACK):
+        return _pieces(op, args[0])
     if op_def is CONCAT:
         axis = literal(op.attrs["axis"], bind, "axis")
         return f"np.concatenate(({', '.join(args)}{',' if len(args) == 1 else ''}), {axis})"
     return None
+
+
+def _pieces(op: Operation, value: str) -> Optional[str]:
+    """A split's or unstack's pieces as views of ``value`` (their sizes known while tracing), or None."""
+    shape = op.inputs[0].shape
+    if shape is None or op.inputs[0].op.op_def in (CONST, PLACEHOLDER):
+        return None  # the caller's array or ours: pieces returned to the caller could change it
+    axis = op.attrs["axis"] % len(shape)
+    leading = ":, " * axis
+    if op.op_def is UNSTACK:
+        if shape[axis] != op.attrs["num"]:
+            return None  # unknown size: the kernel checks it
+        pieces = [f"{value}[{leading}{i}]" for i in range(op.attrs["num"])]
+    else:
+        sizes = [piece.shape[axis] if piece.shape is not None else None for piece in op.outputs]
+        if shape[axis] is None or None in sizes or sum(sizes) != shape[axis]:
+            return None
+        bounds = [0]
+        for size in sizes:
+            bounds.append(bounds[-1] + size)
+        pieces = [f"{value}[{leading}{lo}:{hi}]" for lo, hi in zip(bounds, bounds[1:])]
+    return pieces[0] if len(pieces) == 1 else f"({', '.join(pieces)})"
 
 
 def in_place_statement(op: Operation, args: Sequence[str]) -> Optional[str]:

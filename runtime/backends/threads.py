@@ -11,7 +11,8 @@ default: the machine's cores):
   (``spare_cores``: fewer runnable threads on the machine than cores);
 - a graph with a BLAS op (a matmul, an einsum) runs BLAS on one thread, unless one of its products is
   big (``BLAS_PARALLEL_MIN``: below it a second thread only costs) and a core is spare: then on
-  ``min(budget, BLAS's own setting)`` threads. Workers never call BLAS and BLAS runs between regions, so
+  ``min(budget, BLAS's own setting)`` threads. Products too small for BLAS to thread at all
+  (``BLAS_ALONE_MAX``) do not touch the setting (~5 µs a call). Workers never call BLAS and BLAS runs between regions, so
   at most ``budget`` of our threads compute at once.
 
 BLAS's threads are set through ``threadpoolctl`` (the optional extra ``autograph-lite[threads]``), for
@@ -32,6 +33,9 @@ import time
 from typing import Callable, List, Optional, Tuple
 
 BLAS_PARALLEL_MIN = 256 ** 3  # multiply-adds of one product below which BLAS runs on one thread
+# OpenBLAS runs a product of at most 64^3 multiply-adds on one thread by itself (SMP_THRESHOLD_MIN x
+# GEMM_MULTITHREAD_THRESHOLD): a graph whose products are all that small leaves BLAS's setting alone.
+BLAS_ALONE_MAX = 64 ** 3
 RECHECK_SECONDS = 0.005  # how long a reading of the machine's runnable threads is trusted
 
 _budget: List[Optional[int]] = [None]  # None: the machine's cores

@@ -66,6 +66,11 @@ class OpDef:
     The kernel copies input 0 (tensors are immutable); the compiled executor calls this one instead only
     where its memory plan proves input 0's array is the call's own and dies at this op
     (``runtime.backends.in_place``).
+    ``into_kernel``: for elementwise ops that are no single ufunc (``Sigmoid``, ``Softplus``, ``Relu``),
+    ``into_kernel(*arrays, out=buffer)``: the kernel's values written into ``buffer`` (the result's shape
+    and dtype, sharing no memory with an input), returning it. Each result element depends only on the
+    same element of the inputs, so the compiled executor may run it on row blocks and into pooled
+    buffers, like a ufunc; the kernel itself should call it, so that both give the same bits.
     """
 
     name: str
@@ -79,6 +84,7 @@ class OpDef:
     zero_divisor_error: bool = False
     algebra: Algebra = NO_ALGEBRA
     in_place_kernel: Optional[Callable[..., Any]] = None
+    into_kernel: Optional[Callable[..., Any]] = None
 
     # The VJP rule, set once by ``register_gradient``/``not_differentiable`` right below the op's
     # declaration: ``rule(op, output_grads, ops) -> input grads`` (see ``register_gradient``).
@@ -110,12 +116,14 @@ _REGISTRY: Dict[str, OpDef] = {}
 def register_op(name: str, inputs: Sequence[str], infer: InferFn, kernel: Optional[Callable[..., Any]],
                 stateful: bool = False, doc: str = "", shape_only: bool = False,
                 ufunc: Optional[np.ufunc] = None, zero_divisor_error: bool = False,
-                algebra: Algebra = NO_ALGEBRA, in_place_kernel: Optional[Callable[..., Any]] = None) -> OpDef:
+                algebra: Algebra = NO_ALGEBRA, in_place_kernel: Optional[Callable[..., Any]] = None,
+                into_kernel: Optional[Callable[..., Any]] = None) -> OpDef:
     """Declare an op. Registering the same name twice is a programming error."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
     op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc, shape_only=shape_only, ufunc=ufunc,
-                   zero_divisor_error=zero_divisor_error, algebra=algebra, in_place_kernel=in_place_kernel)
+                   zero_divisor_error=zero_divisor_error, algebra=algebra, in_place_kernel=in_place_kernel,
+                   into_kernel=into_kernel)
     _REGISTRY[name] = op_def
     return op_def
 

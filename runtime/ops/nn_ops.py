@@ -48,12 +48,20 @@ def _activation_infer(kinds: str):
     return infer
 
 
+def _relu_into(x, *, out):
+    return np.maximum(x, x.dtype.type(0), out=out)
+
+
 def _relu_kernel(x):
-    return np.maximum(x, x.dtype.type(0))
+    return _relu_into(x, out=np.empty_like(x))
+
+
+def _relu6_into(x, *, out):
+    return np.minimum(np.maximum(x, x.dtype.type(0), out=out), x.dtype.type(6), out=out)
 
 
 def _relu6_kernel(x):
-    return np.minimum(np.maximum(x, x.dtype.type(0)), x.dtype.type(6))
+    return _relu6_into(x, out=np.empty_like(x))
 
 
 def _leaky_relu_kernel(x, *, alpha):
@@ -82,9 +90,10 @@ def _log_softmax_kernel(x, *, axis):
         return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
-RELU = register_op("Relu", ("features",), _activation_infer("fiu"), _relu_kernel, doc="max(features, 0).")
+RELU = register_op("Relu", ("features",), _activation_infer("fiu"), _relu_kernel, doc="max(features, 0).",
+                   into_kernel=_relu_into)
 RELU6 = register_op("Relu6", ("features",), _activation_infer("fiu"), _relu6_kernel,
-                    doc="min(max(features, 0), 6).")
+                    doc="min(max(features, 0), 6).", into_kernel=_relu6_into)
 LEAKY_RELU = register_op("LeakyRelu", ("features",), _activation_infer("f"), _leaky_relu_kernel,
                          doc="features where > 0, else attr 'alpha' * features.")
 ELU = register_op("Elu", ("features",), _activation_infer("f"), _elu_kernel,

@@ -72,7 +72,7 @@ sqrt = _declare_unary("sqrt", "Sqrt", _quiet(np.sqrt), "f", "square root of x", 
 
 
 def _declare_validated(public: str, name: str, kernel: Callable, kinds: str, doc: str, result_dtype=None,
-                       ufunc: Optional[np.ufunc] = None):
+                       ufunc: Optional[np.ufunc] = None, into_kernel: Optional[Callable] = None):
     """Register a same-shape op whose dtype check is in its inference; returns (OpDef, function named
     ``public``)."""
     fix = "rt.cast(x, rt.float32)" if kinds == "f" else "rt.cast(x, rt.int32)"
@@ -83,7 +83,7 @@ def _declare_validated(public: str, name: str, kernel: Callable, kinds: str, doc
             raise TypeError(f"x must be a {_KIND_NAMES[kinds]} tensor, got {dtype.name}; convert it with {fix}")
         return [(result_dtype or dtype, shape)]
 
-    op_def = register_op(name, ("x",), infer, kernel, doc=doc, ufunc=ufunc)
+    op_def = register_op(name, ("x",), infer, kernel, doc=doc, ufunc=ufunc, into_kernel=into_kernel)
 
     def op(x: Any) -> Tensor:
         return apply_validated(op_def, (convert_to_tensor(x),))
@@ -92,15 +92,30 @@ def _declare_validated(public: str, name: str, kernel: Callable, kinds: str, doc
     return op_def, named(op, public)
 
 
+def _sigmoid_into(x, *, out):
+    """1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below: exp never overflows and the tails stay
+    accurate. Computed as max(e, [x >= 0]) / (1 + e) with e = e^-|x| (the numerator is 1 for x >= 0, e
+    below): one exp and six cheap passes over ``out`` and two temporaries, bit for bit what the textbook
+    ``np.where(x >= 0, 1 / (1 + e), e / (1 + e))`` gives with two more passes and six more arrays
+    (a ``where`` or a mixed-dtype ``maximum`` each cost half an exp here: avoided)."""
+    e = np.negative(np.abs(x, out=out), out=out)
+    np.exp(e, out=e)
+    denominator = np.add(e, x.dtype.type(1))
+    np.maximum(e, np.greater_equal(x, 0, out=np.empty_like(x)), out=e)  # [x >= 0] as 1.0 / 0.0; NaN stays
+    return np.divide(e, denominator, out=e)
+
+
 def _sigmoid_kernel(x):
-    # 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below: exp never overflows, tails stay accurate
-    small = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + small), small / (1 + small)).astype(x.dtype, copy=False)
+    return _sigmoid_into(x, out=np.empty_like(x))
+
+
+def _softplus_into(x, *, out):
+    return np.logaddexp(x, x.dtype.type(0), out=out)  # log(1 + e^x) without overflow: x for large x
 
 
 def _softplus_kernel(x):
     with np.errstate(all="ignore"):  # nan in, nan out, without a warning
-        return np.logaddexp(x, x.dtype.type(0))  # log(1 + e^x) without overflow: x for large x
+        return _softplus_into(x, out=np.empty_like(x))
 
 
 def _round_kernel(x):
@@ -113,8 +128,10 @@ def _rsqrt_kernel(x):
 
 
 TANH, tanh = _declare_validated("tanh", "Tanh", np.tanh, "f", "hyperbolic tangent of x")
-SIGMOID, sigmoid = _declare_validated("sigmoid", "Sigmoid", _sigmoid_kernel, "f", "logistic function 1 / (1 + e^-x)")
-SOFTPLUS, softplus = _declare_validated("softplus", "Softplus", _softplus_kernel, "f", "softplus log(1 + e^x)")
+SIGMOID, sigmoid = _declare_validated("sigmoid", "Sigmoid", _sigmoid_kernel, "f", "logistic function 1 / (1 + e^-x)",
+                                      into_kernel=_sigmoid_into)
+SOFTPLUS, softplus = _declare_validated("softplus", "Softplus", _softplus_kernel, "f", "softplus log(1 + e^x)",
+                                        into_kernel=_softplus_into)
 SIN, sin = _declare_validated("sin", "Sin", _quiet(np.sin), "f", "sine of x", ufunc=np.sin)
 COS, cos = _declare_validated("cos", "Cos", _quiet(np.cos), "f", "cosine of x", ufunc=np.cos)
 FLOOR, floor = _declare_validated("floor", "Floor", np.floor, "f", "largest integer <= x")
