@@ -310,3 +310,18 @@ def test_cache_misses_stay_flat_and_keep_trace_order_semantics():
     assert f.get_concrete_function(rt.constant([[1.0]]), 8) is unknown_rank
     assert f.get_concrete_function(rt.constant(2.0), 8) is unknown_rank
     assert f.experimental_get_tracing_count() == 302
+
+
+@pytest.mark.parametrize("values", [
+    (rt.constant([1.0, 2.0]), 3, 2.5, True, None, "mode", b"raw", 1j),
+    (rt.constant(1), [1, 2], {"b": rt.constant(2.0), "a": 1}),
+    (np.ones((2, 3), np.float32), rt.constant(np.int64(4)), np.int32(7)),
+    (),
+])
+def test_the_common_calls_key_is_the_key_builders(values):
+    # make_key keys eager tensors and Python scalars itself (every call's path): the same key as KeyBuilder
+    from runtime.tracing.signature import KeyBuilder, make_key
+    builder = KeyBuilder()
+    key, arrays = make_key(values)
+    assert key == tuple(builder.key(value) for value in values)
+    assert len(arrays) == len(builder.arrays) and all(a is b for a, b in zip(arrays, builder.arrays))

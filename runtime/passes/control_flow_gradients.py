@@ -27,6 +27,7 @@ from runtime.ops.gradient_ops import carries_gradient
 from runtime.ops.variables import READ_VARIABLE
 from runtime.passes.gradients import backprop, input_gradient_requested, side_effects, zeros_gradient
 from runtime.passes.graph_surgery import insert_before, pass_variable_in, variables_read
+from runtime.passes.rewrite import copy_ops
 
 
 def _check_pure(branch: FuncGraph) -> None:
@@ -50,15 +51,7 @@ def _gradient_branch(branch: FuncGraph, outer: Any, inputs: List[Any], grads: Li
                         for t, p in zip(inputs, branch.inputs)]
         copies.update((id(p), q) for p, q in zip(branch.inputs, placeholders))
         seeds = [graph.add_placeholder(g.dtype, g.shape, name="output_grad") for g in grads if g is not None]
-        copied_ops = []
-        input_ops = {id(p.op) for p in branch.inputs}
-        for op in branch.operations:
-            if id(op) in input_ops:
-                continue
-            new = graph.create_op(op.op_def, [copies[id(t)] for t in op.inputs], dict(op.attrs), name=op.name,
-                                  site=op.creation_site)
-            copies.update((id(a), b) for a, b in zip(op.outputs, new.outputs))
-            copied_ops.append(new)
+        copied_ops = copy_ops(branch.operations, graph, copies)
         targets = [copies[id(t)] for t, g in zip(branch.outputs, grads) if g is not None]
         found = backprop(copied_ops, targets, seeds, [placeholders[i] for i in wanted])
         graph.outputs = [found.get(id(placeholders[i])) for i in wanted]

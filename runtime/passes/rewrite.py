@@ -12,7 +12,7 @@ node, the op's own input, ...). Creation order stays program order, so stateful 
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 
@@ -22,6 +22,8 @@ from runtime.core.tensor import SymbolicTensor
 from runtime.core.graph import CONST
 from runtime.core.graph import PLACEHOLDER
 
+# replace(op, new_inputs) -> the tensors that stand for op.outputs in the target graph, or None to copy the op.
+Replace = Callable[[Operation, List[Any]], Optional[Sequence[SymbolicTensor]]]
 # visit(op, new_inputs, builder) -> replacement tensors for op.outputs, or None to copy the op.
 Visitor = Callable[[Operation, List[SymbolicTensor], "GraphBuilder"], Optional[Sequence[SymbolicTensor]]]
 # A pass makes one visitor per graph it rebuilds (the top graph and each If/While subgraph).
@@ -69,6 +71,39 @@ class GraphBuilder:
         return op.attrs["value"] if op.op_def is CONST else None
 
 
+def copy_ops(source_ops: Iterable[Operation], target: FuncGraph, mapping: Dict[int, Any], *,
+             read: Optional[Callable[[SymbolicTensor], Any]] = None, replace: Optional[Replace] = None
+             ) -> List[Operation]:
+    """Copy ``source_ops`` into ``target`` in order: the one loop every graph copy runs (passes, inlining,
+    gradients). ``mapping`` (id(source tensor) -> its stand-in in ``target``) gives each op's inputs and gains
+    its outputs; a placeholder already in ``mapping`` is bound, not copied. ``read(tensor)`` reads an input
+    instead of ``mapping`` (e.g. a capture); ``replace(op, inputs)`` may give the tensors that stand for the op's
+    outputs instead of a copy. ``source_ops`` is read lazily: a generator may filter on what ``mapping`` holds
+    so far. Returns the ops created as copies, in order.
+
+    >>> from runtime.core import context, dtypes
+    >>> source, target = FuncGraph("source"), FuncGraph("target")
+    >>> with context.graph_scope(source):
+    ...     x = source.add_placeholder(dtypes.float32, (), name="x")
+    ...     y = x + x
+    >>> mapping = {id(x): target.add_placeholder(dtypes.float32, (), name="x")}
+    >>> [op.type for op in copy_ops(source.operations, target, mapping)], mapping[id(y)].op.graph is target
+    (['AddV2'], True)
+    """
+    created = []
+    for op in source_ops:
+        if op.op_def is PLACEHOLDER and id(op.outputs[0]) in mapping:
+            continue
+        inputs = [read(t) for t in op.inputs] if read is not None else [mapping[id(t)] for t in op.inputs]
+        outputs = replace(op, inputs) if replace is not None else None
+        if outputs is None:
+            copy = target.create_op(op.op_def, inputs, dict(op.attrs), name=op.name, site=op.creation_site)
+            created.append(copy)
+            outputs = copy.outputs
+        mapping.update((id(old), new) for old, new in zip(op.outputs, outputs))
+    return created
+
+
 def rebuild(source: FuncGraph, make_visitor: VisitorFactory) -> FuncGraph:
     """A new FuncGraph equal to ``source`` except where ``visit`` replaces an op's outputs.
 
@@ -88,16 +123,14 @@ def _rebuild(source: FuncGraph, make_visitor: VisitorFactory, outer: Optional[Gr
         op = placeholder.op
         builder.mapping[id(placeholder)] = target.add_placeholder(placeholder.dtype, placeholder.shape,
                                                                   name=op.name)
-    for op in source.operations:
-        if op.op_def is PLACEHOLDER and id(op.outputs[0]) in builder.mapping:
-            continue
-        # None for an input whose producer was dropped (only prune drops ops, and only unread ones).
-        inputs = [builder.mapping.get(id(t)) for t in op.inputs]
+
+    def visited(op: Operation, inputs: List[Any]) -> Sequence[SymbolicTensor]:
         replacement = visit(op, inputs, builder)
-        if replacement is None:
-            replacement = builder.copy_op(op, inputs, rebuilt_attrs(op, builder))
-        for old, new in zip(op.outputs, replacement):
-            builder.mapping[id(old)] = new
+        return builder.copy_op(op, inputs, rebuilt_attrs(op, builder)) if replacement is None else replacement
+
+    # An input is None where its producer was dropped (only prune drops ops, and only unread ones).
+    copy_ops(source.operations, target, builder.mapping, read=lambda tensor: builder.mapping.get(id(tensor)),
+             replace=visited)
     _carry_over(source, builder)
     return target
 
@@ -127,14 +160,8 @@ def inline(builder: GraphBuilder, subgraph: FuncGraph, inputs: Sequence[Symbolic
 
     Used to replace an ``If`` whose condition is a constant by the branch it will always take.
     """
-    mapping = {id(p): t for p, t in zip(subgraph.inputs, inputs)}
-    for op in subgraph.operations:
-        if op.op_def is PLACEHOLDER and id(op.outputs[0]) in mapping:
-            continue  # a placeholder of the subgraph: bound to the caller's input
-        new_op = builder.target.create_op(op.op_def, [mapping[id(t)] for t in op.inputs], dict(op.attrs),
-                                          name=op.name, site=op.creation_site)
-        for old, new in zip(op.outputs, new_op.outputs):
-            mapping[id(old)] = new
+    mapping = {id(p): t for p, t in zip(subgraph.inputs, inputs)}  # its placeholders: the caller's inputs
+    copy_ops(subgraph.operations, builder.target, mapping)
     return [mapping[id(t)] for t in subgraph.outputs]
 
 
@@ -148,11 +175,8 @@ def copy_into(source: FuncGraph, target: FuncGraph, inputs: Sequence[Any]) -> Di
     builder = GraphBuilder(source, lambda graph: lambda op, new_inputs, b: None)
     builder.target = target
     builder.mapping.update((id(p), t) for p, t in zip(source.inputs, inputs))
-    for op in source.operations:
-        if op.op_def is PLACEHOLDER and id(op.outputs[0]) in builder.mapping:
-            continue
-        copies = builder.copy_op(op, [builder.mapping[id(t)] for t in op.inputs], rebuilt_attrs(op, builder))
-        builder.mapping.update((id(old), new) for old, new in zip(op.outputs, copies))
+    copy_ops(source.operations, target, builder.mapping,
+             replace=lambda op, new_inputs: builder.copy_op(op, new_inputs, rebuilt_attrs(op, builder)))
     for variable in source.variables:
         if hasattr(target, "track_variable"):
             target.track_variable(variable)

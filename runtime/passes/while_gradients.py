@@ -52,6 +52,7 @@ from runtime.ops.variables import READ_VARIABLE
 from runtime.passes.analysis import cannot_fail
 from runtime.passes.gradients import add_gradients, backprop, input_gradient_requested, zeros_gradient
 from runtime.passes.graph_surgery import assigned_variables, insert_before
+from runtime.passes.rewrite import copy_ops
 
 
 class _ForwardLoop:
@@ -73,15 +74,7 @@ class _ForwardLoop:
             self.counter = self.body.add_placeholder(dtypes.int32, (), name="iteration_count")
             for p, q in zip(source.inputs, self.loop_vars + self.captured):
                 self.copy_of[id(p)] = q
-            copied = []
-            for inner in source.operations:
-                if inner.op_def is PLACEHOLDER and id(inner.outputs[0]) in self.copy_of:
-                    continue
-                new = self.body.create_op(inner.op_def, [self.copy_of[id(t)] for t in inner.inputs],
-                                          dict(inner.attrs), name=inner.name, site=inner.creation_site)
-                self.copy_of.update((id(a), b) for a, b in zip(inner.outputs, new.outputs))
-                copied.append(new)
-            self.operations = copied
+            self.operations = copy_ops(source.operations, self.body, self.copy_of)
             self.outputs = [self.copy_of[id(t)] for t in source.outputs]
         captured_placeholders = {id(p): q for p, q in zip(source.inputs[self.count:], self.captured)}
         self.body.captures = {key: (outer, captured_placeholders[id(inner)])
@@ -143,12 +136,7 @@ def _cond_with_extra_inputs(cond: FuncGraph, count: int, extra: List[SymbolicTen
         added = [new.add_placeholder(p.dtype, p.shape, name=p.op.name) for p in extra]
         captured = [new.add_placeholder(p.dtype, p.shape, name=p.op.name) for p in cond.inputs[count:]]
         mapping.update((id(p), q) for p, q in zip(cond.inputs, old_vars + captured))
-        for inner in cond.operations:
-            if inner.op_def is PLACEHOLDER and id(inner.outputs[0]) in mapping:
-                continue
-            copy = new.create_op(inner.op_def, [mapping[id(t)] for t in inner.inputs], dict(inner.attrs),
-                                 name=inner.name, site=inner.creation_site)
-            mapping.update((id(a), b) for a, b in zip(inner.outputs, copy.outputs))
+        copy_ops(cond.operations, new, mapping)
     new.inputs = old_vars + added + captured
     new.outputs = [mapping[id(t)] for t in cond.outputs]
     new.structured_outputs = new.outputs[0]
@@ -224,10 +212,9 @@ class _BackwardBody(FuncGraph):
             if id(op) not in needed:
                 needed.add(id(op))
                 pending.extend(t.op for t in op.inputs if id(t) not in self.popped and t.op.op_def not in leaves)
-        for op in self.forward.body.operations:
-            if id(op) in needed and not any(id(out) in self.popped for out in op.outputs):
-                copy = self.create_op(op.op_def, list(op.inputs), dict(op.attrs), name=op.name, site=op.creation_site)
-                self.popped.update((id(old), new) for old, new in zip(op.outputs, copy.outputs))
+        copy_ops((op for op in self.forward.body.operations
+                  if id(op) in needed and not any(id(out) in self.popped for out in op.outputs)),
+                 self, self.popped, read=self.capture)
         return self.popped[id(tensor)]
 
     def capture(self, tensor: SymbolicTensor) -> SymbolicTensor:
@@ -336,18 +323,16 @@ def _hoist_invariants(body: FuncGraph, outer: FuncGraph) -> None:
     moved ops) to ``outer``, before the loop; ``body`` captures their results instead. Only ops that cannot
     fail move (``analysis.cannot_fail``)."""
     outside = {id(placeholder): outer_tensor for outer_tensor, placeholder in body.captures.values()}
+    movable = set(outside)   # ids of the values a moved op may read (and constants)
     moved: List[Operation] = []
     for op in body.operations:
-        if op.op_def is CONST or op.op_def is PLACEHOLDER or not cannot_fail(op):
-            continue
-        if not all(id(t) in outside or t.op.op_def is CONST for t in op.inputs):
-            continue
-        with context.graph_scope(outer):
-            inputs = [outside[id(t)] if id(t) in outside else outer.constant(t.op.attrs["value"], name=t.op.name)
-                      for t in op.inputs]
-            copy = outer.create_op(op.op_def, inputs, dict(op.attrs), name=op.name, site=op.creation_site)
-        outside.update((id(old), new) for old, new in zip(op.outputs, copy.outputs))
-        moved.append(op)
+        if (op.op_def is not CONST and op.op_def is not PLACEHOLDER and cannot_fail(op)
+                and all(id(t) in movable or t.op.op_def is CONST for t in op.inputs)):
+            moved.append(op)
+            movable.update(id(out) for out in op.outputs)
+    with context.graph_scope(outer):
+        copy_ops(moved, outer, outside, read=lambda t: outside[id(t)] if id(t) in outside else outer.constant(
+            t.op.attrs["value"], name=t.op.name))
     if not moved:
         return
     gone = {id(op) for op in moved}

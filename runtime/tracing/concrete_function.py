@@ -324,32 +324,38 @@ def _op_count(graph: FuncGraph) -> int:
 
 def _traced_argument(function: str, name: str, spec: TensorSpec, value: Any) -> Tensor:
     """``value`` as a tensor for an inlined call: ``spec``'s dtype, and every dim ``spec`` fixes known."""
-    tensor = value if isinstance(value, Tensor) else convert_to_tensor(value, spec.dtype)
-    got = describe_spec(tensor.dtype, tensor.shape)
-    if tensor.dtype != spec.dtype:
-        raise TypeError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
-                        f"got {got}; convert it with rt.cast({name}, rt.{spec.dtype.name})")
-    if not spec.is_compatible_with(tensor):
-        raise ValueError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
-                         f"got {got} (None dims accept any size; the rank and other dims must match)")
+    tensor = _checked_tensor(function, name, spec, value)
     known = tensor.shape
     if spec.shape is not None and (known is None or any(s is not None and k is None
                                                        for s, k in zip(spec.shape, known))):
         fixed = [-1 if d is None else d for d in spec.shape]
-        raise ValueError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, got {got} "
-                         f"while tracing: this concrete function's graph was built for that shape, and here some of "
-                         f"those dims are known only when the graph runs. Call the Function itself (it traces for "
-                         f"the shape it gets), or fix the shape first: rt.reshape({name}, {fixed})")
+        raise ValueError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, got "
+                         f"{describe_spec(tensor.dtype, tensor.shape)} while tracing: this concrete function's graph "
+                         f"was built for that shape, and here some of those dims are known only when the graph runs. "
+                         f"Call the Function itself (it traces for the shape it gets), or fix the shape first: "
+                         f"rt.reshape({name}, {fixed})")
     return tensor
 
 
 def checked_array(function: str, name: str, spec: TensorSpec, value: Any) -> np.ndarray:
+    """The argument ``name`` of ``function`` (``value``) as the array its graph reads, checked against ``spec``.
+
+    >>> checked_array("f", "x", TensorSpec([2]), [1.0, 2.0])
+    array([1., 2.], dtype=float32)
+    """
+    return np.asarray(_checked_tensor(function, name, spec, value))
+
+
+def _checked_tensor(function: str, name: str, spec: TensorSpec, value: Any) -> Tensor:
+    """``value`` as a tensor of ``spec``'s dtype and a shape ``spec`` accepts; a TypeError or ValueError naming
+    the argument otherwise."""
     tensor = value if isinstance(value, Tensor) else convert_to_tensor(value, spec.dtype)
-    got = describe_spec(tensor.dtype, tensor.shape)
     if tensor.dtype != spec.dtype:
         raise TypeError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
-                        f"got {got}; convert it with rt.cast({name}, rt.{spec.dtype.name})")
+                        f"got {describe_spec(tensor.dtype, tensor.shape)}; convert it with "
+                        f"rt.cast({name}, rt.{spec.dtype.name})")
     if not spec.is_compatible_with(tensor):
         raise ValueError(f"{function}: argument '{name}' expected {describe_spec(spec.dtype, spec.shape)}, "
-                         f"got {got} (None dims accept any size; the rank and other dims must match)")
-    return np.asarray(tensor)
+                         f"got {describe_spec(tensor.dtype, tensor.shape)} (None dims accept any size; the rank "
+                         "and other dims must match)")
+    return tensor

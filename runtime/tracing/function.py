@@ -32,8 +32,8 @@ from runtime.tracing import signature
 from runtime.core.registry import eager_op_hooks
 from runtime.tracing.tape import recording_eagerly
 from runtime.tracing.concrete_function import ConcreteFunction, checked_array, describe_structure
-from runtime.tracing.signature import PYTHON_SCALARS, TENSOR, accepts, describe_key, make_key
-from runtime.core.tensor import EagerTensor, TensorSpec
+from runtime.tracing.signature import TENSOR, accepts, describe_key, make_key
+from runtime.core.tensor import TensorSpec
 from runtime.tracing.trace_index import TraceIndex
 from runtime.tracing.tracer import Tracer
 
@@ -126,25 +126,6 @@ class Function:
             self._calls += 1
             if self._input_signature is not None:
                 return self._call_with_signature(args, kwargs)
-            if not kwargs and len(args) == self._arity:  # fast path: eager tensors and Python scalars
-                key_parts = []
-                arrays = []
-                for arg in args:
-                    kind = type(arg)
-                    if kind is EagerTensor:
-                        array = arg._value
-                        arrays.append(array)
-                        key_parts.append((TENSOR, array.dtype, array.shape))
-                    elif kind in PYTHON_SCALARS:  # keyed by type and value, exactly as signature.make_key does
-                        key_parts.append((kind, arg))
-                    else:
-                        break
-                else:
-                    key = tuple(key_parts)
-                    concrete = self._cache.get(key)
-                    if concrete is None:
-                        concrete = self._concrete_for(key, args)
-                    return concrete._pack(concrete._run(*arrays))
             values = self._canonicalize(args, kwargs)
             key, arrays = make_key(values)
             concrete = self._cache.get(key)

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from runtime import ops as _ops
 from runtime.core import context, nest
 from runtime.core.errors import GradientError
-from runtime.core.graph import PLACEHOLDER, FuncGraph
+from runtime.core.graph import FuncGraph, Operation
 from runtime.core.tensor import SymbolicTensor, Tensor, TensorSpec
 from runtime.core.traceback_filtering import api_boundary
 from runtime.ops.debugging import ASSERT
@@ -32,6 +32,7 @@ from runtime.ops.logging_ops import PRINT
 from runtime.ops.variables import READ_VARIABLE, Variable
 from runtime.passes.gradients import RERUNNABLE, backprop, check_unconnected
 from runtime.passes.graph_surgery import insert_before, pass_variable_in, reads_variable, variables_read
+from runtime.passes.rewrite import copy_ops
 from runtime.tracing.concrete_function import ConcreteFunction, describe_structure
 from runtime.tracing.signature import make_key
 
@@ -248,17 +249,10 @@ def _chosen_outputs(concrete: ConcreteFunction, output: Any, output_gradients: b
 
 def _copy_forward(forward: FuncGraph, graph: FuncGraph) -> Dict[int, SymbolicTensor]:
     """Copy ``forward``'s ops into ``graph`` (current), inputs first; returns id(original) -> copy."""
-    copies: Dict[int, SymbolicTensor] = {}
-    for placeholder in forward.inputs:
-        copies[id(placeholder)] = graph.add_placeholder(placeholder.dtype, placeholder.shape,
-                                                        name=placeholder.op.name)
-    inputs = {id(p.op) for p in forward.inputs}
-    for op in forward.operations:
-        if id(op) in inputs:
-            continue
-        new = graph.create_op(op.op_def, [copies[id(t)] for t in op.inputs], dict(op.attrs), name=op.name,
-                              site=op.creation_site)
-        copies.update((id(a), b) for a, b in zip(op.outputs, new.outputs))
+    copies: Dict[int, SymbolicTensor] = {
+        id(placeholder): graph.add_placeholder(placeholder.dtype, placeholder.shape, name=placeholder.op.name)
+        for placeholder in forward.inputs}
+    copy_ops(forward.operations, graph, copies)
     return copies
 
 
@@ -332,17 +326,14 @@ def _copy_with_values(forward: FuncGraph, graph: FuncGraph, inputs: Sequence[Sym
     """Copy ``forward``'s ops into ``graph`` reading ``inputs``, with each read of a Variable in ``values``
     (id -> placeholder) replaced by that placeholder, at any depth (an if/loop that reads one takes it as an
     input); returns id(original) -> copy."""
-    copies: Dict[int, SymbolicTensor] = {id(p): q for p, q in zip(forward.inputs, inputs)}
-    for op in forward.operations:
-        if op.op_def is PLACEHOLDER and id(op.outputs[0]) in copies:
-            continue
+    def read_as_value(op: Operation, inputs: List[Any]) -> Optional[List[SymbolicTensor]]:
         if op.op_def is READ_VARIABLE and id(op.attrs["variable"]) in values:
-            copies[id(op.outputs[0])] = values[id(op.attrs["variable"])]
-            continue
-        new = graph.create_op(op.op_def, [copies[id(t)] for t in op.inputs], dict(op.attrs), name=op.name,
-                              site=op.creation_site)
+            return [values[id(op.attrs["variable"])]]
+        return None
+
+    copies: Dict[int, SymbolicTensor] = {id(p): q for p, q in zip(forward.inputs, inputs)}
+    for new in copy_ops(forward.operations, graph, copies, replace=read_as_value):
         for variable in variables_read(new):  # nothing in the function assigns it (_check_rerunnable)
             if id(variable) in values:
                 pass_variable_in(new, variable, values[id(variable)])
-        copies.update((id(a), b) for a, b in zip(op.outputs, new.outputs))
     return copies

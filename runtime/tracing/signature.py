@@ -82,10 +82,29 @@ class KeyBuilder:
 
 
 def make_key(values: Tuple[Any, ...]) -> Tuple[Key, List[np.ndarray]]:
-    """The key of one call's canonical argument values (one per parameter) and the arrays to feed."""
-    builder = KeyBuilder()
-    key = tuple(builder.key(value) for value in values)
-    return key, builder.arrays
+    """The key of one call's canonical argument values (one per parameter) and the arrays to feed.
+
+    The common call (eager tensors and Python scalars) is keyed here without a KeyBuilder: it is on the path
+    of every ``Function`` call. The keys are the ones ``KeyBuilder.key`` gives.
+
+    >>> from runtime.ops.convert import constant
+    >>> key, arrays = make_key((constant([1.0, 2.0]), 3))
+    >>> key, arrays
+    (((<tensor>, dtype('float32'), (2,)), (<class 'int'>, 3)), [array([1., 2.], dtype=float32)])
+    """
+    key, arrays = [], []
+    for value in values:
+        kind = type(value)
+        if kind is EagerTensor:
+            array = value._value
+            arrays.append(array)
+            key.append((TENSOR, array.dtype, array.shape))
+        elif kind in PYTHON_SCALARS:
+            key.append((kind, value))
+        else:
+            builder = KeyBuilder()
+            return tuple(builder.key(value) for value in values), builder.arrays
+    return tuple(key), arrays
 
 
 def bind_arguments(name: str, signature: inspect.Signature, args: Sequence[Any],
