@@ -26,6 +26,7 @@ from runtime.backends import config  # rt.config.set_threads(n), rt.config.get_t
 from runtime.tracing.control_flow import cond, while_loop
 from runtime.tracing.tape import GradientTape
 from runtime.tracing import optimizers  # rt.optimizers.SGD, rt.optimizers.Adam
+from runtime.tracing import distribute  # rt.distribute.data_parallel(step, devices) (jit_compile, the jax extra)
 from runtime.tracing.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
 from runtime.tracing.function_gradient import function_gradient
 from runtime.saving.serialize import load, save

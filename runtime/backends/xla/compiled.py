@@ -24,7 +24,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from runtime.backends.xla import array_ops, import_jax, list_ops, ops  # noqa: F401  (they declare the lowerings)
+from runtime.backends.xla import array_ops, list_ops, ops  # noqa: F401  (they declare the lowerings)
+from runtime.backends.xla import DataParallel, import_jax
 from runtime.backends.xla.lowering import Context, State
 from runtime.core.errors import InvalidArgumentError, LoweringError
 from runtime.core.graph import FuncGraph, Operation
@@ -53,8 +54,9 @@ def all_operations(graph: FuncGraph) -> Iterator[Operation]:
 class Program:
     """One graph as a jitted JAX function, with what a call needs around it (see the module docstring)."""
 
-    def __init__(self, graph: FuncGraph, in_shardings: Any = None, out_shardings: Any = None):
+    def __init__(self, graph: FuncGraph, placement: Optional[DataParallel] = None):
         self.jax = import_jax()
+        self.placement = None if placement is None else placement.shardings(self.jax)
         self.graph = graph
         self.variables: List[Any] = []
         written: List[int] = []
@@ -78,8 +80,7 @@ class Program:
         self._device_values: Dict[int, Tuple[np.ndarray, Any]] = {}
         self._generator = np.random.default_rng()
         self._lock = threading.Lock()
-        options = {} if in_shardings is None else {"in_shardings": in_shardings, "out_shardings": out_shardings}
-        self.jitted = self.jax.jit(self._program, **options)
+        self.jitted = self.jax.jit(self._program)
 
     # --- the traced JAX function ----------------------------------------------------------------------------
     def _program(self, arrays: Sequence[Any], variable_values: Sequence[Any], key: Any):
@@ -95,6 +96,11 @@ class Program:
     def arguments(self, arrays: Sequence[np.ndarray]) -> Tuple[Any, ...]:
         values = tuple(self._device_value(v) for v in self.variables)
         key = self._generator.integers(0, 2 ** 32, size=2, dtype=np.uint32) if self.unseeded_random else None
+        if self.placement is not None:  # XLA compiles for where the data is: batches split, the rest replicated
+            split, replicated, count = self.placement
+            put = self.jax.device_put
+            arrays = [put(a, split if a.ndim and a.shape[0] % count == 0 else replicated) for a in arrays]
+            key = None if key is None else put(key, replicated)
         return list(arrays), values, key
 
     def _device_value(self, variable: Any) -> Any:
@@ -102,7 +108,7 @@ class Program:
         cached = self._device_values.get(id(variable))
         if cached is not None and cached[0] is array:
             return cached[1]  # unchanged since the last call: no copy to the device
-        value = self.jax.device_put(array)
+        value = self.jax.device_put(array, None if self.placement is None else self.placement[1])
         self._device_values[id(variable)] = (array, value)
         return value
 
@@ -154,7 +160,7 @@ def make_callable(graph: FuncGraph, numpy_executor: Callable[[], Callable[..., L
     ``numpy_executor()`` gives the numpy executor's callable of the same graph: failed checks are rerun there,
     and with ``mode="auto"`` a graph that cannot be lowered runs there (with a warning naming why).
     """
-    program = Program(graph)
+    program = Program(graph, mode if isinstance(mode, DataParallel) else None)
     fallback: List[Optional[Callable]] = [None]
 
     def run(*arrays: np.ndarray) -> List[np.ndarray]:
