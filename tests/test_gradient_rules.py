@@ -394,9 +394,28 @@ def test_det_inv_and_einsum_rules(data):
     check(lambda x, y: rt.einsum("ij,jk", x, y) * rt.einsum("ij->ji", x)[0, 0], [a, b], rng)
 
 
-def test_einsum_rule_names_the_equations_it_does_not_cover():
-    with pytest.raises(ValueError, match=r"gradient of Einsum 'ii->': only equations without '...'"):
-        graph_gradients(lambda x: rt.einsum("ii", x), [np.eye(2)], np.array(1.0))
+# Equations numpy accepts that a plain "einsum of the others" does not differentiate: a subscript summed out of
+# one input only, a repeated subscript (diagonals, traces), '...' with broadcasting, a scalar operand.
+EINSUM_EQUATIONS = [
+    ("ij,k->ik", [(2, 3), (4,)]), ("ij,k->", [(2, 3), (4,)]), ("ij->", [(2, 3)]), ("ij->j", [(2, 3)]),
+    ("ii", [(3, 3)]), ("ii->i", [(3, 3)]), ("iij->j", [(2, 2, 3)]), ("iji->ij", [(2, 3, 2)]),
+    ("ij,jj->i", [(2, 3), (3, 3)]), ("...ij,...jk->...ik", [(2, 1, 2, 3), (4, 3, 2)]),
+    ("...i,...i", [(2, 3), (1, 3)]), ("i...->...", [(2, 3, 1)]), ("bij,k,->bik", [(2, 2, 3), (4,), ()]),
+    ("ab,cd->abcd", [(2, 1), (1, 3)]), ("ijk->kji", [(2, 3, 1)]), ("i,i,i->", [(3,), (3,), (3,)]),
+]
+
+
+@pytest.mark.parametrize("equation, input_shapes", EINSUM_EQUATIONS)
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_einsum_rule_for_every_kind_of_equation(equation, input_shapes, dynamic):
+    rng = np.random.default_rng(len(equation))
+    arrays = [rng.uniform(-2, 2, size=shape) for shape in input_shapes]
+    np.testing.assert_allclose(np.asarray(rt.einsum(equation, *arrays)), np.einsum(equation, *arrays))
+    if dynamic and "..." in equation:
+        with pytest.raises(ValueError, match=r"the dims '...' stands for must be known while tracing"):
+            check(lambda *xs: rt.einsum(equation, *xs), arrays, rng, dynamic)
+        return
+    check(lambda *xs: rt.einsum(equation, *xs), arrays, rng, dynamic)
 
 
 CHECKED_HERE |= {"Relu", "Relu6", "LeakyRelu", "Elu", "Softmax", "LogSoftmax", "ReverseV2", "ClipByValue", "PadV2",

@@ -163,15 +163,89 @@ def test_an_ag_function_called_under_an_eager_tape_is_recorded():
     assert (float(grad_x), float(grad_w)) == (12.0, 9.0)
 
 
-def test_gradient_called_in_another_graph_is_a_clear_error():
+def test_gradient_called_in_a_branch_of_the_tapes_function_is_computed_there():
     @rt.function(input_signature=[rt.TensorSpec([], rt.float32)])
     def f(x):
         with rt.GradientTape() as tape:
             tape.watch(x)
             y = x * x
         return rt.cond(x > 0, lambda: tape.gradient(y, x), lambda: x)
+    assert float(f(rt.constant(1.5))) == 3.0  # TF: 3.0 (the gradient ops are made in the branch)
+    assert float(f(rt.constant(-1.5))) == -1.5
+
+
+def test_gradient_called_in_another_graph_is_a_clear_error():
+    with rt.GradientTape() as tape:
+        x = rt.constant(2.0)
+        tape.watch(x)
+        y = x * x
+
+    @rt.function
+    def f():
+        return tape.gradient(y, x)
     with pytest.raises(RuntimeError, match="must be called in the function .* where the tape recorded"):
-        f(rt.constant(1.0))
+        f()
+
+
+# TensorFlow 2.21's values: the gradient with respect to a tensor the tape computed (not watched itself)
+def test_gradient_with_respect_to_a_recorded_intermediate_in_a_traced_function():
+    @ag.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            a = x * 2.0
+            y = a * a
+        return tape.gradient(y, a), tape_gradient_of_unrecorded(x)
+
+    def tape_gradient_of_unrecorded(x):
+        with rt.GradientTape() as tape:
+            b = x * 2.0  # x not watched: b is a constant to this tape
+            y = b * b
+        return tape.gradient(y, b)
+    grad, unwatched = f(rt.constant(1.0, rt.float64))
+    assert float(grad) == 4.0 and unwatched is None  # TF: 4.0 and None
+
+
+def test_gradient_with_respect_to_what_a_tensor_while_leaves_in_a_variable():
+    @ag.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            i = rt.constant(0)
+            while i < 3:
+                x = x * 2.0
+                i += 1
+            y = rt.reduce_sum(x * x)
+        return tape.gradient(y, x)
+    np.testing.assert_array_equal(np.asarray(f(rt.constant([1.0, -2.0], rt.float64))), [16.0, -32.0])  # TF
+
+
+def test_gradient_with_respect_to_what_a_tensor_if_leaves_in_a_variable():
+    @ag.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            if rt.reduce_sum(x) > 0:
+                x = x * 2.0
+            else:
+                x = x * 3.0
+            y = rt.reduce_sum(x * x)
+        return tape.gradient(y, x)
+    np.testing.assert_array_equal(np.asarray(f(rt.constant([1.0, 2.0], rt.float64))), [4.0, 8.0])  # TF
+    np.testing.assert_array_equal(np.asarray(f(rt.constant([-1.0, -2.0], rt.float64))), [-6.0, -12.0])
+
+
+def test_gradient_with_respect_to_an_intermediate_that_starts_a_loop_variable():
+    @ag.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            a = 2.0 * x
+            c = a
+            for _ in rt.range(3):
+                c = c * 5.0
+        return tape.gradient(c, a)
+    assert float(f(rt.constant(1.0, rt.float64))) == 125.0  # TF: 125
 
 
 def test_variables_read_inside_a_tensor_loop_and_if_get_their_gradients():

@@ -138,3 +138,34 @@ def test_a_tape_in_a_tensor_for_and_in_a_tensor_if():
 
     np.testing.assert_allclose(slope_where_positive(f64([1.0, 2.0])).numpy(), [3.0, 12.0])
     np.testing.assert_array_equal(slope_where_positive(f64([-1.0, -2.0])).numpy(), [0.0, 0.0])
+
+
+def test_jacobian_rows_from_a_persistent_tape_inside_a_tensor_for():
+    # TF runs tape.gradient in the loop body: the gradient ops are made there, reading the recorded values
+    def jacobian(x):
+        with rt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x * x * 3.0 + rt.reduce_sum(x)
+        rows = rt.TensorArray(F64, size=2)
+        for i in rt.range(2):
+            rows = rows.write(i, tape.gradient(y, x, output_gradients=rt.one_hot(i, 2, dtype=F64)))
+        return rows.stack()
+    x = f64([1.0, 2.0])
+    expected = [[7.0, 1.0], [1.0, 13.0]]  # TF: 6 x_i on the diagonal + 1 everywhere
+    np.testing.assert_array_equal(np.asarray(ag.function(jacobian)(x)), expected)
+    np.testing.assert_array_equal(np.asarray(ag.to_graph(jacobian)(x)), expected)  # eager: a Python loop
+
+
+def test_gradient_through_a_recorded_tensor_loop_asked_inside_another_tensor_loop():
+    @ag.function
+    def f(x):
+        with rt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x
+            for _ in rt.range(3):
+                y = y * x  # x ** 4
+        total = f64(0.0)
+        for k in rt.range(2):
+            total += tape.gradient(y, x) * rt.cast(k + 1, F64)
+        return total
+    assert float(f(f64(2.0))) == 3 * 4 * 2.0 ** 3  # d/dx x^4 = 32, times 1 + 2

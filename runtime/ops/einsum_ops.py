@@ -129,25 +129,79 @@ EINSUM = register_op("Einsum", ("*inputs",), _einsum_infer, _einsum_kernel,
                      doc="Einstein summation over the inputs by attr 'equation' (explicit form).")
 
 
+def _labelled_dims(op) -> Tuple[List[str], str]:
+    """Each input's subscripts and the output's, with every '...' written out as letters the equation does not
+    use, one per broadcast dim (aligned from the right, as numpy broadcasts). An input's '...' dim of size 1
+    where the broadcast size is larger gets a letter of its own: summed out of that input alone, it is the
+    same product, and its gradient is then summed back to size 1."""
+    terms, output = parse_equation(op.attrs["equation"], len(op.inputs))
+    free = [label for label in string.ascii_letters if label not in op.attrs["equation"]]
+    if not any(dots for _, _, dots in terms):
+        return [before + after for before, after, _ in terms], output[0] + output[1]
+    middles = []
+    for (before, after, dots), tensor in zip(terms, op.inputs):
+        shape = tensor.shape
+        if dots and (shape is None or None in shape[len(before):len(shape) - len(after)]):
+            raise ValueError(f"gradient of Einsum {op.attrs['equation']!r}: the dims '...' stands for must be known "
+                             f"while tracing, got an input of shape {shapes.format_shape(shape)}; give the function "
+                             "an input_signature with those dims, or write the '...' dims out as letters")
+        middles.append(tuple(shape[len(before):len(shape) - len(after)]) if dots else ())
+    broadcast = shapes.broadcast(*middles) if len(middles) > 1 else middles[0]
+    ellipsis, free = free[:len(broadcast)], free[len(broadcast):]
+    labels = []
+    for (before, after, dots), middle in zip(terms, middles):
+        mine = []
+        for label, dim, full in zip(ellipsis[len(broadcast) - len(middle):], middle,
+                                    broadcast[len(broadcast) - len(middle):]):
+            if dim == 1 and full != 1:
+                label, free = free[0], free[1:]
+            mine.append(label)
+        labels.append(before + "".join(mine) + after)
+    return labels, output[0] + ("".join(ellipsis) if output[2] else "") + output[1]
+
+
+def _dim(tensor: Tensor, axis: int, ops) -> Any:
+    known = None if tensor.shape is None else tensor.shape[axis]
+    return known if known is not None else ops.shape(tensor)[axis]
+
+
+def _einsum_input_gradient(grad: Tensor, out_labels: str, others: List[Tuple[str, Tensor]], labels: str,
+                           x: Tensor, ops) -> Tensor:
+    """The gradient of the input with subscripts ``labels`` (``x``): the einsum of the output gradient with the
+    other inputs back to its subscripts. A subscript no other term has (summed out of this input alone) gets
+    ones -- the gradient is the same along it; a repeated subscript (a diagonal) gets an identity matrix per
+    repeat, with a fresh letter, so the gradient lands on the diagonal and is 0 off it."""
+    seen = set(out_labels + "".join(label for label, _ in others))
+    unused = [label for label in string.ascii_letters if label not in seen and label not in labels]
+    operands, terms, target = [grad] + [t for _, t in others], [out_labels] + [label for label, _ in others], ""
+    first: Dict[str, int] = {}
+    for axis, label in enumerate(labels):
+        if label in first:  # a repeat: eye(n) ties the fresh letter to the first occurrence
+            fresh = unused.pop(0)
+            n = _dim(x, axis, ops)
+            positions = ops.range(n)
+            eye = ops.cast(ops.equal(ops.expand_dims(positions, 1), ops.expand_dims(positions, 0)), x.dtype)
+            operands.append(eye)
+            terms.append(label + fresh)
+            target += fresh
+            continue
+        first[label] = axis
+        if label not in seen:  # summed out of this input only: the gradient is the same along it
+            operands.append(ops.ones(ops.reshape(_dim(x, axis, ops), [1]), x.dtype))
+            terms.append(label)
+        target += label
+    return einsum(",".join(terms) + "->" + target, *operands)
+
+
 @register_gradient(EINSUM)
 def _einsum_gradient(op, grads, ops):
     """Input i's gradient is the einsum of the output gradient with the other inputs, back to input i's
-    subscripts. That covers every equation in which each label of an input also appears in the output
-    or another input, once per input, without '...'; any other is a clear error."""
-    terms, output = parse_equation(op.attrs["equation"], len(op.inputs))
-    out_labels = output[0] + output[1]
-    gradients = []
-    for index, (before, after, dots) in enumerate(terms):
-        labels = before + after
-        others = [t[0] + t[1] for i, t in enumerate(terms) if i != index]
-        seen = set(out_labels + "".join(others))
-        if dots or output[2] or len(set(labels)) != len(labels) or not set(labels) <= seen:
-            raise ValueError(f"gradient of Einsum {op.attrs['equation']!r}: only equations without '...' whose "
-                             "input subscripts are distinct and each appear in the output or another input are "
-                             "differentiable here; write the product with rt.matmul/rt.reduce_sum instead")
-        equation = ",".join([out_labels] + others) + "->" + labels
-        gradients.append(einsum(equation, grads[0], *[t for i, t in enumerate(op.inputs) if i != index]))
-    return gradients
+    subscripts (``_einsum_input_gradient``): every equation numpy accepts, '...' included (its dims must be
+    known while tracing)."""
+    labels, out_labels = _labelled_dims(op)
+    return [_einsum_input_gradient(grads[0], out_labels, [(labels[j], t) for j, t in enumerate(op.inputs) if j != i],
+                                   labels[i], x, ops)
+            for i, x in enumerate(op.inputs)]
 
 
 def einsum(equation: str, *inputs: Any, name: Optional[str] = None) -> Tensor:

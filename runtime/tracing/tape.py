@@ -106,6 +106,22 @@ def _record_function_call(concrete: ConcreteFunction, inputs: List[Any], outputs
             tape._record(kind, list(inputs) + kind.variables, {}, tuple(outputs))
 
 
+def _encloses(outer: Any, graph: Any) -> bool:
+    """Whether ``graph`` is a branch or loop body (at any depth) of the graph ``outer``.
+
+    A tape recorded in ``outer`` may be asked for a gradient there, as in TensorFlow: the gradient ops are
+    made in ``graph`` and read the recorded values as captures (e.g. Jacobian rows in a tensor ``for``).
+    """
+    if outer is None:
+        return False
+    enclosing = getattr(graph, "outer_graph", None)
+    while enclosing is not None:
+        if enclosing is outer:
+            return True
+        enclosing = getattr(enclosing, "outer_graph", None)
+    return False
+
+
 class GradientTape:
     """Records operations for automatic differentiation (``tf.GradientTape``'s API).
 
@@ -247,10 +263,10 @@ class GradientTape:
                                "create it with rt.GradientTape(persistent=True) to call gradient() again")
         self._used = True
         graph = context.current_graph()
-        if graph is not self._graph:
+        if graph is not self._graph and not _encloses(self._graph, graph):
             raise RuntimeError("GradientTape.gradient must be called in the function (or eager context) where the "
-                               "tape recorded; it was called inside a different graph (e.g. in a branch or loop "
-                               "body of a tensor-dependent if/while). Call it after the if/loop")
+                               "tape recorded, or in a tensor if/loop inside it; it was called in another one "
+                               "(a function the tape's function calls, or an eager tape inside a traced function)")
         was_recording = self._recording
         self._stop_recording()  # not by this tape; an outer tape still records them (gradients of gradients)
         try:
@@ -274,8 +290,11 @@ class GradientTape:
                 if isinstance(source, Variable) and self._watches(source):
                     self._pass_into_control_flow(source)
         operations = self._records if self._graph is None else self._watched_graph_ops()
-        # An unwatched source is a constant to this tape: its gradient is None (as in TensorFlow).
-        stand_ins = {id(s): self._stand_ins(s, operations) if self._watches(s) else [] for s in flat_sources}
+        # An unwatched source is a constant to this tape: its gradient is None (as in TensorFlow). A result of
+        # a recorded op is watched (eagerly, _record adds it; in a graph, e.g. what a tensor loop leaves in x).
+        recorded = set() if self._graph is None else {id(t) for op in operations for t in op.outputs}
+        stand_ins = {id(s): self._stand_ins(s, operations) if self._watches(s) or id(s) in recorded else []
+                     for s in flat_sources}
         found = backprop(operations, targets, seeds, [t for ins in stand_ins.values() for t in ins])
         results = []
         for source in flat_sources:
