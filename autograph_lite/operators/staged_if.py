@@ -21,7 +21,8 @@ Each branch starts from the state before the ``if`` (``set_state(init)``), runs,
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Sequence
+import dataclasses
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 import runtime as rt
 from runtime.core import nest
@@ -44,9 +45,22 @@ UNDEFINED, NO_RETURN, OUTPUT, PARTIAL, PASSTHROUGH = "undefined", "no return", "
 _BRANCH_NAMES = {True: "if", False: "else"}
 
 
+@dataclasses.dataclass(frozen=True)
+class IfSpec:
+    """What the converter's call says about one staged if: the same for every trace of it."""
+    body: Callable[[], None]
+    orelse: Callable[[], None]
+    get_state: Callable[[], tuple]
+    set_state: Callable[[tuple], None]
+    names: Tuple[str, ...]   # the state variables: the first ``nouts`` are the if's outputs, the rest only read
+    nouts: int
+    roles: Roles
+
+
 def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], get_state: Callable[[], tuple],
               set_state: Callable[[tuple], None], symbol_names: Sequence[str], nouts: int, roles: Roles) -> None:
     """Trace ``body`` and ``orelse`` as the branches of an ``rt.cond`` on the symbolic ``cond``."""
+    spec = IfSpec(body, orelse, get_state, set_state, tuple(symbol_names), nouts, roles)
     check_no_rebound_globals(roles, symbol_names[:nouts], "if")
     init = tuple(get_state())
     for name, value in zip(symbol_names[:nouts], init):
@@ -68,7 +82,7 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
         for index in learned.tensor_lists:
             check_not_aliased(roles, symbol_names[index], "if")
         start = lists.start_state(init, learned.tensor_lists, tuple(symbol_names))
-        tracer = _BranchTracer(start, body, orelse, get_state, set_state, symbol_names, nouts, roles, learned, lists)
+        tracer = _BranchTracer(spec, learned, lists, start)
         carried = {id(value): (index, symbol_names[index], value) for index, value in lists.originals.items()
                    if type(value) is list and index not in learned.tensor_lists}
         with carrying(staging.if_lists, learned, carried):
@@ -79,17 +93,18 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
 
 
 class _BranchTracer:
-    """Runs the two branches for ``rt.cond`` and reconciles their states into one output tuple."""
+    """One trace of a staged if: runs the two branches for ``rt.cond`` from the state ``init`` and reconciles
+    their states into one output tuple, with the ``learned`` facts of earlier traces."""
 
-    def __init__(self, init, body, orelse, get_state, set_state, symbol_names, nouts, roles, learned, lists):
-        self.init, self.get_state, self.set_state = init, get_state, set_state
+    def __init__(self, spec: IfSpec, learned: Learned, lists: BranchLists, init: tuple):
+        self.init, self.get_state, self.set_state = init, spec.get_state, spec.set_state
         self.lists, self.learned = lists, learned
-        self.names, self.nouts, self.return_hints = tuple(symbol_names), nouts, learned.placeholders
-        self.body, self.orelse = body, orelse
-        self.roles = roles
-        self.do_return_at = roles.index(RETURN_FLAG, RETURN_GUARD)
+        self.names, self.nouts, self.return_hints = spec.names, spec.nouts, learned.placeholders
+        self.body, self.orelse = spec.body, spec.orelse
+        self.roles = spec.roles
+        self.do_return_at = spec.roles.index(RETURN_FLAG, RETURN_GUARD)
         # `if not do_return:` -> in the else branch a return has certainly happened.
-        self.else_has_returned = roles.index(RETURN_GUARD) is not None
+        self.else_has_returned = spec.roles.index(RETURN_GUARD) is not None
         self.raw: Dict[bool, tuple] = {}
         self.kinds: Dict[bool, List[str]] = {}
         self.first = None  # which branch rt.cond traced first

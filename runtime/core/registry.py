@@ -114,16 +114,15 @@ _REGISTRY: Dict[str, OpDef] = {}
 
 
 def register_op(name: str, inputs: Sequence[str], infer: InferFn, kernel: Optional[Callable[..., Any]],
-                stateful: bool = False, doc: str = "", shape_only: bool = False,
-                ufunc: Optional[np.ufunc] = None, zero_divisor_error: bool = False,
-                algebra: Algebra = NO_ALGEBRA, in_place_kernel: Optional[Callable[..., Any]] = None,
-                into_kernel: Optional[Callable[..., Any]] = None) -> OpDef:
-    """Declare an op. Registering the same name twice is a programming error."""
+                stateful: bool = False, doc: str = "", **features: Any) -> OpDef:
+    """Declare an op. ``features``: OpDef's other fields by keyword (``shape_only``, ``ufunc``,
+    ``zero_divisor_error``, ``algebra``, ``in_place_kernel``, ``into_kernel``; see OpDef). Registering the
+    same name twice is a programming error, and so is a gradient given here (``register_gradient`` declares it)."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
-    op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc, shape_only=shape_only, ufunc=ufunc,
-                   zero_divisor_error=zero_divisor_error, algebra=algebra, in_place_kernel=in_place_kernel,
-                   into_kernel=into_kernel)
+    if "gradient" in features:
+        raise TypeError(f"register_op({name!r}): declare the gradient with register_gradient, below the op")
+    op_def = OpDef(name, tuple(inputs), infer, kernel, stateful, doc, **features)
     _REGISTRY[name] = op_def
     return op_def
 

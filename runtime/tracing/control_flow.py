@@ -12,6 +12,7 @@ Values may be nested tuples/lists/dicts of tensors or Python numbers (converted 
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
@@ -242,9 +243,11 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
     where = _where(body)
     declared = _declared_shapes(shape_invariants, initial, names, where)
     shapes = [t.shape if shape is None else shape for t, shape in zip(flat_initial, declared)]
+    placeholder_names = [name for name, value in zip(loop_var_names or ["loop_var"] * len(initial), initial)
+                         for _ in nest.flatten(value)]
+    loop = _LoopParts(outer, cond, body, initial, number, placeholder_names, names, where)
     while True:  # a dim the body changes is relaxed to None and the loop traced again (at most rank times)
-        cond_graph, body_graph = _trace_loop(outer, cond, body, loop_vars, initial, shapes, number,
-                                             loop_var_names, names, where)
+        cond_graph, body_graph = _trace_loop(loop, shapes)
         leaf_names = _leaf_names(names, initial)
         _check_invariants(leaf_names, declared, body_graph.outputs, where)
         relaxed = [_relaxed_shape(name, shape, output.shape, where)
@@ -261,30 +264,39 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
     return type(loop_vars)(nest.pack_sequence_as(list(initial), op.outputs))
 
 
-def _trace_loop(outer: Graph, cond: Callable, body: Callable, loop_vars: Sequence[Any], initial: List[Any],
-                shapes: List[Any], number: int, loop_var_names: Optional[Sequence[str]],
-                names: List[str], where: str) -> Tuple[FuncGraph, FuncGraph]:
+@dataclasses.dataclass(frozen=True)
+class _LoopParts:
+    """What every trace of one rt.while_loop reads: only the shapes of its loop variables change between them."""
+    outer: Graph
+    cond: Callable
+    body: Callable
+    initial: List[Any]              # the loop variables as tensors (structures of them)
+    number: int                     # names the cond and body graphs
+    placeholder_names: List[str]    # one per flat loop variable
+    names: List[str]                # one per loop variable, for error messages
+    where: str                      # the body's source location, for error messages
+
+
+def _trace_loop(loop: _LoopParts, shapes: List[Any]) -> Tuple[FuncGraph, FuncGraph]:
     """The cond and body graphs, their loop-variable placeholders shaped ``shapes`` (flat)."""
-    cond_graph = FuncGraph(f"while_cond_{number}", outer_graph=outer)
-    body_graph = FuncGraph(f"while_body_{number}", outer_graph=outer)
-    placeholder_names = [name for name, value in zip(loop_var_names or ["loop_var"] * len(loop_vars), initial)
-                         for _ in nest.flatten(value)]
+    cond_graph = FuncGraph(f"while_cond_{loop.number}", outer_graph=loop.outer)
+    body_graph = FuncGraph(f"while_body_{loop.number}", outer_graph=loop.outer)
 
     def loop_placeholders(graph: FuncGraph) -> List[Any]:
         flat = [graph.add_placeholder(t.dtype, shape, name=name)
-                for name, t, shape in zip(placeholder_names, nest.flatten(initial), shapes)]
-        return nest.pack_sequence_as(initial, flat)
+                for name, t, shape in zip(loop.placeholder_names, nest.flatten(loop.initial), shapes)]
+        return nest.pack_sequence_as(loop.initial, flat)
 
     with context.graph_scope(cond_graph):
-        keep_going = convert_to_tensor(cond(*loop_placeholders(cond_graph)))
+        keep_going = convert_to_tensor(loop.cond(*loop_placeholders(cond_graph)))
         if keep_going.dtype.kind != "b" or (keep_going.shape is not None and keep_going.shape != ()):
             raise TypeError(f"rt.while_loop: cond must return a scalar bool, got {keep_going!r}"
-                            f"{_where(cond)}; compare with rt.less(...) etc. or reduce with rt.reduce_all")
+                            f"{_where(loop.cond)}; compare with rt.less(...) etc. or reduce with rt.reduce_all")
         cond_graph.outputs = [_into_graph(cond_graph, keep_going)]
     with context.graph_scope(body_graph):
         body_inputs = loop_placeholders(body_graph)
-        result = _one_value_per_loop_var(body(*body_inputs), len(loop_vars), where)
-        body_graph.outputs = _body_outputs(result, initial, body_graph, names, where)
+        result = _one_value_per_loop_var(loop.body(*body_inputs), len(loop.initial), loop.where)
+        body_graph.outputs = _body_outputs(result, loop.initial, body_graph, loop.names, loop.where)
     return cond_graph, body_graph
 
 
