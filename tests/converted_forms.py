@@ -1,7 +1,5 @@
-"""Run converted code in each of its two forms (docs/GENERATED_CODE.md): the plain form, which runs on
-Python values outside a graph, and the staged form, which runs while tracing (also for Python values,
-e.g. a Python loop that unrolls). Tests that compare converted with original code on Python values
-check both, so the staged form keeps its coverage on Python values.
+"""Run converted code in each of its two forms (docs/GENERATED_CODE.md) -- now the public
+``autograph_lite.testing.forms`` (kept here so that ``from converted_forms import ...`` keeps working).
 
 >>> def f(x):
 ...     return x if x > 0 else -x
@@ -9,22 +7,15 @@ check both, so the staged form keeps its coverage on Python values.
 >>> [in_form(form, ag.to_graph(f), -3) for form in FORMS]
 [3, 3]
 """
-import contextlib
 from typing import Any, Callable
 
-from autograph_lite.operators.forms import staged_form_always
-
-FORMS = ('plain form', 'staged form')
-
-
-def form_context(form: str):
-    """The context in which converted functions run ``form``."""
-    if form not in FORMS:
-        raise ValueError(f'unknown form {form!r}; one of {FORMS}')
-    return staged_form_always() if form == 'staged form' else contextlib.nullcontext()
+from autograph_lite.testing import forms
+from autograph_lite.testing.forms import FORMS, form_context  # noqa: F401
 
 
 def in_form(form: str, function: Callable, *args: Any, **kwargs: Any) -> Any:
-    """``function(*args, **kwargs)`` with converted functions running ``form``."""
-    with form_context(form):
-        return function(*args, **kwargs)
+    """``function(*args, **kwargs)`` with converted functions running ``form``.
+
+    A def of this module, not an import: test_differential_frames.py compiles a function from a string
+    under this module's name at this def's line."""
+    return forms.in_form(form, function, *args, **kwargs)

@@ -8,40 +8,24 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
-from converted_forms import FORMS, in_form
 
 
 def plain(value):
     """Tensors -> nested Python lists/numbers, keeping tuples/lists/dicts, so results compare with ==."""
-    if isinstance(value, (tuple, list)):
-        return type(value)(plain(item) for item in value)
-    if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, rt.Tensor):
-        return value.numpy().tolist()
-    return value
+    return ag.testing.to_python(value)
 
 
 def run_three_ways(function, *args, **kwargs):
     """Graph, forced-eager and converted results of ``function(*args)``; asserts they agree, returns one."""
-    graph_function = ag.function(function)
-    graph = plain(graph_function(*args, **kwargs))
-    ag.run_functions_eagerly(True)
-    try:
-        forced_eager = plain(graph_function(*args, **kwargs))
-    finally:
-        ag.run_functions_eagerly(False)
-    converted = plain(ag.to_graph(function)(*args, **kwargs))
-    staged = plain(in_form('staged form', ag.to_graph(function), *args, **kwargs))
+    graph, forced_eager, converted, staged = (plain(mode.run(function, *args, **kwargs)) for mode in
+                                              (ag.testing.GRAPH, ag.testing.EAGER, ag.testing.PLAIN, ag.testing.STAGED))
     assert graph == forced_eager == converted == staged, (graph, forced_eager, converted, staged)
     return graph
 
 
 def same_on_python_values(function, *args):
-    expected = function(*args)
-    for form in FORMS:
-        assert in_form(form, ag.to_graph(function), *args) == expected, form
-    return expected
+    """Converted == original on Python values, in both forms (ag.testing.assert_converted_equivalent)."""
+    return ag.testing.assert_converted_equivalent(function, *args)
 
 
 # --- structured loop and branch state ------------------------------------------------------------------

@@ -38,9 +38,10 @@ def _one_sided(fn: Callable, arrays: Sequence[np.ndarray], cotangent: np.ndarray
     base = _objective(fn, arrays, cotangent)
     results = []
     for index, array in enumerate(arrays):
-        central, forward, backward = (np.zeros_like(array, dtype=np.float64) for _ in range(3))
-        for position in np.ndindex(array.shape):
-            values = [np.array(a, dtype=np.float64, copy=True) for a in arrays]
+        # In each input's own dtype (assert_gradients_match passes float64 arrays).
+        central, forward, backward = (np.zeros_like(array) for _ in range(3))
+        for position in np.ndindex(np.shape(array)):
+            values = [np.array(a, copy=True) for a in arrays]
             values[index][position] += EPSILON
             up = _objective(fn, values, cotangent)
             values[index][position] -= 2 * EPSILON
