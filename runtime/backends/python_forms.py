@@ -16,6 +16,9 @@ expression is what a person would write and what numpy runs fastest:
   ``x.max(...)``, ``x.mean(...)`` (floats), ``x.transpose(perm)``, and ``SumToShape`` (a gradient's
   un-broadcast) with its axes worked out once from static shapes: ``x.sum(axis=(0,), ...).reshape(...)``;
 - ``ReadVariableOp``: ``variable._array`` (its kernel's body); ``SelectV2``: ``np.where(c, t, e)``.
+- ``ArgMax``/``ArgMin``: ``x.argmax(axis=0).astype(dtype)`` (the kernel's ``np.argmax`` dispatches to it);
+- ``TensorListPushBack``: the kernel's append without wrapping the new version in a 0-d object array
+  (``list_ops.push_back_unwrapped``; every list kernel takes the bare value, an output is wrapped);
 - ``SplitV`` and ``Unpack`` with static sizes: views, ``(x[:, 0:128], x[:, 128:256])`` and ``(x[0], x[1])``
   (the kernels copy every piece; nothing writes into a piece or its input while it lives: the memory plan
   pools and updates in place only arrays whose readers all return new arrays). Pieces of a constant or an
@@ -41,7 +44,8 @@ from runtime.ops.combine_ops import CONCAT, SELECT
 from runtime.ops.core import CONST, PLACEHOLDER
 from runtime.ops.gradient_ops import SUM_TO_SHAPE
 from runtime.ops.indexing import GATHER, STRIDED_SLICE, STRIDED_SLICE_UPDATE
-from runtime.ops.reduction_ops import MAX, MEAN, MIN, SUM
+from runtime.ops.list_ops import TENSOR_LIST_PUSH_BACK, push_back_unwrapped
+from runtime.ops.reduction_ops import ARG_MAX, ARG_MIN, MAX, MEAN, MIN, SUM
 from runtime.ops.split_ops import SPLIT, UNSTACK
 from runtime.ops.variables import READ_VARIABLE
 
@@ -139,6 +143,11 @@ def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str],
         return f"{bind(op.attrs['variable'], 'variable')}._array"
     if op_def is SELECT:
         return f"np.where({', '.join(args)})"
+    if op_def in (ARG_MAX, ARG_MIN):
+        method = "argmax" if op_def is ARG_MAX else "argmin"
+        return f"{args[0]}.{method}(axis={int(op.attrs['axis'])}).astype({bind(op.attrs['output_type'], 'dtype')})"
+    if op_def is TENSOR_LIST_PUSH_BACK:
+        return f"{bind(push_back_unwrapped, 'push_back')}({args[0]}, {args[1]})"
     if op_def in (SPLIT, UNSTACK):
         return _pieces(op, args[0])
     if op_def is CONCAT:

@@ -100,13 +100,19 @@ def _push_back_infer(specs, attrs):
     return [(dtypes.variant, _merged(shape, element[1], "the appended element"))]
 
 
-def _push_back_kernel(handle, element, *, element_dtype):
+def push_back_unwrapped(handle, element) -> ListValue:
+    """The list ``handle`` with ``element`` appended, as a bare ``ListValue``: what the compiled executor
+    calls in a loop body (every list kernel unwraps a bare value; wrapping costs a 0-d object array)."""
     value = _unwrap(handle)
     items = value.items
     if len(items) != value.length:  # a newer version already extended the shared storage: copy
         items = items[:value.length]
     items.append(element)
-    return _wrap(ListValue(items, value.length + 1))
+    return ListValue(items, value.length + 1)
+
+
+def _push_back_kernel(handle, element, *, element_dtype):
+    return _wrap(push_back_unwrapped(handle, element))
 
 
 TENSOR_LIST_PUSH_BACK = register_op(

@@ -58,8 +58,15 @@ def _one_hot_kernel(indices, depth, on_value, off_value, *, axis, static_depth=N
     depth = int(depth)
     if depth < 0:
         raise ValueError(f"depth must be >= 0, got {depth}")
-    hot = indices[..., None] == np.arange(depth)  # an index outside [0, depth) matches nothing: all off
-    out = np.where(hot, on_value, off_value).astype(on_value.dtype, copy=False)
+    # off_value everywhere, then on_value at each row's index (one write per row, not a comparison and a
+    # select over all of them); an index outside [0, depth) sets nothing: its row stays off
+    out = np.full(indices.shape + (depth,), off_value, dtype=on_value.dtype)
+    if out.size == 0:
+        return out if axis == -1 else np.moveaxis(out, -1, axis).copy()
+    flat = indices.reshape(-1).astype(np.intp, copy=False)
+    positions = np.arange(0, flat.size * depth, depth, dtype=np.intp) + flat
+    inside = (flat >= 0) & (flat < depth)
+    out.reshape(-1)[positions if inside.all() else positions[inside]] = on_value
     return out if axis == -1 else np.moveaxis(out, -1, axis).copy()
 
 
