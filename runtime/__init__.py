@@ -29,6 +29,7 @@ from runtime.tracing import optimizers  # rt.optimizers.SGD, rt.optimizers.Adam
 from runtime.tracing import distribute  # rt.distribute.data_parallel(step, devices) (jit_compile, the jax extra)
 from runtime.tracing.function import ConcreteFunction, Function, function, functions_run_eagerly, run_functions_eagerly
 from runtime.tracing.function_gradient import function_gradient
+from runtime.tracing.custom_gradient import custom_gradient
 from runtime.saving.serialize import load, save
 
 newaxis = None  # t[:, rt.newaxis] adds a dimension of size 1, as numpy's np.newaxis

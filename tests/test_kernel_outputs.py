@@ -21,6 +21,7 @@ from op_samples import record_eager_runs
 # are never written in place, and the memory plan never pools a value one of these ops reads.
 VIEW_OPS = {
     "Identity": "returns its input",
+    "CustomGradient": "returns its first inputs (the custom-gradient function's values)",
     "StopGradient": "returns its input",
     "EnsureDefined": "returns its input once the 'defined' flag is checked",
     "Reshape": "numpy reshape is a view when it can be",
@@ -31,6 +32,7 @@ VIEW_OPS = {
 }
 # Ops with a kernel that no eager call can reach: they only run inside a graph.
 GRAPH_ONLY = {
+    "CustomGradient": "made only while tracing (eagerly, rt.custom_gradient records its gradient on the tapes)",
     "Const": "a graph constant: its value is bound when the graph is compiled",
     "AssignVariableOp": "eager writes call the kernel directly (checked below)",
     "AssignAddVariableOp": "eager writes call the kernel directly (checked below)",

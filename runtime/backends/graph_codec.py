@@ -11,6 +11,7 @@ numpy dtype           ``{"dtype": "float32"}``
 tuple / list / dict   ``{"tuple": [...]}`` / ``{"list": [...]}`` / ``{"dict": {...}}``
 numpy array / scalar  ``{"ndarray": "a3"}`` / ``{"scalar": "a4"}`` (key into the .npz arrays)
 FuncGraph (If/While)  ``{"graph": {...}}`` (nested)
+GradientFunction      ``{"gradient_function": {...}}`` (a custom gradient's graph, nested)
 Variable              ``{"variable": 0}`` (index into the saved variables)
 TensorSpec            ``{"tensor_spec": {"dtype": "float32", "shape": [null, 3]}}``
 OutputRef             ``{"output": 2}`` (a function result: that graph output)
@@ -47,6 +48,7 @@ from runtime.core.registry import registered_ops
 from runtime.core.tensor import TensorSpec
 from runtime.core.graph import PLACEHOLDER
 from runtime.ops.attr_declarations import attr_problem, declared_attrs
+from runtime.ops.custom_gradient_ops import GradientFunction
 
 Arrays = Dict[str, np.ndarray]
 
@@ -107,6 +109,8 @@ def encode_value(value: Any, arrays: Arrays, variable_index: Callable[[Any], int
             return {"ndarray": _add_array(arrays, v)}
         if isinstance(v, Graph):
             return {"graph": encode_graph(v, arrays, variable_index)}
+        if isinstance(v, GradientFunction):
+            return {"gradient_function": encode_graph(v.graph, arrays, variable_index)}
         if _is_variable(v):
             return {"variable": variable_index(v)}
         raise SaveError(f"{where}: cannot save a value of type {type(v).__name__} ({v!r}); saved graphs "
@@ -195,6 +199,8 @@ def decode_value(data: Any, arrays: Arrays, variables: List[Any], where: str,
             return TensorSpec(shape, dtypes.as_dtype(body["dtype"]))
         if tag == "graph":
             return decode_graph(body, arrays, variables, outer_graph=outer_graph)
+        if tag == "gradient_function":
+            return GradientFunction(decode_graph(body, arrays, variables, outer_graph=outer_graph))
         raise LoadError(f"{where}: unknown value tag {tag!r}")
     return decode(data)
 

@@ -27,8 +27,8 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.graph import CONST, PLACEHOLDER, Graph
 from runtime.core.registry import OpDef
-from runtime.ops import (combine_ops, control_flow_ops, creation_ops, debugging, einsum_ops, gradient_ops,
-                         indexing, list_gradients, logging_ops, manipulation_ops, nn_ops, random_ops,
+from runtime.ops import (combine_ops, control_flow_ops, creation_ops, custom_gradient_ops, debugging, einsum_ops,
+                         gradient_ops, indexing, list_gradients, logging_ops, manipulation_ops, nn_ops, random_ops,
                          reduction_ops, scatter_ops, shape_ops, sort_ops, split_ops, variables)
 from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TILE, TRANSPOSE
 from runtime.ops.cast_op import CAST
@@ -145,6 +145,9 @@ PADDINGS = AttrKind("a tuple of (before, after) pairs of ints >= 0",
                         type(p) is tuple and len(p) == 2 and all(_is_nonnegative_int(n) for n in p) for p in v))
 ARRAY = AttrKind("a numeric or bool array", lambda v: isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "biuf")
 GRAPH = AttrKind("a graph", lambda v: isinstance(v, Graph))
+GRADIENT_FUNCTION = AttrKind("a gradient function graph",
+                             lambda v: isinstance(v, custom_gradient_ops.GradientFunction))
+BOOLS = AttrKind("a tuple of bools", lambda v: type(v) is tuple and len(v) <= MAX_INT and all(type(b) is bool for b in v))
 VARIABLE = AttrKind("a Variable", _is_variable)
 SLICE_KEY = AttrKind("a subscript key", lambda v: type(v) is tuple and len(v) <= MAX_RANK
                      and all(_is_key_item(item) for item in v))
@@ -246,8 +249,22 @@ def _while_consistency(attrs: Mapping[str, Any], input_count: int) -> Optional[s
     return None
 
 
+def _custom_gradient_consistency(attrs: Mapping[str, Any], input_count: int) -> Optional[str]:
+    graph = attrs["gradient"].graph
+    named = attrs["num_outputs"] + attrs["num_inputs"] + attrs["num_variables"]
+    if named > input_count:
+        return f"attrs name {named} input(s), but the node has {input_count}"
+    if len(attrs["gradient_returns"]) != attrs["num_inputs"] + attrs["num_variables"]:
+        return "attr 'gradient_returns' needs one entry per tensor argument and variable"
+    if len(graph.inputs) != attrs["num_outputs"] + input_count - named:
+        return f"the gradient graph takes {len(graph.inputs)} input(s), the node gives it a different number"
+    if len(graph.outputs) != sum(attrs["gradient_returns"]):
+        return f"the gradient graph returns {len(graph.outputs)} gradient(s), attr 'gradient_returns' says otherwise"
+    return None
+
+
 # Ops declared with one input name that take any number of inputs after it.
-_VARIADIC = {control_flow_ops.IF, control_flow_ops.WHILE}
+_VARIADIC = {control_flow_ops.IF, control_flow_ops.WHILE, custom_gradient_ops.CUSTOM_GRADIENT}
 _CONSISTENCY: Dict[OpDef, Callable[[Mapping[str, Any], int], Optional[str]]] = {
     CONST: _const_consistency,
     indexing.STRIDED_SLICE: _key_consistency(1),
@@ -256,6 +273,7 @@ _CONSISTENCY: Dict[OpDef, Callable[[Mapping[str, Any], int], Optional[str]]] = {
     logging_ops.PRINT: _template_consistency(0),
     debugging.ASSERT: _template_consistency(1),
     control_flow_ops.WHILE: _while_consistency,
+    custom_gradient_ops.CUSTOM_GRADIENT: _custom_gradient_consistency,
 }
 # Attrs an op may be saved without (its kernel has a default for them).
 _OPTIONAL: Dict[OpDef, Tuple[str, ...]] = {}
@@ -299,6 +317,8 @@ def _declare_all() -> None:
     for op_def in (reduction_ops.CUMSUM, reduction_ops.CUMPROD):
         declare_attrs(op_def, axis=INT, exclusive=BOOL, reverse=BOOL)
     declare_attrs(einsum_ops.EINSUM, equation=TEXT)
+    declare_attrs(custom_gradient_ops.CUSTOM_GRADIENT, num_outputs=COUNT, num_inputs=COUNT, num_variables=COUNT,
+                  gradient=GRADIENT_FUNCTION, gradient_returns=BOOLS, function=TEXT)
     declare_attrs(nn_ops.LEAKY_RELU, alpha=FLOAT)
     for op_def in (manipulation_ops.PAD, manipulation_ops.MIRROR_PAD):
         declare_attrs(op_def, mode=_one_of("CONSTANT", "REFLECT", "SYMMETRIC"), static_paddings=_optional(PADDINGS))

@@ -79,6 +79,11 @@ def _elu(b, op, inputs):
     return [b.one("Elu", inputs, op.name, alpha=1.0)]
 
 
+@_converts("CustomGradient")
+def _custom_gradient(b, op, inputs):  # the forward values; the custom gradient is not part of an exported model
+    return [b.one("Identity", [name], f"{op.name}/{i}") for i, name in enumerate(inputs[:op.attrs["num_outputs"]])]
+
+
 @_converts("SigmoidCrossEntropyWithLogits")
 def _sigmoid_cross_entropy(b, op, inputs):  # max(x, 0) - x z + softplus(-|x|): softplus of a value <= 0 is exact
     labels, logits = inputs
