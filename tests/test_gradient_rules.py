@@ -289,6 +289,7 @@ def test_sigmoid_cross_entropy_rule(data, dynamic):
 CHECKED_ELSEWHERE = {
     "ReadVariableOp": "tests/test_gradient_tape.py (variables)",
     "If": "tests/test_gradient_control_flow.py", "While": "tests/test_gradient_while.py",
+    "CustomGradient": "tests/test_custom_gradient.py (its rule is the user's gradient function)",
     **{op: "tests/test_list_gradients.py (tensor lists)"
        for op in ("TensorListFromTensors", "TensorListFromTensor", "TensorListPushBack", "TensorListPopItem",
                   "TensorListGetItem", "TensorListSetItem", "TensorListStack", "TensorListZerosLike", "TensorListAddN",
