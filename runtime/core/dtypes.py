@@ -72,12 +72,19 @@ def as_dtype(value: Any) -> np.dtype:
     return _BY_NAME[dtype.name]
 
 
-def _python_kind(value: Any) -> str | None:
+# numpy's limit on dimensions: a list nested deeper cannot be a tensor (and would exhaust Python's stack here)
+MAX_NESTING = 64
+
+
+def _python_kind(value: Any, depth: int = 0) -> str | None:
     """The widest Python scalar kind inside ``value`` ('bool', 'int', 'int64', 'float'), or None if empty."""
     if isinstance(value, builtins.range):
         return max(_int_kind(value.start), _int_kind(value.stop), key=_KIND_RANK.__getitem__)
     if isinstance(value, (list, tuple)):
-        kinds = [k for k in map(_python_kind, value) if k is not None]
+        if depth >= MAX_NESTING:
+            raise ValueError(f"cannot convert a {type(value).__name__} nested more than {MAX_NESTING} deep to a "
+                             f"tensor: a tensor has at most {MAX_NESTING} dimensions")
+        kinds = [k for k in (_python_kind(item, depth + 1) for item in value) if k is not None]
         return max(kinds, key=_KIND_RANK.__getitem__) if kinds else None
     if isinstance(value, (builtins.bool, np.bool_)):
         return "bool"

@@ -49,6 +49,45 @@ def most_specific_common_shape(a: Shape, b: Shape) -> Shape:
     return tuple(x if x == y else None for x, y in zip(a, b))
 
 
+def axis_argument(axis: Any, op: str, name: str = "axis") -> int:
+    """``axis`` as a Python int, if it is an integer (Python, numpy, or a scalar integer tensor's value);
+    a TypeError naming ``op`` otherwise (``int(1.5)`` would silently pick axis 1).
+
+    >>> axis_argument(np.int64(1), "ConcatV2")
+    1
+    >>> axis_argument(1.5, "ConcatV2")
+    Traceback (most recent call last):
+    TypeError: ConcatV2: axis must be an int, got 1.5 (float)
+    """
+    if type(axis) is int:
+        return axis
+    if not isinstance(axis, (bool, np.bool_)):
+        if isinstance(axis, (int, np.integer)):
+            return int(axis)
+        dtype, shape = getattr(axis, "dtype", None), getattr(axis, "shape", None)
+        if isinstance(dtype, np.dtype) and dtype.kind in "iu" and shape == () and hasattr(axis, "numpy"):
+            return int(axis.numpy())
+    raise TypeError(f"{op}: {name} must be an int, got {axis!r:.80} ({type(axis).__name__})")
+
+
+def axes_argument(axes: Any, op: str, name: str = "axis") -> tuple:
+    """``axes`` (an int, or a list/tuple/array of ints) as a tuple of Python ints; TypeError naming ``op``.
+
+    >>> axes_argument([0, np.int32(2)], "Transpose", "perm")
+    (0, 2)
+    """
+    if isinstance(axes, (list, tuple)) or (isinstance(axes, np.ndarray) and axes.ndim == 1):
+        try:
+            return tuple(axis_argument(a, op, name) for a in axes)
+        except TypeError:
+            raise TypeError(f"{op}: {name} must be an int or a list of ints, got {axes!r:.80}") from None
+    try:
+        return (axis_argument(axes, op, name),)
+    except TypeError:
+        raise TypeError(f"{op}: {name} must be an int or a list of ints, got {axes!r:.80} "
+                        f"({type(axes).__name__})") from None
+
+
 def normalize_axis(axis: int, rank: int, op: str) -> int:
     if not -rank <= axis < max(rank, 1):
         raise ValueError(f"axis {axis} is out of range for a tensor of rank {rank}")

@@ -94,7 +94,7 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None) -> Tensor:
     """
     a = convert_to_tensor(a)
     if perm is not None:
-        perm = tuple(int(p) for p in perm)
+        perm = shapes.axes_argument(perm, "Transpose", "perm")
         if a.ndim is not None and sorted(perm) != list(range(a.ndim)):
             raise ValueError(f"Transpose: perm {list(perm)} is not a permutation of the {a.ndim} axes of "
                              f"a tensor of shape {a.shape}")
@@ -122,8 +122,8 @@ def expand_dims(input: Any, axis: int) -> Tensor:  # noqa: A002
     """
     input = convert_to_tensor(input)
     if input.ndim is not None:
-        shapes.normalize_axis(int(axis), input.ndim + 1, "ExpandDims")
-    return apply_op(EXPAND_DIMS, (input,), {"axis": int(axis)})
+        shapes.normalize_axis(shapes.axis_argument(axis, "ExpandDims"), input.ndim + 1, "ExpandDims")
+    return apply_op(EXPAND_DIMS, (input,), {"axis": shapes.axis_argument(axis, "ExpandDims")})
 
 
 def _squeeze_infer(specs, attrs):
@@ -162,8 +162,7 @@ def squeeze(input: Any, axis: Union[int, Sequence[int], None] = None) -> Tensor:
     (2,)
     """
     input = convert_to_tensor(input)
-    axis = None if axis is None else tuple(int(a) for a in ((axis,) if isinstance(axis, (int, np.integer))
-                                                             else axis))
+    axis = None if axis is None else shapes.axes_argument(axis, "Squeeze")
     if axis is not None and input.ndim is not None:
         _squeeze_infer([(input.dtype, input.shape)], {"axis": axis})
     return apply_op(SQUEEZE, (input,), {"axis": axis})

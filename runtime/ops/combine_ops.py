@@ -71,7 +71,7 @@ def concat(values: Sequence[Any], axis: int) -> Tensor:
     if isinstance(values, TensorList):
         return values.concat(axis)
     tensors = _convert_all(values, "ConcatV2")
-    return apply_op(CONCAT, tensors, {"axis": int(axis)})
+    return apply_op(CONCAT, tensors, {"axis": shapes.axis_argument(axis, "ConcatV2")})
 
 
 def stack(values: Sequence[Any], axis: int = 0) -> Tensor:
@@ -85,7 +85,7 @@ def stack(values: Sequence[Any], axis: int = 0) -> Tensor:
             raise ValueError(f"Pack: a tensor list stacks along axis 0, got axis={axis}; transpose the result")
         return values.stack()
     tensors = _convert_all(values, "Pack")
-    return apply_op(STACK, tensors, {"axis": int(axis)})
+    return apply_op(STACK, tensors, {"axis": shapes.axis_argument(axis, "Pack")})
 
 
 def _where_infer(specs, attrs):

@@ -34,7 +34,9 @@ def _array_of(value: Any, dtype: Optional[np.dtype]) -> np.ndarray:
         return value
     try:
         array = np.asarray(value)
-    except ValueError:  # numpy refuses ragged nesting
+    except ValueError:  # numpy refuses ragged nesting, and nesting deeper than its dimensions
+        if dtype is not None:
+            dtypes.infer_dtype(value)  # the clear error for a list nested too deep (the repr below would recurse)
         array = np.empty((), dtype=object)
     if array.dtype.kind in "SU":
         raise TypeError(f"cannot convert {value!r} (a {type(value).__name__}) to a tensor of dtype {target.name}: "
@@ -111,8 +113,11 @@ def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:
     return convert_to_tensor(as_tensor(value), dtype)
 
 
-def _holds_tensor(value: Any) -> bool:
-    return any(isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and _holds_tensor(v)) for v in value)
+def _holds_tensor(value: Any, depth: int = 0) -> bool:
+    if depth >= dtypes.MAX_NESTING:
+        raise ValueError(f"cannot convert a {type(value).__name__} nested more than {dtypes.MAX_NESTING} deep to "
+                         f"a tensor: a tensor has at most {dtypes.MAX_NESTING} dimensions")
+    return any(isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and _holds_tensor(v, depth + 1)) for v in value)
 
 
 def _first_tensor_dtype(value: Any) -> Optional[np.dtype]:

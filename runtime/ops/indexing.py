@@ -177,7 +177,7 @@ def gather(params: Any, indices: Any, axis: int = 0) -> Tensor:
     indices = convert_to_tensor(indices)
     if indices.dtype not in _INDEX_DTYPES:
         raise TypeError(f"GatherV2: indices must be int32 or int64, got {indices.dtype.name}")
-    axis = int(axis)
+    axis = shapes.axis_argument(axis, "GatherV2")
     if params.ndim is not None:
         if not -params.ndim <= axis < params.ndim:
             raise ValueError(f"GatherV2: axis {axis} is out of range for params of shape {params.shape}")

@@ -94,7 +94,7 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
               convert_to_tensor(0 if off_value is None else off_value,
                                 None if isinstance(off_value, Tensor) else target)]
     depth_tensor = convert_to_tensor(depth, None if isinstance(depth, Tensor) else dtypes.int32)
-    attrs = {"axis": -1 if axis is None else int(axis)}
+    attrs = {"axis": -1 if axis is None else shapes.axis_argument(axis, "OneHot")}
     known = constant_value(depth_tensor)
     if known is not None and known.ndim == 0:
         attrs["static_depth"] = int(known)
@@ -245,7 +245,7 @@ def reverse(tensor: Any, axis: Union[int, Sequence[int]], name: Optional[str] = 
     Tensor([[2 1]
      [4 3]], shape=(2, 2), dtype=int32)
     """
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(int(a) for a in axis)
+    axes = shapes.axes_argument(axis, "ReverseV2")
     return apply_validated(REVERSE, (convert_to_tensor(tensor),), {"axis": axes}, name=name)
 
 
@@ -295,7 +295,7 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None, name: Optional[
     """
     input = convert_to_tensor(input)
     repeats = convert_to_tensor(repeats, None if isinstance(repeats, Tensor) else dtypes.int32)
-    attrs = {"axis": None if axis is None else int(axis)}
+    attrs = {"axis": None if axis is None else shapes.axis_argument(axis, "Repeat")}
     known = constant_value(repeats)
     if known is not None and known.ndim <= 1:
         attrs["static_repeats"] = tuple(int(v) for v in np.reshape(known, -1))

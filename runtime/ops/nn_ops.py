@@ -146,7 +146,8 @@ def softmax(logits: Any, axis: int = -1, name: Optional[str] = None) -> Tensor:
     >>> softmax([[1.0, 1.0, 1.0, 1.0]])
     Tensor([[0.25 0.25 0.25 0.25]], shape=(1, 4), dtype=float32)
     """
-    return apply_validated(SOFTMAX, (convert_to_tensor(logits),), {"axis": int(axis)}, name=name)
+    return apply_validated(SOFTMAX, (convert_to_tensor(logits),), {"axis": shapes.axis_argument(axis, "Softmax")},
+                           name=name)
 
 
 def log_softmax(logits: Any, axis: int = -1, name: Optional[str] = None) -> Tensor:
@@ -155,7 +156,7 @@ def log_softmax(logits: Any, axis: int = -1, name: Optional[str] = None) -> Tens
     >>> log_softmax([0.0, 1000.0])
     Tensor([-1000.     0.], shape=(2,), dtype=float32)
     """
-    return apply_validated(LOG_SOFTMAX, (convert_to_tensor(logits),), {"axis": int(axis)}, name=name)
+    return apply_validated(LOG_SOFTMAX, (convert_to_tensor(logits),), {"axis": shapes.axis_argument(axis, "LogSoftmax")}, name=name)
 
 
 # --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------

@@ -42,8 +42,9 @@ def _normalize_axis(axis: Axis, tensor: Tensor, op_name: str) -> Optional[Tuple[
     if type(axis) is int:  # the common case, without the checks below
         axes = (axis,)
     else:
-        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-        if not all(isinstance(a, (int, np.integer)) for a in axes):
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis) if isinstance(
+            axis, (list, tuple, np.ndarray)) else (axis,)
+        if not all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in axes):
             raise TypeError(f"{op_name}: axis must be an int or a list of ints, got {axis!r}")
         axes = tuple(int(a) for a in axes)
     if tensor.ndim is not None:

@@ -28,7 +28,7 @@ def stack(values: Sequence[Any], axis: int = 0) -> Tensor:
     if not isinstance(values, Tensor):
         return combine_ops.stack(values, axis)
     rank = _rows_rank(values, "Pack", 1)
-    axis = shapes.normalize_axis(int(axis), rank, "Pack")
+    axis = shapes.normalize_axis(shapes.axis_argument(axis, "Pack"), rank, "Pack")
     if axis == 0:
         return values
     return transpose(values, list(range(1, axis + 1)) + [0] + list(range(axis + 1, rank)))
@@ -47,7 +47,7 @@ def concat(values: Sequence[Any], axis: int) -> Tensor:
     if not isinstance(values, Tensor):
         return combine_ops.concat(values, axis)
     _rows_rank(values, "ConcatV2", 2)
-    if int(axis) != 0:
+    if shapes.axis_argument(axis, "ConcatV2") != 0:
         raise TypeError(f"ConcatV2: a tensor given as values (the list of its rows) is concatenated along axis 0 "
                         f"only, got axis={axis}; pass a list, or use rt.reshape/rt.transpose")
     rest = values.shape[2:]

@@ -119,7 +119,7 @@ ARG_SORT = register_op("ArgSort", ("values",), _sort_infer(dtypes.int32), _argso
 
 def _sort_attrs(values: Tensor, axis: int, direction: str) -> dict:
     direction = direction.upper() if isinstance(direction, str) else direction
-    return {"axis": int(axis), "direction": direction}
+    return {"axis": shapes.axis_argument(axis, "Sort"), "direction": direction}
 
 
 def sort(values: Any, axis: int = -1, direction: str = "ASCENDING", name: Any = None) -> Tensor:

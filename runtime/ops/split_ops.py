@@ -100,7 +100,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
         if not sizes:
             raise ValueError("SplitV: size_splits must name at least one piece")
         attrs = {"num": len(sizes), "sizes": sizes}
-    attrs["axis"] = int(axis)
+    attrs["axis"] = shapes.axis_argument(axis, "SplitV")
     result = apply_validated(SPLIT, (value,), attrs, name=name)
     return list(result) if isinstance(result, tuple) else [result]
 
@@ -140,7 +140,7 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: Optional
     if num is None:
         if value.ndim is None:
             raise ValueError("Unpack: cannot infer num from a value of unknown rank; pass num=")
-        shapes.normalize_axis(int(axis), value.ndim, "unstack")
+        shapes.normalize_axis(shapes.axis_argument(axis, "Unpack"), value.ndim, "unstack")
         num = value.shape[int(axis)]
         if num is None:
             raise ValueError(f"Unpack: cannot infer num from shape {value.shape}: dimension {axis} is unknown "

@@ -26,7 +26,7 @@ from runtime.backends.onnx import checked_indexing  # noqa: F401  (registers Gat
 from runtime.backends.onnx import list_ops as onnx_list_ops  # (registers the tensor-list converters)
 from runtime.backends.onnx import ops as onnx_ops
 from runtime.passes.analysis import needed_ops
-from runtime.core.graph import PLACEHOLDER
+from runtime.core.graph import PLACEHOLDER, Graph
 
 OPSET = 18
 
@@ -181,6 +181,20 @@ class ModelBuilder:
         return self.helper.make_graph(inner.nodes, self.fresh(name), list(graph_inputs), output_infos)
 
 
+def _graph_of(function: Any) -> Graph:
+    """The graph to export: a ConcreteFunction's, or a FuncGraph itself; TypeError saying what to pass else."""
+    if isinstance(function, Graph):
+        return function
+    graph = getattr(function, "graph", None)
+    if isinstance(graph, Graph):
+        return graph
+    if callable(getattr(function, "get_concrete_function", None)):
+        raise TypeError("to_onnx exports one traced signature: pass f.get_concrete_function(rt.TensorSpec(...)) "
+                        f"rather than the function {getattr(function, '__name__', function)!r:.80} itself")
+    raise TypeError(f"to_onnx expects a ConcreteFunction (f.get_concrete_function(...)) or a FuncGraph, got "
+                    f"{type(function).__name__}")
+
+
 def to_onnx(concrete_function: Any, path: Optional[str] = None):
     """Export ``concrete_function`` (or a FuncGraph) to ONNX; writes ``path`` if given, returns the ModelProto.
 
@@ -189,7 +203,7 @@ def to_onnx(concrete_function: Any, path: Optional[str] = None):
     >>> rt.export.to_onnx(f.get_concrete_function(rt.TensorSpec([None])), "relu.onnx")  # doctest: +SKIP
     """
     onnx = _import_onnx()
-    graph = getattr(concrete_function, "graph", concrete_function)
+    graph = _graph_of(concrete_function)
     found: Dict[str, List[str]] = {}
     _unmapped(graph, graph.outputs, found)
     if found:
