@@ -37,7 +37,7 @@ dtype('int32')
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -160,6 +160,21 @@ def _expect(condition: bool, message: str) -> None:
         raise LoadError(message)
 
 
+def expect_fields(entry: Any, required: Tuple[str, ...], optional: Tuple[str, ...], where: str) -> None:
+    """``entry`` is a JSON object with the ``required`` fields and perhaps the ``optional`` ones, nothing else
+    (a field this version does not know is an edit it cannot honour): LoadError naming the field otherwise."""
+    _expect(isinstance(entry, dict), f"{where} must be a JSON object, got {type(entry).__name__}")
+    for field in required:
+        _expect(field in entry, f"{where}: field {field!r} is missing")
+    for field in entry:
+        _expect(field in required or field in optional, f"{where}: unknown field {field!r:.80}")
+
+
+_GRAPH_FIELDS = ("name", "ops")
+_FUNC_GRAPH_FIELDS = ("inputs", "outputs", "captures", "variables")
+_OP_FIELDS = ("name", "type", "inputs", "control_inputs", "attrs", "outputs")
+
+
 def decode_value(data: Any, arrays: Arrays, variables: List[Any], where: str,
                  outer_graph: Optional[Graph] = None) -> Any:
     """Inverse of ``encode_value``; ``LoadError`` naming ``where`` on anything unexpected."""
@@ -171,6 +186,7 @@ def decode_value(data: Any, arrays: Arrays, variables: List[Any], where: str,
         if tag == "float" and body in _NON_FINITE:
             return _NON_FINITE[body]
         if tag == "dtype":
+            _expect(isinstance(body, str) and len(body) < 32, f"{where}: bad dtype {body!r:.80}")
             return dtypes.as_dtype(body)
         if tag in ("tuple", "list"):
             _expect(isinstance(body, list), f"{where}: malformed {tag} {body!r}")
@@ -223,14 +239,15 @@ def _spec_matches(tensor, saved: Any) -> bool:
 def decode_graph(data: Dict[str, Any], arrays: Arrays, variables: List[Any],
                  outer_graph: Optional[Graph] = None) -> FuncGraph:
     """Rebuild a FuncGraph from ``encode_graph`` data (subgraphs get ``outer_graph`` = their parent)."""
-    _expect(isinstance(data, dict) and isinstance(data.get("ops"), list) and isinstance(data.get("name"), str),
+    expect_fields(data, _GRAPH_FIELDS, _FUNC_GRAPH_FIELDS, "a graph")
+    _expect(isinstance(data.get("ops"), list) and isinstance(data.get("name"), str),
             f"malformed graph: {str(data)[:80]!r}")
     graph = FuncGraph(data["name"], outer_graph=outer_graph)
     ops_by_name: Dict[str, Any] = {}
     known = registered_ops()
     for index, op_data in enumerate(data["ops"]):
-        _expect(isinstance(op_data, dict) and isinstance(op_data.get("name"), str),
-                f"graph '{graph.name}': op #{index} is malformed")
+        expect_fields(op_data, _OP_FIELDS, (), f"graph '{graph.name}': op #{index}")
+        _expect(isinstance(op_data.get("name"), str), f"graph '{graph.name}': op #{index} is malformed")
         name, op_type = op_data["name"], op_data.get("type")
         where = f"graph '{graph.name}', op '{name}'"
         _expect(op_type in known, f"{where}: unknown op type {op_type!r}; this runtime knows "
@@ -263,7 +280,10 @@ def decode_graph(data: Dict[str, Any], arrays: Arrays, variables: List[Any],
         op.control_inputs[:] = control
         ops_by_name[name] = op
     graph.inputs = [_tensor(ops_by_name, ref, f"graph '{graph.name}' inputs") for ref in data.get("inputs", [])]
-    _expect(all(t.op.op_def is PLACEHOLDER for t in graph.inputs), f"graph '{graph.name}': an input is not a Placeholder")
+    placeholders = {id(op.outputs[0]) for op in graph.operations if op.op_def is PLACEHOLDER}
+    _expect(len({id(t) for t in graph.inputs}) == len(graph.inputs) == len(placeholders)
+            and all(id(t) in placeholders for t in graph.inputs),
+            f"graph '{graph.name}': its inputs must be each of its Placeholders once, got {data.get('inputs')!r:.200}")
     graph.outputs = [_tensor(ops_by_name, ref, f"graph '{graph.name}' outputs") for ref in data.get("outputs", [])]
     graph.structured_outputs = list(graph.outputs)
     for outer_ref, inner_ref in data.get("captures", []):

@@ -35,7 +35,8 @@ from runtime.core import nest
 from runtime.core.traceback_filtering import api_boundary
 from runtime.tracing.concrete_function import ConcreteFunction
 from runtime.core.errors import LoadError, SaveError
-from runtime.backends.graph_codec import OutputRef, decode_graph, decode_value, encode_graph, encode_value
+from runtime.backends.graph_codec import (OutputRef, decode_graph, decode_value, encode_graph, encode_value,
+                                          expect_fields)
 from runtime.backends.xla import checked_jit_compile
 from runtime.tracing.signature import accepts, bind_arguments, describe_key, make_key
 from runtime.core.tensor import SymbolicTensor, TensorSpec
@@ -227,6 +228,7 @@ def _read_document(directory: Path) -> Dict[str, Any]:
     if type(version) is not int or version != FORMAT_VERSION:  # 1.0 and true equal 1 in Python, not here
         raise LoadError(f"{graph_path} has format version {version!r}; this version of autograph_lite reads version "
                         f"{FORMAT_VERSION} (field 'format_version'; re-save the function with a matching version)")
+    expect_fields(document, tuple(_FIELDS) + ("format", "format_version"), (), str(graph_path))
     for field, kind in _FIELDS.items():
         if not isinstance(document.get(field), kind):
             raise LoadError(f"{graph_path}: field {field!r} must be a JSON {_JSON_NAMES[kind]}, got "
@@ -247,6 +249,9 @@ def _build(document: Dict[str, Any], arrays: Dict[str, np.ndarray]):
     from runtime.ops.variables import Variable
     variables = []
     for index, entry in enumerate(document["variables"]):
+        expect_fields(entry, ("name", "trainable", "value"), (), f"variable {index}")
+        if not isinstance(entry["name"], str) or not isinstance(entry["trainable"], bool):
+            raise LoadError(f"variable {index}: field 'name' must be a string and 'trainable' a bool")
         value = decode_value(entry["value"], arrays, [], f"variable {index}")
         if not isinstance(value, np.ndarray):
             raise LoadError(f"variable {index}: its value must be an array")
@@ -256,6 +261,7 @@ def _build(document: Dict[str, Any], arrays: Dict[str, np.ndarray]):
     traces, keys = [], []
     for number, entry in enumerate(document["concrete_functions"]):
         where = f"concrete function {number}"
+        expect_fields(entry, ("input_signature", "output_structure", "graph"), (), where)
         values = [decode_value(v, arrays, variables, f"{where} argument") for v in entry["input_signature"]]
         if len(values) != len(parameters):
             raise LoadError(f"{where}: {len(values)} arguments recorded for {len(parameters)} parameters")
@@ -280,8 +286,11 @@ _PARAMETER_KINDS = {kind.name: kind for kind in (
 
 def _signature(entries: Any, arrays, variables) -> inspect.Signature:
     parameters = []
-    for entry in entries:
-        kind = _PARAMETER_KINDS.get(entry["kind"])
+    for number, entry in enumerate(entries):
+        expect_fields(entry, ("name", "kind"), ("default",), f"parameter {number}")
+        if not isinstance(entry["name"], str) or not entry["name"].isidentifier():
+            raise LoadError(f"parameter {number}: field 'name' must be a Python identifier, got {entry['name']!r:.80}")
+        kind = _PARAMETER_KINDS.get(entry["kind"]) if isinstance(entry["kind"], str) else None
         if kind is None:
             raise LoadError(f"parameter {entry.get('name')!r} has an unknown kind {entry['kind']!r}")
         default = (decode_value(entry["default"], arrays, variables, f"default of {entry['name']}")
