@@ -175,3 +175,21 @@ def test_a_wrong_input_count_is_a_load_error():
     data["ops"][-1]["inputs"].append(data["ops"][-1]["inputs"][0])
     with pytest.raises(LoadError, match="AddV2 takes 2 input"):
         decode_graph(data, store, [])
+
+
+def test_a_list_op_rewired_to_read_a_number_as_its_handle_is_a_load_error():
+    """Found by the fuzz test: the kernel took an int32 for a tensor list and failed inside (AttributeError)."""
+    data, store, variables = _saved("TensorListLength")
+    placeholder = data["ops"][0]
+    placeholder["attrs"]["dtype"] = {"dtype": "int32"}
+    placeholder["outputs"] = [["int32", placeholder["outputs"][0][1]]]
+    with pytest.raises(LoadError, match=r"input 0 \(handle\) must be a tensor list handle, got a int32 tensor"):
+        decode_graph(data, store, variables)
+
+
+def test_graph_inputs_edited_to_name_one_placeholder_twice_are_a_load_error():
+    """Found by the fuzz test: the executor then found a placeholder nothing feeds (ValueError at the call)."""
+    data, store, variables = _saved("AddV2")
+    data["inputs"] = [data["inputs"][0], data["inputs"][0]]
+    with pytest.raises(LoadError, match="its inputs must be each of its Placeholders once"):
+        decode_graph(data, store, variables)

@@ -47,7 +47,7 @@ from runtime.core.graph import FuncGraph, Graph
 from runtime.core.registry import registered_ops
 from runtime.core.tensor import TensorSpec
 from runtime.core.graph import PLACEHOLDER
-from runtime.ops.attr_declarations import attr_problem, declared_attrs
+from runtime.ops.attr_declarations import attr_problem, declared_attrs, input_problem
 from runtime.ops.custom_gradient_ops import GradientFunction
 
 Arrays = Dict[str, np.ndarray]
@@ -261,7 +261,8 @@ def decode_graph(data: Dict[str, Any], arrays: Arrays, variables: List[Any],
             _expect(key in declared, f"{where}: {attr_problem(known[op_type], {key: None}, len(inputs))}")
         attrs = {key: decode_value(value, arrays, variables, f"{where} attr '{key}'", outer_graph=graph)
                  for key, value in saved_attrs.items()}
-        problem = attr_problem(known[op_type], attrs, len(inputs))
+        problem = attr_problem(known[op_type], attrs, len(inputs)) or input_problem(known[op_type],
+                                                                                    [t.dtype for t in inputs])
         _expect(problem is None, f"{where} ({op_type}): {problem}")
         try:
             op = graph.create_op(known[op_type], inputs, attrs, name=name, site=None)  # user source unknown

@@ -20,7 +20,7 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -198,6 +198,18 @@ def attr_problem(op_def: OpDef, attrs: Mapping[str, Any], input_count: int) -> O
         return arity
     check = _CONSISTENCY.get(op_def)
     return check(attrs, input_count) if check is not None else None
+
+
+def input_problem(op_def: OpDef, input_dtypes: Sequence[np.dtype]) -> Optional[str]:
+    """What is wrong with the dtypes of an ``op_def`` node's inputs that its shape inference cannot see, or
+    None: a tensor list's handle (an input named ``handle``, or both inputs of TensorListAddN) must be a
+    handle, as a kernel reading it takes whatever it gets for one."""
+    handles = range(len(input_dtypes)) if op_def is list_gradients.TENSOR_LIST_ADD_N else [
+        i for i, name in enumerate(op_def.inputs[:len(input_dtypes)]) if name == "handle"]
+    for i in handles:
+        if input_dtypes[i] != dtypes.variant:
+            return f"input {i} ({op_def.input_name(i)}) must be a tensor list handle, got a {input_dtypes[i]} tensor"
+    return None
 
 
 def _shown(value: Any) -> str:
