@@ -118,17 +118,27 @@ def test_a_closure_value_and_a_global_read_by_a_called_function_are_found():
 # --- assert_traces / count_traces -------------------------------------------------------------------------
 def test_assert_traces_passes_when_the_calls_share_a_graph():
     counted = ag.testing.assert_traces(halve_until_small, [rt.constant(2.0), rt.constant(3.0)], expected=1)
-    assert counted.count == 1 and counted.of(halve_until_small) == 1
+    assert counted.graphs == 1 and counted.count == 1 and counted.of(halve_until_small) == 1
+
+
+def test_assert_traces_counts_graphs_traced_before():
+    function = ag.function(halve_until_small)
+    function(rt.constant(1.0))
+    counted = ag.testing.assert_traces(function, [rt.constant(2.0), rt.constant([3.0])], expected=2)
+    assert (counted.graphs, counted.count) == (2, 1)
 
 
 def test_assert_traces_fails_on_an_unexpected_retrace():
     function = ag.function(halve_until_small)
     with pytest.raises(AssertionError) as failure:
-        ag.testing.assert_traces(function, [2.0, 3.0, rt.constant(4.0)], expected=1)
+        ag.testing.assert_traces(function, [2.0, 3.0, rt.constant(4.0), rt.constant(5.0)], expected=1)
     message = str(failure.value)
-    assert 'halve_until_small: 3 call(s) traced 3 graph(s), expected 1:' in message
-    assert '  halve_until_small(x=2.0) (call #0)\n  halve_until_small(x=3.0) (call #1)\n' \
-           '  halve_until_small(x) (call #2)' in message
+    assert 'halve_until_small: 4 call(s) use 3 graph(s), expected 1:\n' \
+           '  call #0 (2.0) -> graph 0: halve_until_small(x=2.0)\n' \
+           '  call #1 (3.0) -> graph 1: halve_until_small(x=3.0)\n' \
+           '  call #2 (Tensor(4.0, shape=(), dtype=float32)) -> graph 2: halve_until_small(x)\n' \
+           '  call #3 (Tensor(5.0, shape=(), dtype=float32)) -> graph 2: halve_until_small(x)\n' in message
+    assert '  traced during the calls (3):\n  halve_until_small(x=2.0) (call #0)\n' in message
     assert 'a Python value in the arguments is part of the signature by value' in message
 
 

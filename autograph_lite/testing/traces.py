@@ -34,6 +34,7 @@ class TraceCount:
     def __init__(self, functions: Tuple[rt.Function, ...] = ()):
         self._functions = functions
         self.traces: List[Trace] = []
+        self.graphs: Optional[int] = None   # set by assert_traces: the distinct graphs its calls used
         self._call: Optional[int] = None
 
     def _observe(self, function: rt.Function, concrete: rt.ConcreteFunction) -> None:
@@ -88,32 +89,44 @@ def _as_call(call: Any) -> Tuple[Any, ...]:
 
 
 def assert_traces(function: Callable, calls: Iterable[Any], expected: int = 1) -> TraceCount:
-    """Call ``function`` once per item of ``calls`` and assert that exactly ``expected`` new graphs were traced.
+    """Call ``function`` once per item of ``calls`` and assert that the calls use exactly ``expected`` graphs.
 
     ``function`` is an ``ag.function`` (a Python function is wrapped in a new one). Each item of ``calls`` is a
-    tuple of positional arguments (anything else is the one argument). Returns the ``TraceCount``. The failure
-    lists every trace with its signature and the call that caused it.
+    tuple of positional arguments (anything else is the one argument). Graphs traced before count too: what
+    is checked is how many distinct graphs serve these calls. Returns the ``TraceCount`` of the traces made
+    now, with ``graphs`` set to that number. The failure lists the graph each call used and every trace made.
 
     >>> import autograph_lite as ag, runtime as rt
     >>> @ag.function(input_signature=[rt.TensorSpec([None], rt.float32)])
     ... def total(x):
     ...     return rt.reduce_sum(x)
-    >>> ag.testing.assert_traces(total, [rt.constant([1.0]), rt.constant([1.0, 2.0])], expected=1).count
+    >>> ag.testing.assert_traces(total, [rt.constant([1.0]), rt.constant([1.0, 2.0])], expected=1).graphs
     1
     """
     graph_function = function if isinstance(function, rt.Function) else api.function(function)
     subjects.note(graph_function.python_function)
     calls = [_as_call(call) for call in calls]
+    used: List[Any] = []   # the concrete function of each call
     with count_traces(graph_function) as counter:
         for index, call in enumerate(calls):
             counter._call = index
-            graph_function(*call)
-    if counter.count != expected:
+            used.append(graph_function.get_concrete_function(*call))
+            graph_function(*call)   # runs it: a trace here would be a retrace of what was just traced
+    graphs: List[Any] = []
+    for concrete in used:
+        if not any(concrete is known for known in graphs):
+            graphs.append(concrete)
+    counter.graphs = len(graphs)
+    retraced = counter.count - sum(1 for trace in counter.traces if any(trace.concrete is c for c in used))
+    if counter.graphs != expected or retraced:
         name = getattr(graph_function, '__name__', repr(graph_function))
+        per_call = '\n'.join(f'  call #{i} {_short_call(call)} -> graph {graphs.index(next(g for g in graphs if g is c))}'
+                             f': {c.pretty_printed_signature().splitlines()[0]}'
+                             for i, (call, c) in enumerate(zip(calls, used)))
         raise AssertionError(
-            f'{name}: {len(calls)} call(s) traced {counter.count} graph(s), expected {expected}:\n'
-            f'{counter.describe()}\n'
-            f'  the calls: {", ".join(f"#{i} {_short_call(call)}" for i, call in enumerate(calls))}\n'
+            f'{name}: {len(calls)} call(s) use {counter.graphs} graph(s), expected {expected}'
+            f'{f" ({retraced} retrace(s) of a signature just traced)" if retraced else ""}:\n{per_call}\n'
+            f'  traced during the calls ({counter.count}):\n{counter.describe()}\n'
             '  (a Python value in the arguments is part of the signature by value; a tensor by dtype and shape: '
             'pass tensors, or declare input_signature=[rt.TensorSpec([None], ...)], or reduce_retracing=True)')
     return counter
