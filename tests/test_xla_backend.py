@@ -297,3 +297,17 @@ def test_a_loaded_function_runs_compiled(tmp_path):
     assert xla_loaded.concrete_functions[0]._run.program is not None
     with pytest.raises(ValueError, match="jit_compile must be"):
         rt.load(tmp_path / "f", jit_compile="always")
+
+
+def test_a_loop_over_a_range_of_run_time_length_compiles_without_building_it():
+    def program(n, x):
+        for i in rt.range(n):
+            x = x + rt.cast(i, rt.float32)
+        for j in rt.range(n, 0, -2):
+            x = x * 0.5 + rt.cast(j, rt.float32)
+        r = rt.range(0.5, rt.cast(n, rt.float32), 0.75)
+        return x, r[-1], rt.shape(r)
+    for n in (1, 2, 7):
+        both(program, rt.constant(n), rt.constant(1.0))
+    with pytest.raises(rt.errors.LoweringError, match="a range whose length is known only when the graph runs"):
+        ag.function(lambda n: rt.reduce_sum(rt.range(n)), jit_compile=True)(rt.constant(4))

@@ -11,6 +11,7 @@ from typing import List
 
 import numpy as np
 
+from runtime.backends.xla.lowering import READS_LAZY_RANGES, LazyRange
 from runtime.backends.xla.table import NOT_LOWERED, lowers
 from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TILE, TRANSPOSE
 from runtime.ops.combine_ops import CONCAT, SELECT, STACK, WHERE
@@ -37,7 +38,19 @@ def _ints(ctx, op, value, what: str) -> List[int]:
 
 @lowers(SHAPE)
 def _shape(ctx, op, x):
+    if type(x) is LazyRange:
+        return ctx.jnp.reshape(x.length, (1,)).astype(op.attrs["out_type"])
     return np.array(x.shape, dtype=op.attrs["out_type"])   # static in a compiled program
+
+
+def _range_element(ctx, op, lazy: LazyRange, index, wraps: bool = False):
+    index = ctx.jnp.asarray(index)
+    if wraps:  # x[-1] of a subscript counts from the end
+        index = ctx.jnp.where(index < 0, index + lazy.length, index)
+    if index.ndim:
+        raise ctx.error(op, "it picks several elements of a range whose length is known only when the graph runs")
+    ctx.check((index >= 0) & (index < lazy.length), op)
+    return (lazy.start + lazy.delta * index.astype(lazy.dtype)).astype(lazy.dtype)
 
 
 @lowers(SIZE)
@@ -136,10 +149,13 @@ def _ones_like(ctx, op, x):
 @lowers(RANGE)
 def _range(ctx, op, start, limit, delta):
     length = op.attrs.get("static_length")
-    if length is None:   # the kernel's length, from values that must be known when compiling
-        start_, limit_, delta_ = (ctx.static(v, op, "start, limit and delta").item() for v in (start, limit, delta))
-        return op.op_def.kernel(np.asarray(start_), np.asarray(limit_), np.asarray(delta_), dtype=op.attrs["dtype"])
     dtype = op.attrs["dtype"]
+    if length is None:   # known only when the graph runs: a LazyRange, read by a loop over it
+        jnp = ctx.jnp
+        ctx.check(jnp.asarray(delta) != 0, op)
+        span = jnp.asarray(limit) - jnp.asarray(start)
+        steps = jnp.ceil(span / delta) if dtype.kind == "f" else -((-span) // jnp.where(delta == 0, 1, delta))
+        return LazyRange(jnp.asarray(start), jnp.asarray(delta), jnp.maximum(steps, 0).astype(np.int32), dtype)
     steps = ctx.jnp.arange(length, dtype=np.float64 if dtype.kind == "f" else np.int64)
     return (start + delta * steps).astype(dtype)
 
@@ -230,6 +246,8 @@ def _in_range(ctx, indices, size):
 
 @lowers(GATHER)
 def _gather(ctx, op, params, indices):
+    if type(params) is LazyRange:
+        return _range_element(ctx, op, params, indices)
     axis = op.attrs["axis"]
     ctx.check(_in_range(ctx, ctx.jnp.asarray(indices), params.shape[axis]), op)
     return ctx.jnp.take(params, indices, axis=axis, mode="clip")
@@ -309,6 +327,12 @@ def _subscript(ctx, op, shape, key, dynamic) -> tuple:
 
 @lowers(STRIDED_SLICE)
 def _strided_slice(ctx, op, x, *dynamic):
+    key = op.attrs["key"]
+    if type(x) is LazyRange:
+        if len(key) != 1 or key[0][0] != "index":
+            raise ctx.error(op, "it slices a range whose length is known only when the graph runs")
+        index = key[0][1]
+        return _range_element(ctx, op, x, dynamic[index[1]] if type(index) is tuple else index, wraps=True)
     return ctx.jnp.asarray(x)[_subscript(ctx, op, x.shape, op.attrs["key"], dynamic)]
 
 
@@ -324,6 +348,7 @@ def _strided_slice_grad(ctx, op, shape, grad, *dynamic):
     return zeros.at[_subscript(ctx, op, target, op.attrs["key"], dynamic)].set(grad)
 
 
+READS_LAZY_RANGES.update({SHAPE, GATHER, STRIDED_SLICE})
 NOT_LOWERED.update({
     WHERE: "the number of true elements (its result's length) is known only when the graph runs, and XLA needs "
            "every shape when compiling; use rt.where(condition, x, y) (a select) instead",

@@ -35,6 +35,21 @@ class State(NamedTuple):
     error: Any         # int32: 0, or 1 + the index in ``Context.checks`` of the first failed check
 
 
+class LazyRange(NamedTuple):
+    """A ``Range`` whose length is known only when the graph runs (``for i in rt.range(n)``): never built as an
+    array (XLA needs every array's size when compiling), read only by its consumers that need no array: its
+    ``Shape`` and single elements (``GatherV2``/``StridedSlice`` of one index: ``start + index * delta``)."""
+
+    start: Any
+    delta: Any
+    length: Any   # int32 scalar (traced)
+    dtype: Any
+
+
+# The ops whose lowerings read a LazyRange themselves (runtime.backends.xla.array_ops).
+READS_LAZY_RANGES: set = {IF, WHILE}   # (If and While pass it on to their subgraphs)
+
+
 def is_static(value: Any) -> bool:
     """Whether ``value`` is known when compiling (a numpy array), not a JAX tracer."""
     return isinstance(value, (np.ndarray, np.generic))
@@ -138,6 +153,10 @@ class Context:
                 return tuple(np.asarray(r) for r in result) if isinstance(result, tuple) else (np.asarray(result),)
             except InvalidArgumentError:
                 pass  # lowered below: its check raises this error if the op really runs
+        if op_def not in READS_LAZY_RANGES and any(type(v) is LazyRange for v in inputs):
+            raise self.error(op, "it reads a range whose length is known only when the graph runs (XLA needs every "
+                                 "array's size when compiling); a loop over it (for i in rt.range(n)), its shape "
+                                 "and its single elements compile, other uses need a length known when compiling")
         lowering = lowering_of(op_def)
         if lowering is None:
             raise self.error(op, table.NOT_LOWERED.get(op_def, "it has no JAX lowering"))
@@ -145,14 +164,14 @@ class Context:
             result = lowering(self, op, *inputs)
         except LoweringError:
             raise
-        except (TypeError, ValueError) as error:  # JAX refused what the lowering built: say which op
+        except (TypeError, ValueError, IndexError) as error:  # JAX refused what the lowering built: say which op
             raise self.error(op, f"{type(error).__name__}: {error}") from None
-        results = result if isinstance(result, tuple) else (result,)
+        results = result if type(result) is tuple else (result,)   # (a LazyRange is one value)
         return tuple(self._with_dtype(value, tensor) for value, tensor in zip(results, op.outputs))
 
     def _with_dtype(self, value: Any, tensor: Any) -> Any:
         # A lowering may leave a value in a wider or weaker dtype than the op declares; the graph's dtype wins.
-        if tensor.dtype == variant or value.dtype == tensor.dtype:
+        if tensor.dtype == variant or type(value) is LazyRange or value.dtype == tensor.dtype:
             return value
         return value.astype(tensor.dtype) if is_static(value) else self.jnp.asarray(value, dtype=tensor.dtype)
 
@@ -184,7 +203,10 @@ table.NOT_LOWERED[PLACEHOLDER] = "not an op that runs: each placeholder is an ar
 
 
 # --- control flow ----------------------------------------------------------------------------------------
-def _as_operand(ctx: Context, value: Any, tensor: Any) -> Any:
+def _as_operand(ctx: Context, value: Any, tensor: Any, op: Operation) -> Any:
+    if type(value) is LazyRange:
+        raise ctx.error(op, "a range whose length is known only when the graph runs is carried by this loop or "
+                            "returned by this branch, and XLA needs every array's size when compiling")
     if tensor.dtype == variant:
         return value
     return ctx.array(value, tensor.dtype)
@@ -200,7 +222,7 @@ def _lower_if(ctx: Context, op: Operation, cond: Any, *inputs: Any) -> tuple:
         def run(state: State):
             ctx.state = state
             outputs = ctx.lower_graph(graph, inputs)
-            return [_as_operand(ctx, v, t) for v, t in zip(outputs, op.outputs)], ctx.state
+            return [_as_operand(ctx, v, t, op) for v, t in zip(outputs, op.outputs)], ctx.state
         return run
 
     try:
@@ -216,7 +238,7 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
     count, limit = op.attrs["num_loop_vars"], op.attrs["maximum_iterations"]
     cond_graph, body_graph = op.attrs["cond"], op.attrs["body"]
     captured = list(inputs[count:])
-    loop_vars = [_as_operand(ctx, v, t) for v, t in zip(inputs[:count], body_graph.inputs)]
+    loop_vars = [_as_operand(ctx, v, t, op) for v, t in zip(inputs[:count], body_graph.inputs)]
     jnp, lax = ctx.jnp, ctx.lax
 
     def condition(values: List[Any], state: State):
@@ -227,7 +249,7 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
     def body(values: List[Any], state: State):
         ctx.state = state
         outputs = ctx.lower_graph(body_graph, list(values) + captured)
-        return [_as_operand(ctx, v, t) for v, t in zip(outputs, body_graph.inputs)], ctx.state
+        return [_as_operand(ctx, v, t, op) for v, t in zip(outputs, body_graph.inputs)], ctx.state
 
     def guarded_condition(values: List[Any], state: State, iteration: Any):
         """The condition, unless the limit is reached (then False, without evaluating it: its checks and
