@@ -12,7 +12,7 @@ from typing import List
 import numpy as np
 
 from runtime.backends.xla.lowering import READS_LAZY_RANGES, LazyRange
-from runtime.backends.xla.table import NOT_LOWERED, lowers
+from runtime.backends.xla.table import CHECKED, NOT_LOWERED, lowers
 from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TILE, TRANSPOSE
 from runtime.ops.combine_ops import CONCAT, SELECT, STACK, WHERE
 from runtime.ops.creation_ops import FILL, ONES_LIKE, RANGE, ZEROS_LIKE
@@ -349,6 +349,8 @@ def _strided_slice_grad(ctx, op, shape, grad, *dynamic):
 
 
 READS_LAZY_RANGES.update({SHAPE, GATHER, STRIDED_SLICE})
+CHECKED.update({GATHER, GATHER_ND, TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD, RANGE, STRIDED_SLICE,
+                STRIDED_SLICE_UPDATE, STRIDED_SLICE_GRAD, UNSORTED_SEGMENT_SUM})
 NOT_LOWERED.update({
     WHERE: "the number of true elements (its result's length) is known only when the graph runs, and XLA needs "
            "every shape when compiling; use rt.where(condition, x, y) (a select) instead",

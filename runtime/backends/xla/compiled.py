@@ -27,6 +27,7 @@ import numpy as np
 from runtime.backends.xla import array_ops, list_ops, ops  # noqa: F401  (they declare the lowerings)
 from runtime.backends.xla import DataParallel, import_jax
 from runtime.backends.xla.lowering import Context, State
+from runtime.backends.xla.table import may_check
 from runtime.core.errors import InvalidArgumentError, LoweringError
 from runtime.core.graph import FuncGraph, Operation
 from runtime.core.source_locations import with_creation_site
@@ -75,6 +76,7 @@ class Program:
             wide = wide or any(t.dtype.itemsize == 8 for t in op.outputs if t.dtype.kind in "fiub") or (
                 op.op_def is MEAN and op.inputs[0].dtype.kind in "iu")   # integer means sum in int64
         self.written = tuple(sorted(written))
+        self.checked = any(may_check(op.op_def) for op in all_operations(graph))
         self.wide = wide or any(v.dtype.itemsize == 8 for v in self.variables)
         self.checks: List[Operation] = []
         self._device_values: Dict[int, Tuple[np.ndarray, Any]] = {}
@@ -90,7 +92,8 @@ class Program:
         outputs = ctx.lower_graph(self.graph, list(arrays))
         self.checks = ctx.checks
         results = [jnp.asarray(value, dtype=tensor.dtype) for value, tensor in zip(outputs, self.graph.outputs)]
-        return results, tuple(ctx.state.variables[i] for i in self.written), ctx.state.error
+        written = tuple(ctx.state.variables[i] for i in self.written)
+        return (results, written, ctx.state.error) if self.checked else (results, written)
 
     # --- a call -----------------------------------------------------------------------------------------------
     def arguments(self, arrays: Sequence[np.ndarray]) -> Tuple[Any, ...]:
@@ -123,11 +126,15 @@ class Program:
         arguments = self.arguments(arrays)
         if self.wide and not self.jax.config.jax_enable_x64:
             with self.jax.enable_x64(True):
-                outputs, written, error = self.jitted(*arguments)
+                results = self.jitted(*arguments)
         else:
-            outputs, written, error = self.jitted(*arguments)
-        if self.checks and int(error):
-            self._raise_failed_check(int(error), arrays, rerun)
+            results = self.jitted(*arguments)
+        if self.checked:
+            outputs, written, error = results
+            if self.checks and int(error):
+                self._raise_failed_check(int(error), arrays, rerun)
+        else:
+            outputs, written = results
         for index, value in zip(self.written, written):
             variable = self.variables[index]
             array = np.asarray(value)

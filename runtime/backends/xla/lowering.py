@@ -96,6 +96,8 @@ class Context:
         executor's own error (``runtime.backends.xla.compiled``)."""
         if is_static(ok) and bool(ok):
             return
+        if not table.may_check(op.op_def):
+            raise AssertionError(f"the lowering of {op.type} adds a run-time check: list it in table.CHECKED")
         index = self._check_index.get(id(op))
         if index is None:
             index = self._check_index[id(op)] = len(self.checks)
@@ -262,9 +264,28 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
         return lax.cond(iteration < limit, lambda s: condition(values, s), lambda s: (jnp.asarray(False), s),
                         state)
 
-    # The condition is evaluated at the end of the body (and once before the loop), so that whatever it changes
-    # in the state (checks, random draws) is carried like the body's changes.
-    go, state = guarded_condition(loop_vars, ctx.state, np.int32(0))
+    start = ctx.state
+    if condition(loop_vars, start)[1] is start:
+        # The condition touches no state (the usual case): lax.while_loop's own condition computes it.
+        def pure_condition(carry):
+            iteration, values, state = carry
+            go = condition(values, state)[0]
+            return go if limit is None else go & (iteration < limit)
+
+        def pure_body(carry):
+            iteration, values, state = carry
+            values, state = body(values, state)
+            return (None if limit is None else iteration + np.int32(1)), values, state
+        try:
+            _, values, ctx.state = lax.while_loop(pure_condition, pure_body,
+                                                  (None if limit is None else np.int32(0), loop_vars, start))
+        except TypeError as error:
+            raise _changing_shape(ctx, op, body_graph, count, error) from None
+        return tuple(values)
+
+    # The condition changes the state (checks, random draws): it is evaluated at the end of the body (and once
+    # before the loop), so that what it changes is carried like the body's changes.
+    go, state = guarded_condition(loop_vars, start, np.int32(0))
 
     def loop_body(carry):
         iteration, values, state, _ = carry
@@ -277,8 +298,12 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
     try:
         _, values, ctx.state, _ = lax.while_loop(lambda c: c[3], loop_body, carry)
     except TypeError as error:
-        names = [p.op.name for p in body_graph.inputs[:count]]
-        raise ctx.error(op, f"a loop variable (of {', '.join(names)}) changes shape or structure between "
-                            "iterations, and XLA needs one shape per loop variable (preallocate it at its final "
-                            f"size, or set maximum_iterations= for a list): {error}") from None
+        raise _changing_shape(ctx, op, body_graph, count, error) from None
     return tuple(values)
+
+
+def _changing_shape(ctx: Context, op: Operation, body_graph: FuncGraph, count: int, error: Exception) -> Exception:
+    names = [p.op.name for p in body_graph.inputs[:count]]
+    return ctx.error(op, f"a loop variable (of {', '.join(names)}) changes shape or structure between iterations, "
+                         "and XLA needs one shape per loop variable (preallocate it at its final size, or set "
+                         f"maximum_iterations= for a list): {error}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.backends.xla.table import lowers
+from runtime.backends.xla.table import CHECKED, lowers
 from runtime.ops.cast_op import CAST
 from runtime.ops.core import IDENTITY
 from runtime.ops.custom_gradient_ops import CUSTOM_GRADIENT
@@ -327,3 +327,6 @@ def _ensure_defined(ctx, op, value, defined):
     ctx.check(defined, op)
     return value
 
+
+
+CHECKED.update({POW, MEAN, INV, UNIFORM, CATEGORICAL, ASSERT, ENSURE_DEFINED})
