@@ -346,8 +346,9 @@ def _all_benchmarks():
     import loop_gradients  # issue 14: the gradient through a tensor while
     import training  # the rows of issue 14
     import workloads  # the rows of issue 13
+    import xla_rows  # issue 25: jit_compile=True next to jax.jit by hand (skipped without jax)
     return (BENCHMARKS + workloads.BENCHMARKS + collections_rows.BENCHMARKS + training.BENCHMARKS
-            + loop_gradients.BENCHMARKS + jax_rows.BENCHMARKS + compute_loops.BENCHMARKS)
+            + loop_gradients.BENCHMARKS + jax_rows.BENCHMARKS + compute_loops.BENCHMARKS + xla_rows.BENCHMARKS)
 
 
 def format_table(rows: List[Row]) -> str:
