@@ -17,10 +17,12 @@ from autograph_lite.api import (UnconvertedWarning, convert, do_not_convert, fun
                                 strict_conversion, to_code, to_graph, traceback_filtering)
 from autograph_lite.operators.staged_loops import set_loop_options
 from autograph_lite.pyct.errors import ConversionError
+from runtime.core.errors import RetraceWarning
 
 __all__ = ['function', 'to_code', 'to_graph', 'convert', 'do_not_convert', 'run_functions_eagerly',
            'functions_run_eagerly', 'set_traceback_filtering', 'traceback_filtering', 'ConversionError',
-           'set_strict_conversion', 'strict_conversion', 'UnconvertedWarning', 'set_loop_options', 'testing']
+           'set_strict_conversion', 'strict_conversion', 'UnconvertedWarning', 'RetraceWarning', 'set_loop_options',
+           'testing']
 
 
 def __getattr__(name: str):

@@ -224,12 +224,14 @@ def do_not_convert(func: Callable) -> Callable:
 
 
 def function(func: Optional[Callable] = None, *, input_signature: Optional[Sequence] = None,
-             autograph: bool = True, reduce_retracing: bool = False, jit_compile=None):
+             autograph: bool = True, reduce_retracing: bool = False, jit_compile=None,
+             max_traces: Optional[int] = None):
     """Turn a Python function into a graph-building, signature-caching ``rt.Function``.
 
     Usable as ``ag.function(f)``, ``@ag.function`` or ``@ag.function(input_signature=[...])``.
     ``jit_compile=True`` compiles the graphs with XLA through JAX (docs/XLA.md); ``"auto"`` falls back to the
-    numpy executor for a graph XLA cannot compile.
+    numpy executor for a graph XLA cannot compile. ``max_traces=n`` keeps at most ``n`` graphs, evicting the
+    least recently used; retracing on most calls warns with ``ag.RetraceWarning``.
 
     >>> @function
     ... def my_relu(x):
@@ -241,7 +243,8 @@ def function(func: Optional[Callable] = None, *, input_signature: Optional[Seque
     def decorate(python_function: Callable):
         import runtime as rt
         return rt.Function(python_function, input_signature, reduce_retracing,
-                           trace_with=to_graph if autograph else None, jit_compile=jit_compile)
+                           trace_with=to_graph if autograph else None, jit_compile=jit_compile,
+                           max_traces=max_traces)
     if func is None:
         return decorate
     return decorate(func)

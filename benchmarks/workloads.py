@@ -233,19 +233,16 @@ def bench_converted_python(repeat: int) -> List[dict]:
 # --- 13. trace cost as the cache grows --------------------------------------------------------------------
 
 def bench_trace_cost_growth(repeat: int) -> List[dict]:
-    import logging
+    import warnings
     f = rt.Function(lambda x, n: x * n + 1)
     x = rt.constant(1.0)
     durations = []
-    previous = logging.getLogger("runtime").level
-    logging.getLogger("runtime").setLevel(logging.ERROR)  # the retrace warning is expected here
-    try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rt.RetraceWarning)  # the retrace warning is expected here
         for n in range(2000):
             start = time.perf_counter()
             f(x, n)
             durations.append(time.perf_counter() - start)
-    finally:
-        logging.getLogger("runtime").setLevel(previous)
     assert f.experimental_get_tracing_count() == 2000
     first, last = statistics.median(durations[:200]), statistics.median(durations[-200:])
     name = "13 2000 calls with distinct Python ints: per trace"

@@ -8,6 +8,7 @@ The package is built in layers, each importing only the ones below it (``docs/IN
 Tensor([[4.]], shape=(1, 1), dtype=float32)
 """
 from runtime.core import errors
+from runtime.core.errors import RetraceWarning
 from runtime.core.context import in_graph_mode, name_scope
 from runtime.core.dtypes import (bool, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa: A004
                                  as_dtype)

@@ -16,7 +16,8 @@ def test_exports_exactly_the_design_names():
                                         # interactive use (issue 12): no source -> a warning, or the error
                                         'set_strict_conversion', 'strict_conversion', 'UnconvertedWarning',
                                         'set_loop_options',   # + TF's loop options (issue 11)
-                                        'testing'])   # the toolkit for users' tests (issue 27), imported on first use
+                                        'testing',    # the toolkit for users' tests (issue 27), imported on first use
+                                        'RetraceWarning'])  # a warnings category users can filter (issue 21)
     assert ag.convert is ag.to_graph
 
 

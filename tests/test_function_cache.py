@@ -1,9 +1,11 @@
 """rt.Function: one trace per input signature, keyed the way the seeds describe."""
 import logging
+import warnings
 
 import numpy as np
 import pytest
 
+import autograph_lite as ag
 import runtime as rt
 
 
@@ -246,52 +248,106 @@ def test_symbolic_tensor_leaked_into_a_call_is_a_clear_error():
         rt.function(lambda y: y)(leaked[0])
 
 
-def test_retracing_warning_names_the_changing_argument(caplog):
+def _retrace_warnings(record):
+    return [str(w.message) for w in record if issubclass(w.category, rt.RetraceWarning)]
+
+
+def test_retracing_warning_names_the_changing_argument():
     f = rt.function(lambda x, n: x * n)
-    with caplog.at_level(logging.WARNING, logger="runtime"):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
         for n in range(4):
             f(rt.constant(1), n)
-        assert caplog.records == []
+        assert _retrace_warnings(record) == []
         f(rt.constant(1), 4)
         f(rt.constant(1), 5)
-    assert len(caplog.records) == 1  # warned once
-    message = caplog.records[0].getMessage()
+    messages = _retrace_warnings(record)
+    assert len(messages) == 1  # warned once
+    message = messages[0]
     assert "traced 5 times in its last 10 calls" in message
     assert "argument 'n' (Python value) changed from 3 to 4" in message
     assert "input_signature" in message and "rt.constant" in message
 
 
-def test_retracing_warning_for_tensor_shapes(caplog):
+def test_the_retracing_warning_is_a_warnings_category_pointing_at_the_users_call():
     f = rt.function(lambda x: x + 1)
-    with caplog.at_level(logging.WARNING, logger="runtime"):
+    with pytest.warns(rt.RetraceWarning, match="traced 5 times") as record:
         for length in range(1, 6):
             f(rt.constant([1] * length))
-    assert len(caplog.records) == 1
-    assert ("argument 'x' (tensor) changed from int32 Tensor, shape=(4,) to int32 Tensor, shape=(5,)"
-            in caplog.records[0].getMessage())
+    assert record[0].filename == __file__
+    assert ag.RetraceWarning is rt.RetraceWarning and issubclass(rt.RetraceWarning, UserWarning)
+    g = rt.function(lambda x: x + 1)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=rt.RetraceWarning)
+        with pytest.raises(rt.RetraceWarning):
+            for length in range(1, 6):
+                g(rt.constant([1] * length))
 
 
-def test_no_retracing_warning_when_traces_are_spread_out(caplog):
+def test_retracing_warning_for_tensor_shapes():
+    f = rt.function(lambda x: x + 1)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for length in range(1, 6):
+            f(rt.constant([1] * length))
+    messages = _retrace_warnings(record)
+    assert len(messages) == 1
+    assert "argument 'x' (tensor) changed from int32 Tensor, shape=(4,) to int32 Tensor, shape=(5,)" in messages[0]
+
+
+def test_no_retracing_warning_when_traces_are_spread_out():
     f = rt.function(lambda x, n: x * n)
-    with caplog.at_level(logging.WARNING, logger="runtime"):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
         for n in range(6):
             f(rt.constant(1), n)
             for _ in range(2):
                 f(rt.constant(2), n)
-    assert caplog.records == []
+    assert _retrace_warnings(record) == []
     assert f.experimental_get_tracing_count() == 6
 
 
-def test_retracing_warning_says_how_many_graphs_are_held_and_warns_again_as_the_cache_grows(caplog):
+def test_retracing_warning_says_how_many_graphs_are_held_and_warns_again_as_the_cache_grows():
     f = rt.function(lambda x, n: x * n + rt.constant(np.zeros(256, np.float32)))
-    with caplog.at_level(logging.WARNING, logger="runtime"):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
         for n in range(101):
             f(rt.constant(1.0), float(n))
-    messages = [r.getMessage() for r in caplog.records]
+    messages = _retrace_warnings(record)
     assert len(messages) == 2  # at 5 graphs, then when the cache reached 100
     assert "It now holds 5 graphs (" in messages[0] and "KB of constants and buffers" in messages[0]
     assert "It now holds 100 graphs (" in messages[1]
     assert f.experimental_get_tracing_count() == 101
+
+
+def test_max_traces_keeps_the_least_recently_used_graphs_out():
+    traced = []
+    f = rt.function(lambda x, n: traced.append(n) or x * n, max_traces=2)
+    x = rt.constant(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rt.RetraceWarning)
+        assert [f(x, n).numpy() for n in (1, 2, 1, 3)] == [3, 6, 3, 9]  # 3 evicts 2: 1 was used after 2
+        assert traced == [1, 2, 3] and len(f.concrete_functions) == 2
+        assert f(x, 1).numpy() == 3 and traced == [1, 2, 3]   # still kept
+        assert f(x, 2).numpy() == 6 and traced == [1, 2, 3, 2]  # evicted: traced again, now evicting 3
+        assert sorted(c.structured_input_signature[0][1] for c in f.concrete_functions) == [1, 2]
+    assert f.experimental_get_tracing_count() == 4
+
+
+def test_max_traces_bounds_the_cache_of_a_long_running_loop():
+    f = ag.function(lambda x, n: x + n, max_traces=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rt.RetraceWarning)
+        for n in range(200):
+            assert f(rt.constant(1), n).numpy() == 1 + n
+    assert len(f.concrete_functions) == 8 and len(f._cache) == 8
+    assert f.experimental_get_tracing_count() == 200
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "3", True])
+def test_max_traces_must_be_a_positive_int(bad):
+    with pytest.raises(ValueError, match=r"max_traces must be an int >= 1 \(or None for no bound\)"):
+        rt.function(lambda x: x, max_traces=bad)
 
 
 def test_cache_misses_stay_flat_and_keep_trace_order_semantics():

@@ -73,3 +73,9 @@ class StagedExceptionError(BaseException):
 
 # What the boundaries of the library (error locations, traceback filtering) handle on its way out.
 USER_FACING = (Exception, StagedExceptionError)
+
+
+class RetraceWarning(UserWarning):
+    """A ``Function`` traced on most of its recent calls: its graphs are not being reused (the message says
+    which argument changed and how to avoid it). Filter it with ``warnings.filterwarnings``; assert it with
+    ``pytest.warns(rt.RetraceWarning)``."""

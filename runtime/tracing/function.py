@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
+import os
+import sys
 import threading
 import types
+import warnings
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from runtime.core import context, nest
-from runtime.core.errors import USER_FACING
+from runtime.core.errors import USER_FACING, RetraceWarning
 from runtime.core.traceback_filtering import api_boundary, filter_leaving_traceback, inline_api_boundary, unstaged
 
 from runtime.backends.xla import checked_jit_compile
@@ -34,10 +36,10 @@ from runtime.tracing.tape import recording_eagerly
 from runtime.tracing.concrete_function import ConcreteFunction, checked_array, describe_structure
 from runtime.tracing.signature import TENSOR, accepts, describe_key, make_key
 from runtime.core.tensor import TensorSpec
+from runtime.tracing.trace_bound import TraceBound
 from runtime.tracing.trace_index import TraceIndex
 from runtime.tracing.tracer import Tracer
 
-logger = logging.getLogger("runtime")
 _RETRACE_WINDOW, _RETRACE_LIMIT = 10, 5  # warn when 5 of the last 10 calls traced
 _WARN_AGAIN_AT = 100  # ...and again (with the cache's size) at 100, 1000, ... graphs
 _run_eagerly = [False]  # one global switch, like tf.config.run_functions_eagerly
@@ -67,12 +69,13 @@ class Function:
     ``input_signature``: list of ``TensorSpec`` fixing the arguments (one trace; None dims accept any
     size). ``reduce_retracing``: after a second shape for the same dtype and rank, trace once with the
     differing dims unknown and reuse that graph. ``trace_with(python_function)`` gives the function
-    actually traced (autograph passes its converter).
+    actually traced (autograph passes its converter). ``max_traces``: keep at most this many graphs, evicting
+    the least recently used (``runtime.tracing.trace_bound``); None keeps every graph.
     """
 
     def __init__(self, python_function: Callable, input_signature: Optional[Sequence[TensorSpec]] = None,
                  reduce_retracing: bool = False, *, trace_with: Optional[Callable[[Callable], Callable]] = None,
-                 jit_compile: Any = None):
+                 jit_compile: Any = None, max_traces: Optional[int] = None):
         if not callable(python_function):
             raise TypeError(f"rt.Function needs a callable, got {type(python_function).__name__} "
                             f"{python_function!r}")
@@ -110,6 +113,7 @@ class Function:
         self._warned = False
         self._warn_again_at = _WARN_AGAIN_AT  # warn again when the number of graphs reaches this
         self._bound: Dict[int, "Function"] = {}
+        self._trace_bound = None if max_traces is None else TraceBound(self._name, max_traces)
 
     # --- calling -------------------------------------------------------------------------------------
     @inline_api_boundary
@@ -131,6 +135,8 @@ class Function:
             concrete = self._cache.get(key)
             if concrete is None:
                 concrete = self._concrete_for(key, values)
+            elif self._trace_bound is not None:
+                self._trace_bound.used(concrete)
             return concrete._call_flat(arrays)
         except USER_FACING as error:
             filter_leaving_traceback(error)
@@ -209,6 +215,8 @@ class Function:
             with self._lock:
                 self._cache[key] = self._cache[trace_key] = concrete
                 self._traces.add(trace_key, concrete)
+                if self._trace_bound is not None:
+                    self._evict(self._trace_bound.added(concrete))
                 self._tracing_count += 1
                 self._note_trace(key)
             for observer in trace_observers:
@@ -227,6 +235,15 @@ class Function:
                 del self._cache[key]
             self._traces.remove_where(lambda k: signature.contains(k, entry))
 
+    def _evict(self, evicted: List[ConcreteFunction]) -> None:
+        """Forget ``evicted`` graphs (max_traces): their signatures trace again when next called."""
+        if evicted:
+            gone = {id(concrete) for concrete in evicted}
+            for key in [k for k, c in self._cache.items() if id(c) in gone]:
+                del self._cache[key]
+            keys = {k for k, c in self._traces if id(c) in gone}
+            self._traces.remove_where(lambda k: k in keys)
+
     def _note_trace(self, key: Tuple[Any, ...]) -> None:
         """Warn (once) when tracing happens on most calls: the graphs are not being reused."""
         self._trace_call_numbers.append(self._calls)
@@ -239,14 +256,17 @@ class Function:
         self._warned = True
         previous = self._traces[-2][0] if len(self._traces) > 1 else None
         graphs = self.concrete_functions
-        logger.warning(
-            "%s() was traced %d times in its last %d calls; tracing is slow (it reruns the Python function and "
-            "builds a new graph). The last retrace happened because %s. It now holds %d graphs (%d ops, %s of "
-            "constants and buffers), kept for the life of the function. To avoid retracing: pass tensors "
-            "instead of Python values (e.g. rt.constant(n)), declare input_signature=[rt.TensorSpec(shape="
-            "[None], ...)] so one graph accepts every size, or use reduce_retracing=True.",
-            self._name, _RETRACE_LIMIT, _RETRACE_WINDOW, self._why_retraced(previous, key), len(graphs),
-            sum(c.op_count() for c in graphs), _format_bytes(sum(c.memory_bytes() for c in graphs)))
+        kept = ("kept for the life of the function" if self._trace_bound is None
+                else f"at most {self._trace_bound.limit} kept (max_traces)")
+        warnings.warn(
+            f"{self._name}() was traced {_RETRACE_LIMIT} times in its last {_RETRACE_WINDOW} calls; tracing is slow "
+            f"(it reruns the Python function and builds a new graph). The last retrace happened because "
+            f"{self._why_retraced(previous, key)}. It now holds {len(graphs)} graphs "
+            f"({sum(c.op_count() for c in graphs)} ops, {_format_bytes(sum(c.memory_bytes() for c in graphs))} of "
+            f"constants and buffers), {kept}. To avoid retracing: pass tensors instead of Python values (e.g. "
+            "rt.constant(n)), declare input_signature=[rt.TensorSpec(shape=[None], ...)] so one graph accepts every "
+            "size, or use reduce_retracing=True (max_traces=n bounds the graphs kept).",
+            RetraceWarning, stacklevel=_stacklevel_outside_library())
 
     def _why_retraced(self, previous: Optional[Tuple[Any, ...]], key: Tuple[Any, ...]) -> str:
         if previous is None:
@@ -318,10 +338,23 @@ class Function:
                 if bound is None:
                     bound = Function(types.MethodType(self.python_function, instance), self._input_signature,
                                      self._reduce_retracing, trace_with=self._trace_with,
-                                     jit_compile=self._jit_compile)
+                                     jit_compile=self._jit_compile,
+                                     max_traces=None if self._trace_bound is None else self._trace_bound.limit)
                     self._bound[id(instance)] = bound
                     _forget_when_collected(instance, self._bound)
         return bound
+
+
+_PACKAGES_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_LIBRARY_DIRS = tuple(os.path.join(_PACKAGES_ROOT, package) + os.sep for package in ("runtime", "autograph_lite"))
+
+
+def _stacklevel_outside_library() -> int:
+    """The ``stacklevel`` of ``warnings.warn`` (called by the caller of this) that names the user's line."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _format_bytes(count: int) -> str:
@@ -420,8 +453,11 @@ def _checked_input_signature(name: str, input_signature: Any) -> Optional[Tuple[
 
 
 def function(func: Optional[Callable] = None, *, input_signature: Optional[Sequence[TensorSpec]] = None,
-             reduce_retracing: bool = False, jit_compile: Any = None) -> Any:
+             reduce_retracing: bool = False, jit_compile: Any = None, max_traces: Optional[int] = None) -> Any:
     """``rt.function`` as a decorator, with or without arguments.
+
+    ``max_traces=n`` keeps at most ``n`` graphs, evicting the least recently used (a server calling with ever
+    new Python values would otherwise keep every graph); a retrace warning is an ``rt.RetraceWarning``.
 
     ``jit_compile=True`` compiles each traced graph with XLA through JAX (``pip install 'autograph-lite[jax]'``;
     see docs/XLA.md); ``"auto"`` does too but runs a graph XLA cannot compile on the numpy executor, with a
@@ -435,5 +471,5 @@ def function(func: Optional[Callable] = None, *, input_signature: Optional[Seque
     Tensor(9, shape=(), dtype=int32)
     """
     if func is None:
-        return lambda f: Function(f, input_signature, reduce_retracing, jit_compile=jit_compile)
-    return Function(func, input_signature, reduce_retracing, jit_compile=jit_compile)
+        return lambda f: Function(f, input_signature, reduce_retracing, jit_compile=jit_compile, max_traces=max_traces)
+    return Function(func, input_signature, reduce_retracing, jit_compile=jit_compile, max_traces=max_traces)
