@@ -138,7 +138,7 @@ def test_assert_traces_fails_on_an_unexpected_retrace():
            '  call #1 (3.0) -> graph 1: halve_until_small(x=3.0)\n' \
            '  call #2 (Tensor(4.0, shape=(), dtype=float32)) -> graph 2: halve_until_small(x)\n' \
            '  call #3 (Tensor(5.0, shape=(), dtype=float32)) -> graph 2: halve_until_small(x)\n' in message
-    assert '  traced during the calls (3):\n  halve_until_small(x=2.0) (call #0)\n' in message
+    assert '  traced during the calls (3):\n    halve_until_small(x=2.0) (call #0)\n' in message
     assert 'a Python value in the arguments is part of the signature by value' in message
 
 

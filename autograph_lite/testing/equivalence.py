@@ -205,6 +205,7 @@ def assert_converted_equivalent(function: Callable, *args: Any, **kwargs: Any) -
     >>> ag.testing.assert_converted_equivalent(clip_all, [1, 5, 9], 4)
     3
     """
+    __tracebackhide__ = True   # pytest shows the caller's line, not ours
     original = forms._python_function(function)
     subjects.note(original)
     name = getattr(original, '__qualname__', repr(original))

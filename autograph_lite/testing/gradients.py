@@ -108,6 +108,7 @@ def converted_eager_tape_gradients(fn: Callable, arrays: Sequence[np.ndarray]) -
 def assert_close(ours: Sequence[Optional[np.ndarray]], expected: Sequence[np.ndarray], rtol: float = 1e-5,
                  atol: float = 1e-6) -> None:
     """Each of ``ours`` (None: no gradient, taken as zeros) is close to the same input's ``expected``."""
+    __tracebackhide__ = True   # pytest shows the caller's line, not ours
     assert len(ours) == len(expected), f'{len(ours)} gradients != {len(expected)} inputs'
     for index, (got, want) in enumerate(zip(ours, expected)):
         got = np.zeros_like(want) if got is None else got
@@ -177,6 +178,7 @@ def assert_gradients_match(function: Callable, *args: Any, rtol: float = 1e-5, a
     >>> check.moved, check.tape[0].shape
     (True, (2,))
     """
+    __tracebackhide__ = True   # pytest shows the caller's line, not ours
     python_function = getattr(function, 'python_function', function) if isinstance(function, rt.Function) else function
     subjects.note(python_function)
     rng = np.random.default_rng(seed)

@@ -147,6 +147,7 @@ def assert_graph_matches_eager(function: Callable, *args: Any, rtol: float = 1e-
     >>> run.graph, run.traces.count
     (Tensor([ 0.75 -0.25], shape=(2,), dtype=float32), 1)
     """
+    __tracebackhide__ = True   # pytest shows the caller's line, not ours
     graph_function = _graph_function(function)
     subjects.note(graph_function.python_function)
     found, seen = _compare(graph_function, args, kwargs, rtol, atol)
@@ -250,6 +251,7 @@ def assert_no_stale_captures(function: Callable, *args: Any, rtol: float = 1e-6,
     ...     return x + OFFSET
     >>> ag.testing.assert_no_stale_captures(shifted, rt.constant(2.0))
     """
+    __tracebackhide__ = True   # pytest shows the caller's line, not ours
     graph_function = _graph_function(function)
     python_function = graph_function.python_function
     subjects.note(python_function)

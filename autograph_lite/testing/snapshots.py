@@ -65,6 +65,7 @@ def assert_code_matches(function: Callable, path: Union[str, 'os.PathLike[str]']
     def relu(x):
         return ag__.if_exp(x > 0, lambda: x, lambda: 0, 'x if x > 0 else 0')
     """
+    __tracebackhide__ = True   # pytest shows the caller's line, not ours
     code = api.to_code(function, form=form)
     subjects.note(getattr(function, 'python_function', function))
     golden = _resolved(path, 2)

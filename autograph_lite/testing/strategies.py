@@ -168,6 +168,7 @@ def given_signature(function: Any, max_examples: int = 25, rtol: float = 1e-6, a
         takes_arguments = bool(inspect.signature(test).parameters)
 
         def property_test(drawn: Tuple[Any, ...]) -> None:
+            __tracebackhide__ = True
             assert_graph_matches_eager(function, *drawn, rtol=rtol, atol=atol)
             if takes_arguments:
                 test(*drawn)
@@ -180,6 +181,7 @@ def given_signature(function: Any, max_examples: int = 25, rtol: float = 1e-6, a
             hypothesis.given(strategy)(property_test))
 
         def wrapper() -> None:
+            __tracebackhide__ = True
             runner()
         # The test's name, not its signature: pytest must not look for fixtures named like its arguments.
         for attribute in ('__module__', '__name__', '__qualname__', '__doc__'):

@@ -103,6 +103,7 @@ def assert_traces(function: Callable, calls: Iterable[Any], expected: int = 1) -
     >>> ag.testing.assert_traces(total, [rt.constant([1.0]), rt.constant([1.0, 2.0])], expected=1).graphs
     1
     """
+    __tracebackhide__ = True   # pytest shows the caller's line, not ours
     graph_function = function if isinstance(function, rt.Function) else api.function(function)
     subjects.note(graph_function.python_function)
     calls = [_as_call(call) for call in calls]
@@ -112,24 +113,31 @@ def assert_traces(function: Callable, calls: Iterable[Any], expected: int = 1) -
             counter._call = index
             used.append(graph_function.get_concrete_function(*call))
             graph_function(*call)   # runs it: a trace here would be a retrace of what was just traced
-    graphs: List[Any] = []
+    graphs: List[Any] = []   # distinct, in first use order (by identity: concrete functions do not define ==)
+    numbers = []
     for concrete in used:
-        if not any(concrete is known for known in graphs):
+        number = next((i for i, known in enumerate(graphs) if known is concrete), len(graphs))
+        if number == len(graphs):
             graphs.append(concrete)
+        numbers.append(number)
     counter.graphs = len(graphs)
     retraced = counter.count - sum(1 for trace in counter.traces if any(trace.concrete is c for c in used))
     if counter.graphs != expected or retraced:
         name = getattr(graph_function, '__name__', repr(graph_function))
-        per_call = '\n'.join(f'  call #{i} {_short_call(call)} -> graph {graphs.index(next(g for g in graphs if g is c))}'
-                             f': {c.pretty_printed_signature().splitlines()[0]}'
-                             for i, (call, c) in enumerate(zip(calls, used)))
+        per_call = '\n'.join(f'  call #{i} {_short_call(call)} -> graph {number}: '
+                             f'{concrete.pretty_printed_signature().splitlines()[0]}'
+                             for i, (call, number, concrete) in enumerate(zip(calls, numbers, used)))
+        retraces = f' ({retraced} retrace(s) of a signature just traced)' if retraced else ''
         raise AssertionError(
-            f'{name}: {len(calls)} call(s) use {counter.graphs} graph(s), expected {expected}'
-            f'{f" ({retraced} retrace(s) of a signature just traced)" if retraced else ""}:\n{per_call}\n'
-            f'  traced during the calls ({counter.count}):\n{counter.describe()}\n'
+            f'{name}: {len(calls)} call(s) use {counter.graphs} graph(s), expected {expected}{retraces}:\n'
+            f'{per_call}\n  traced during the calls ({counter.count}):\n{_indented(counter.describe())}\n'
             '  (a Python value in the arguments is part of the signature by value; a tensor by dtype and shape: '
             'pass tensors, or declare input_signature=[rt.TensorSpec([None], ...)], or reduce_retracing=True)')
     return counter
+
+
+def _indented(text: str) -> str:
+    return '\n'.join('  ' + line for line in text.splitlines())
 
 
 def _short_call(call: Tuple[Any, ...]) -> str:
