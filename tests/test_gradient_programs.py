@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import autograph_lite as ag
 import runtime as rt
+from example_budgets import examples
 from gradient_programs import gradient_programs
 
 _DIR = tempfile.mkdtemp(prefix='ag_gradient_programs_')
@@ -185,8 +186,12 @@ ARRAYS = st.tuples(st.lists(floats, min_size=3, max_size=3), st.lists(floats, mi
     lambda t: (np.array(t[0]), np.array(t[1]), np.array(t[2]).reshape(3, 3)))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(gradient_programs(), ARRAYS, st.integers(1, 3))
-def test_random_programs_have_the_same_gradient_every_way(source, arrays, trips):
-    check_program(source, arrays, trips)
+@examples(quick=4, full=15)
+def test_random_programs_have_the_same_gradient_every_way(max_examples):
+    @settings(max_examples=max_examples, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(gradient_programs(), ARRAYS, st.integers(1, 3))
+    def check(source, arrays, trips):
+        check_program(source, arrays, trips)
+    check()
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import autograph_lite as ag
 from converted_forms import FORMS, in_form
+from example_budgets import examples
 from program_grammar import ALL_FEATURES, python_functions
 
 _DIR = tempfile.mkdtemp(prefix='ag_equivalence_')
@@ -49,10 +50,13 @@ def check_same_behaviour(source, inputs):
             assert in_form(form, outcome, converted, x, y) == expected, (form, source, x, y, generated)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(python_functions(), INPUTS)
-def test_random_functions_behave_like_the_original(source, inputs):
-    check_same_behaviour(source, inputs)
+@examples(quick=50, full=300)
+def test_random_functions_behave_like_the_original(max_examples):
+    @settings(max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(python_functions(), INPUTS)
+    def check(source, inputs):
+        check_same_behaviour(source, inputs)
+    check()
 
 
 FEATURE_GROUPS = [
@@ -65,10 +69,11 @@ FEATURE_GROUPS = [
 ]
 
 
+@examples(quick=4, full=15)
 @pytest.mark.parametrize('features', FEATURE_GROUPS)
-def test_random_functions_with_more_constructs_behave_like_the_original(features):
+def test_random_functions_with_more_constructs_behave_like_the_original(features, max_examples):
     # No shrinking: it would dominate CI time on the groups marked xfail (a failure prints the example).
-    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+    @settings(max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow],
               phases=[Phase.explicit, Phase.reuse, Phase.generate])
     @given(python_functions(features), INPUTS)
     def check(source, inputs):

@@ -9,6 +9,7 @@ Sdists are fetched with ``pip download`` (pinned versions, see packages.py) into
 ``build/differential/`` and unpacked there. Each package runs in its own subprocess.
 """
 import argparse
+import contextlib
 import glob
 import json
 import os
@@ -36,11 +37,36 @@ def _normalized(name: str) -> str:
     return re.sub(r'[-_.]+', '_', name).lower()
 
 
+@contextlib.contextmanager
+def _fetch_lock():
+    """One fetch at a time across processes: the suite runs under pytest-xdist, and two workers (one per
+    form) asking for the same sdist would download into one folder and race to rename it into place."""
+    os.makedirs(BUILD, exist_ok=True)
+    with open(os.path.join(BUILD, '.fetch.lock'), 'w') as lock:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no other worker to wait for is assumed
+            yield
+            return
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def fetch(package: Package) -> str:
     """Download and unpack the pinned sdist (once); returns the unpacked folder."""
     target = os.path.join(BUILD, 'src', f'{_normalized(package.name)}-{package.version}')
     if os.path.isdir(target):
         return target
+    with _fetch_lock():
+        if os.path.isdir(target):  # another process fetched it while this one waited
+            return target
+        return _download_and_unpack(package, target)
+
+
+def _download_and_unpack(package: Package, target: str) -> str:
     sdists = os.path.join(BUILD, 'sdists')
     os.makedirs(sdists, exist_ok=True)
     pattern = os.path.join(sdists, f'{_normalized(package.name)}-{package.version}.tar.gz')
