@@ -89,3 +89,42 @@ def test_a_list_handle_pushed_in_a_loop_may_be_read_by_every_list_kernel():
     np.testing.assert_array_equal(stacked, [[0, 0], [1, 2], [2, 4]])
     assert int(length) == 3
     assert type(handle) is np.ndarray and handle.shape == () and list_ops._unwrap(handle).length == 3  # wrapped
+
+
+def test_a_row_only_read_is_a_view_and_a_row_returned_or_kept_is_a_copy():
+    def f(table, i):
+        read = table[i] + 1.0            # only read by an add: a view
+        kept = table[i]                  # returned: a copy the caller may change
+        return read, kept, rt.reduce_sum(table[0])
+    graph = trace(f, (rt.float32, (3, 4)), (rt.int32, ()))
+    source = generated_source(make_callable(graph))
+    assert source.count("_copy(") == 1 and source.count("in0[in1]") == 2
+    table = np.arange(12, dtype=np.float32).reshape(3, 4)
+    read, kept, total = same_as_interpreter(graph, table, np.array(2, np.int32))
+    kept[0] = -1.0
+    assert table[2, 0] == 8.0 and not np.shares_memory(kept, table)
+
+
+def test_a_slice_of_a_loop_variable_updated_in_place_is_a_copy():
+    ag = pytest.importorskip("autograph_lite")
+
+    def fill(n):
+        table = rt.zeros((4, 3))
+        total = rt.zeros((3,))
+        for i in rt.range(n):
+            row = table[i % 4]         # read before the in-place write below
+            table[(i + 1) % 4] = row + 1.0
+            total += row
+        return table, total
+    f = ag.function(fill)
+    table, total = f(rt.constant(6))
+    want_table, want_total = np.zeros((4, 3), np.float32), np.zeros(3, np.float32)
+    for i in range(6):
+        row = want_table[i % 4].copy()
+        want_table[(i + 1) % 4] = row + 1.0
+        want_total += row
+    np.testing.assert_array_equal(table.numpy(), want_table)
+    np.testing.assert_array_equal(total.numpy(), want_total)
+    source = generated_source(f.get_concrete_function(rt.constant(6)).compiled())
+    assert "# in place" in source  # the table is written in place, so its row is copied before
+    assert any("_copy(" in line for line in source.splitlines() if "[v" in line and "=" in line)

@@ -39,7 +39,7 @@ import numpy as np
 from runtime.backends.buffer_plan import (CAST_INTO, KERNEL_INTO, MATMUL_INTO, SELECT_INTO, UFUNC, MemoryPlan,
                                           plan_memory)
 from runtime.backends.in_place import plan_in_place
-from runtime.backends.python_forms import OPERATOR_FORMS, expression, in_place_statement, literal
+from runtime.backends.python_forms import OPERATOR_FORMS, expression, in_place_statement, slices_as_views, literal
 from runtime.core.numpy_errors import QUIET_ERROR_STATE, RESET_ERROR_STATE, SET_ERROR_STATE
 from runtime.backends.row_blocks import block_rows, run_in_row_blocks
 from runtime.backends import threads
@@ -95,6 +95,7 @@ class _CodeGenerator:
         self.counter = itertools.count()
         self.in_place_memo: Dict[Any, Any] = {}  # loops' in-place analyses (runtime.backends.in_place)
         self.blas_work: Optional[float] = None  # multiply-adds of the biggest BLAS product (None: no BLAS op)
+        self.views: set = set()  # ids of the StridedSlice ops that return a view (python_forms.slices_as_views)
 
     # --- naming ----------------------------------------------------------------------------------
     def fresh(self, prefix: str) -> str:
@@ -194,6 +195,7 @@ class _CodeGenerator:
                if id(op) in needed and id(op.outputs[0] if op.outputs else op) not in env]
         plan = plan_memory(graph, ops)
         in_place = plan_in_place(graph, ops, owned_inputs, self.in_place_memo)
+        self.views |= slices_as_views(graph, ops, owned_inputs)
         first_slot = len(self.slots)
         self.slots.extend(plan.slots)
         slot_names = {tensor: f"tmp{first_slot + slot}" for tensor, slot in plan.slot_of.items()}
@@ -378,8 +380,8 @@ class _CodeGenerator:
             call = f"{self.ufunc_name(ufunc)}({', '.join(args)})"
         elif op.op_def is SELECT and all(t.shape == () for t in op.inputs):
             call = f"({args[1]} if {args[0]} else {args[2]})"  # np.where on three scalars, without the call
-        elif expression(op, args, self.bind) is not None:
-            call = expression(op, args, self.bind)
+        elif expression(op, args, self.bind, id(op) in self.views) is not None:
+            call = expression(op, args, self.bind, id(op) in self.views)
         else:
             call_args = list(args) + self.keyword_attrs(op)
             call = f"{self.bind(kernel, 'k_' + op.op_def.name)}({', '.join(call_args)})"

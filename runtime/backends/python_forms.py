@@ -45,6 +45,7 @@ from runtime.ops.core import CONST, PLACEHOLDER
 from runtime.ops.gradient_ops import SUM_TO_SHAPE
 from runtime.ops.indexing import GATHER, STRIDED_SLICE, STRIDED_SLICE_UPDATE
 from runtime.ops.list_ops import TENSOR_LIST_PUSH_BACK, push_back_unwrapped
+from runtime.ops.math_ops import MATMUL
 from runtime.ops.reduction_ops import ARG_MAX, ARG_MIN, MAX, MEAN, MIN, SUM
 from runtime.ops.split_ops import SPLIT, UNSTACK
 from runtime.ops.variables import READ_VARIABLE
@@ -99,9 +100,11 @@ def _static_scalar_indices(tensors) -> bool:
     return all(t.shape == () for t in tensors)
 
 
-def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str], str]) -> Optional[str]:
+def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str], str],
+               view: bool = False) -> Optional[str]:
     """A Python expression computing ``op`` of ``args`` exactly like its kernel, or None for a kernel call.
-    ``bind(value, hint)`` names a constant in the generated module."""
+    ``bind(value, hint)`` names a constant in the generated module; ``view``: a ``StridedSlice`` may be a
+    view (the executor proved nothing writes into its input or exposes the result: ``slices_as_views``)."""
     op_def = op.op_def
     if op_def is STRIDED_SLICE and _static_scalar_indices(op.inputs[1:]):
         key = op.attrs["key"]
@@ -111,6 +114,8 @@ def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str],
         rank = op.inputs[0].shape
         if rank is not None and len(key) == len(rank) and all(item[0] == "index" for item in key):
             return f"{args[0]}[{subscript}]"  # one element: a new numpy scalar
+        if view:
+            return f"{args[0]}[{subscript}]"
         return f"_copy({args[0]}[{subscript}])"  # a copy, not a view: tensors never share memory
     if op_def is CAST and op.outputs[0].dtype != op.inputs[0].dtype:
         return f"{args[0]}.astype({bind(op.attrs['dtype'], 'dtype')}, copy=False)"
@@ -154,6 +159,37 @@ def expression(op: Operation, args: Sequence[str], bind: Callable[[object, str],
         axis = literal(op.attrs["axis"], bind, "axis")
         return f"np.concatenate(({', '.join(args)}{',' if len(args) == 1 else ''}), {axis})"
     return None
+
+
+# Readers that neither keep nor expose their input: a view read only by them lives no longer than they do.
+_READ_ONLY = (GATHER, SUM, MAX, MIN, MEAN, ARG_MAX, ARG_MIN, MATMUL, SELECT)
+
+
+def slices_as_views(graph, ops: Sequence[Operation], owned_inputs) -> set:
+    """Ids of the ``StridedSlice`` ops of ``graph`` (its needed ``ops``) that may return a view instead of a
+    copy: the sliced array is a constant or an input this graph never updates in place (not in
+    ``owned_inputs``, the positions of loop variables updated in place), and every reader of the slice only
+    reads it (elementwise ops, gathers, reductions, matmul), so no view is written into, returned or kept.
+    A row ``emissions[t]`` read by an add in a loop body is then not copied every iteration."""
+    readers: dict = {}
+    for op in ops:
+        for t in op.inputs:
+            readers.setdefault(id(t), []).append(op)
+    outputs = {id(t) for t in graph.outputs}
+    inputs = {id(t): position for position, t in enumerate(graph.inputs)}
+    views = set()
+    for op in ops:
+        if op.op_def is not STRIDED_SLICE:
+            continue
+        source, result = op.inputs[0], op.outputs[0]
+        position = inputs.get(id(source))
+        if not (source.op.op_def is CONST or (position is not None and position not in owned_inputs)):
+            continue
+        users = readers.get(id(result), ())
+        if users and id(result) not in outputs and all(
+                user.op_def in _READ_ONLY or user.op_def.elementwise_ufunc is not None for user in users):
+            views.add(id(op))
+    return views
 
 
 def _pieces(op: Operation, value: str) -> Optional[str]:
