@@ -296,7 +296,69 @@ def bench_compute_threads(repeat: int) -> List[dict]:
     return rows
 
 
-BENCHMARKS = [bench_compute_loops, bench_compute_threads]
+def bench_chain_threads(repeat: int) -> List[dict]:
+    """Row 7's chain (1e6 float32, 7 ops with a division) with rt.config.set_threads(1), and with 2 threads on
+    an idle machine and with a CPU-bound spinner on every core."""
+    from workloads import _SPIN, _chain_times
+    name = "18 chain of 7 ops with a division, set_threads"
+    cores = os.cpu_count() or 1
+    rows = []
+    try:
+        for label, threads, spinners in (("1 thread", 1, 0), (f"{cores} threads, idle", cores, 0),
+                                         (f"{cores} threads, {cores} spinners", cores, cores)):
+            rt.config.set_threads(threads)
+            spinning = [subprocess.Popen([sys.executable, "-c", _SPIN, str(core)]) for core in range(spinners)]
+            try:
+                if spinners:
+                    time.sleep(0.2)
+                times = _chain_times(repeat)
+            finally:
+                for process in spinning:
+                    process.kill()
+                    process.wait()
+            ratio = times["graph"] / times["numpy"]
+            rows += [_row(name, f"{label}: hand-written numpy", times["numpy"] * 1e3, "ms", 1.0),
+                     _row(name, f"{label}: graph (rt.Function)", times["graph"] * 1e3, "ms", ratio,
+                          "<= 1.1x numpy" if spinners else "report", ratio <= 1.1 if spinners else None)]
+    finally:
+        rt.config.set_threads(None)
+    return rows
+
+
+def small_ops_loop(x, a, b, n):
+    i = 0
+    while i < n:  # a tensor loop of 8 elementwise ops on 64 floats
+        x = rt.maximum(x * a + b, 0.0) - rt.minimum(x * b - a, 0.0) * 0.5
+        i += 1
+    return x
+
+
+def numpy_small_ops_loop(x, a, b, n):
+    for _ in range(n):
+        x = np.maximum(x * a + b, 0.0) - np.minimum(x * b - a, 0.0) * 0.5
+    return x
+
+
+def bench_small_ops(repeat: int) -> List[dict]:
+    """The cost of one op on 64 elements inside a tensor loop: 8 elementwise ops per iteration, 2,000 iterations,
+    per op, next to the same Python loop over numpy."""
+    import autograph_lite as ag
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(64).astype(np.float32) * 0.1 for _ in range(3)]
+    iterations, ops = 2000, 8
+    tensors = [rt.constant(a) for a in arrays] + [rt.constant(iterations)]
+    function = ag.function(small_ops_loop)
+    np.testing.assert_array_equal(function(*tensors).numpy(), numpy_small_ops_loop(*arrays, iterations))
+    times = compare({"numpy": lambda: numpy_small_ops_loop(*arrays, iterations), "graph": lambda: function(*tensors)},
+                    1, repeat)
+    per_op = {name: t / (iterations * ops) * 1e6 for name, t in times.items()}
+    name = "19 an op on 64 f32 in a tensor loop"
+    return [_row(name, "numpy by hand (Python for), per op", per_op["numpy"], "us", 1.0),
+            _row(name, "graph (ag.function, tensor while), per op", per_op["graph"], "us",
+                 per_op["graph"] / per_op["numpy"], "<= 2 us", per_op["graph"] <= 2.0)]
+
+
+BENCHMARKS = [bench_compute_loops, bench_compute_threads, bench_chain_threads, bench_small_ops]
 
 if __name__ == "__main__" and len(sys.argv) == 2:
     chosen, repetitions, with_eager = json.loads(sys.argv[1])
