@@ -170,7 +170,7 @@ def test_every_converter_is_a_registered_op():
                           "EnsureDefined", "PrintV2", "RandomUniform",
                           # no ONNX op; 1 - erf(x), log(1 + x), exp(x) - 1 would lose their accuracy
                           "Cumprod", "Erfc", "Expm1", "Log1p", "MatrixDiagPart", "MatrixInverse", "Repeat",
-                          "RandomNormal", "Multinomial"} | gradient_only
+                          "RandomNormal", "Multinomial", "StatelessRandomUniform", "StatelessRandomNormal"} | gradient_only
 
 
 def test_missing_onnx_package_gives_install_hint(monkeypatch):

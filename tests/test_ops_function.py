@@ -28,7 +28,7 @@ def pipeline(x, i):
         rt.where(x > 0.0, x, -x), rt.identity(x), rt.eye(3), rt.zeros([2, i]), rt.ones(rt.shape(x), rt.int32),
         rt.zeros_like(x), rt.ones_like(x), rt.fill([i], 2.5), rt.range(i), rt.range(1, 10, 3),
         rt.shape(x), rt.size(x), rt.rank(x), rt.tile(x, [1, i]), rt.expand_dims(x, 0), rt.squeeze(shaped[None]),
-        x[i - 1], x[:, ::-1], x[..., None][1:, i], rt.random.uniform([2], seed=3),
+        x[i - 1], x[:, ::-1], x[..., None][1:, i], rt.random.stateless_uniform([2], seed=[3, 0]),
     ]
     rt.debugging.assert_greater(i, 0, message="i must be positive")
     return pieces

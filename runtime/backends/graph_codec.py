@@ -12,6 +12,7 @@ tuple / list / dict   ``{"tuple": [...]}`` / ``{"list": [...]}`` / ``{"dict": {.
 numpy array / scalar  ``{"ndarray": "a3"}`` / ``{"scalar": "a4"}`` (key into the .npz arrays)
 FuncGraph (If/While)  ``{"graph": {...}}`` (nested)
 GradientFunction      ``{"gradient_function": {...}}`` (a custom gradient's graph, nested)
+RandomStream          ``{"random_stream": [global seed, op seed]}`` or ``null`` seeds (the state is not saved)
 Variable              ``{"variable": 0}`` (index into the saved variables)
 TensorSpec            ``{"tensor_spec": {"dtype": "float32", "shape": [null, 3]}}``
 OutputRef             ``{"output": 2}`` (a function result: that graph output)
@@ -49,6 +50,7 @@ from runtime.core.tensor import TensorSpec
 from runtime.core.graph import PLACEHOLDER
 from runtime.ops.attr_declarations import attr_problem, declared_attrs, input_problem
 from runtime.ops.custom_gradient_ops import GradientFunction
+from runtime.ops.random_seeds import RandomStream
 
 Arrays = Dict[str, np.ndarray]
 
@@ -109,6 +111,8 @@ def encode_value(value: Any, arrays: Arrays, variable_index: Callable[[Any], int
             return {"ndarray": _add_array(arrays, v)}
         if isinstance(v, Graph):
             return {"graph": encode_graph(v, arrays, variable_index)}
+        if isinstance(v, RandomStream):  # its seeds: a loaded op starts its sequence over, as in TensorFlow
+            return {"random_stream": None if v.seed is None else list(v.seed)}
         if isinstance(v, GradientFunction):
             return {"gradient_function": encode_graph(v.graph, arrays, variable_index)}
         if _is_variable(v):
@@ -215,6 +219,11 @@ def decode_value(data: Any, arrays: Arrays, variables: List[Any], where: str,
             return TensorSpec(shape, dtypes.as_dtype(body["dtype"]))
         if tag == "graph":
             return decode_graph(body, arrays, variables, outer_graph=outer_graph)
+        if tag == "random_stream":
+            _expect(body is None or isinstance(body, list) and len(body) == 2 and all(
+                isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2 ** 63 for s in body),
+                f"{where}: bad random stream seeds {body!r}")
+            return RandomStream(None if body is None else tuple(body))
         if tag == "gradient_function":
             return GradientFunction(decode_graph(body, arrays, variables, outer_graph=outer_graph))
         raise LoadError(f"{where}: unknown value tag {tag!r}")

@@ -27,6 +27,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.graph import CONST, PLACEHOLDER, Graph
 from runtime.core.registry import OpDef
+from runtime.ops import random_seeds, stateless_random_ops
 from runtime.ops import (combine_ops, control_flow_ops, creation_ops, custom_gradient_ops, debugging, einsum_ops,
                          gradient_ops, indexing, list_gradients, logging_ops, manipulation_ops, nn_ops, random_ops,
                          reduction_ops, scatter_ops, shape_ops, sort_ops, split_ops, variables)
@@ -152,7 +153,7 @@ VARIABLE = AttrKind("a Variable", _is_variable)
 SLICE_KEY = AttrKind("a subscript key", lambda v: type(v) is tuple and len(v) <= MAX_RANK
                      and all(_is_key_item(item) for item in v))
 TEMPLATE = AttrKind("a print template", lambda v: type(v) is tuple and all(_is_template_item(item) for item in v))
-SEED = _optional(INT)
+SEED = AttrKind("a random stream", lambda v: isinstance(v, random_seeds.RandomStream))
 OPTIONAL_SHAPE = _optional(SHAPE)
 OPTIONAL_COUNT = _optional(COUNT)
 LIST_ELEMENT_SHAPE = OPTIONAL_SHAPE
@@ -340,6 +341,8 @@ def _declare_all() -> None:
     declare_attrs(random_ops.CATEGORICAL, dtype=DTYPE, seed=SEED, static_num_samples=OPTIONAL_COUNT)
     for op_def in (random_ops.UNIFORM, random_ops.NORMAL):
         declare_attrs(op_def, dtype=DTYPE, seed=SEED, static_shape=OPTIONAL_SHAPE)
+    for op_def in (stateless_random_ops.STATELESS_UNIFORM, stateless_random_ops.STATELESS_NORMAL):
+        declare_attrs(op_def, dtype=DTYPE, static_shape=OPTIONAL_SHAPE)
     for op_def in (shape_ops.SHAPE, shape_ops.SIZE):
         declare_attrs(op_def, out_type=DTYPE)
     declare_attrs(split_ops.SPLIT, num=COUNT, sizes=_optional(INTS), axis=INT)
@@ -375,6 +378,7 @@ def _declare_all() -> None:
         manipulation_ops.ONE_HOT: ("static_depth",), manipulation_ops.REPEAT: ("static_repeats",),
         random_ops.CATEGORICAL: ("static_num_samples",), random_ops.UNIFORM: ("static_shape",),
         random_ops.NORMAL: ("static_shape",), sort_ops.TOP_K: ("static_k",),
+        stateless_random_ops.STATELESS_UNIFORM: ("static_shape",), stateless_random_ops.STATELESS_NORMAL: ("static_shape",),
         indexing.UNSORTED_SEGMENT_SUM: ("static_num_segments",),
         control_flow_ops.WHILE: ("maximum_iterations",),
     })

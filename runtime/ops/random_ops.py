@@ -1,11 +1,18 @@
 """Random numbers (``rt.random``): ``uniform``, ``normal`` and ``categorical``, stateful ops so they are
-never folded or merged and run on every call of a traced function.
+never folded or merged and run on every call of a traced function; ``set_seed``; the stateless ops and
+``Generator`` are in ``runtime.ops.stateless_random_ops``.
 
-With ``seed`` the op is reproducible: every run of it yields the same values (a fresh numpy
-``Generator`` seeded with ``seed``). Without one, values come from one process-wide generator.
+Seeds follow TensorFlow's rules (``runtime.ops.random_seeds``): an op seed starts a reproducible sequence --
+repeated calls give new values, and ``set_seed`` starts the sequences over -- eagerly and traced alike.
 
->>> uniform([2], seed=7).numpy().tolist() == uniform([2], seed=7).numpy().tolist()
+>>> set_seed(3)
+>>> first = uniform([2], seed=7).numpy().tolist()
+>>> first != uniform([2], seed=7).numpy().tolist()
 True
+>>> set_seed(3)
+>>> first == uniform([2], seed=7).numpy().tolist()
+True
+>>> set_seed(None)
 """
 from __future__ import annotations
 
@@ -20,8 +27,9 @@ from runtime.core.registry import apply_op, not_differentiable, register_op
 from runtime.ops.shape_ops import constant_value, known_or_none, shape_argument
 from runtime.ops.validated import apply_validated
 from runtime.core.tensor import Tensor
-
-_UNSEEDED = np.random.default_rng()
+from runtime.ops.random_seeds import RandomStream, check_seed, set_seed, stream_for  # noqa: F401 (rt.random.set_seed)
+from runtime.ops.stateless_random_ops import (Generator, stateless_normal, stateless_uniform,  # noqa: F401
+                                              uniform_values)
 
 
 def _uniform_infer(specs, attrs):
@@ -36,17 +44,7 @@ def _uniform_infer(specs, attrs):
 def _uniform_kernel(shape, minval, maxval, *, dtype, seed, static_shape=None):
     if (shape < 0).any():
         raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
-    size = tuple(shape.tolist())
-    low, high = minval.item(), maxval.item()
-    if low >= high and dtype.kind in "iu":
-        raise InvalidArgumentError(f"Need minval < maxval: {low} >= {high}")
-    generator = _UNSEEDED if seed is None else np.random.default_rng(seed)
-    if dtype.kind in "iu":
-        return generator.integers(low, high, size=size, dtype=dtype)
-    values = (low + (high - low) * generator.random(size)).astype(dtype)
-    if high > low:  # rounding to a narrow float could reach maxval; the interval is half-open
-        values = np.minimum(values, np.nextafter(dtype.type(high), dtype.type(low)))
-    return np.asarray(values, dtype=dtype)  # a 0-d shape gives a numpy scalar, not an array
+    return uniform_values(seed.generator, tuple(shape.tolist()), minval.item(), maxval.item(), dtype)
 
 
 UNIFORM = register_op("RandomUniform", ("shape", "minval", "maxval"), _uniform_infer, _uniform_kernel,
@@ -70,29 +68,18 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
             raise ValueError(f"RandomUniform: maxval must be given for the integer dtype {dtype.name}, "
                              "e.g. rt.random.uniform(shape, maxval=10, dtype=rt.int32)")
         maxval = 1
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise TypeError(f"RandomUniform: seed must be a non-negative Python int or None, got {seed!r}")
+    seed = check_seed(seed, "RandomUniform")
     dims, static = shape_argument(shape, "RandomUniform", "shape")
     bounds = [convert_to_tensor(value, None if isinstance(value, Tensor) else dtype) for value in (minval, maxval)]
     for bound, name in zip(bounds, ("minval", "maxval")):
         if bound.dtype != dtype:
             raise TypeError(f"RandomUniform: {name} has dtype {bound.dtype.name} but dtype is {dtype.name}")
-    attrs = {"dtype": dtype, "seed": None if seed is None else int(seed)}
+    attrs = {"dtype": dtype, "seed": stream_for(UNIFORM.name, dtype, seed)}
     if static is not None:
         attrs["static_shape"] = static
     return apply_op(UNIFORM, (dims, *bounds), attrs)
 
 not_differentiable(UNIFORM, "random draws do not depend smoothly on anything (TensorFlow gives None too)")
-
-def _check_seed(seed: Any, op_name: str) -> Optional[int]:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise TypeError(f"{op_name}: seed must be a non-negative Python int or None, got {seed!r}")
-    return None if seed is None else int(seed)
-
-
-def _generator(seed: Optional[int]) -> np.random.Generator:
-    return _UNSEEDED if seed is None else np.random.default_rng(seed)
-
 
 def _normal_infer(specs, attrs):
     (_, dims_shape), (mean_dtype, mean_shape), (stddev_dtype, stddev_shape) = specs
@@ -106,7 +93,7 @@ def _normal_infer(specs, attrs):
 def _normal_kernel(shape, mean, stddev, *, dtype, seed, static_shape=None):
     if (shape < 0).any():
         raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
-    values = _generator(seed).standard_normal(tuple(shape.tolist()))
+    values = seed.generator.standard_normal(tuple(shape.tolist()))
     return (mean.item() + stddev.item() * values).astype(dtype)
 
 
@@ -124,7 +111,7 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.f
     dtype = dtypes.as_dtype(dtype)
     if dtype.kind != "f":
         raise TypeError(f"RandomNormal: dtype must be a floating-point type, got {dtype.name}")
-    attrs = {"dtype": dtype, "seed": _check_seed(seed, "RandomNormal")}
+    attrs = {"dtype": dtype, "seed": stream_for(NORMAL.name, dtype, check_seed(seed, "RandomNormal"))}
     dims, static = shape_argument(shape, "RandomNormal", "shape")
     moments = [convert_to_tensor(value, None if isinstance(value, Tensor) else dtype) for value in (mean, stddev)]
     for moment, name in zip(moments, ("mean", "stddev")):
@@ -158,7 +145,7 @@ def _categorical_kernel(logits, num_samples, *, dtype, seed, static_num_samples=
         raise InvalidArgumentError("every row of logits needs a finite maximum (no nan, no +inf, not all -inf)")
     weights = np.exp(wide - wide.max(axis=1, keepdims=True))  # probabilities up to each row's total
     cumulative = np.cumsum(weights, axis=1)
-    draws = _generator(seed).random((logits.shape[0], count)) * cumulative[:, -1:]
+    draws = seed.generator.random((logits.shape[0], count)) * cumulative[:, -1:]
     samples = np.stack([np.searchsorted(row, row_draws, side="right") for row, row_draws in zip(cumulative, draws)])
     return np.minimum(samples.reshape(logits.shape[0], count), logits.shape[1] - 1).astype(dtype)
 
@@ -179,7 +166,7 @@ def categorical(logits: Any, num_samples: Any, dtype: Any = dtypes.int64, seed: 
     if dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"Multinomial: dtype must be rt.int32 or rt.int64, got {dtype.name}")
     count = convert_to_tensor(num_samples, None if isinstance(num_samples, Tensor) else dtypes.int32)
-    attrs = {"dtype": dtype, "seed": _check_seed(seed, "Multinomial")}
+    attrs = {"dtype": dtype, "seed": stream_for(CATEGORICAL.name, dtype, check_seed(seed, "Multinomial"))}
     known = constant_value(count)
     if known is not None and known.ndim == 0:
         attrs["static_num_samples"] = int(known)

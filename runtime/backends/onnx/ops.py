@@ -38,6 +38,8 @@ NOT_EXPORTED: Dict[str, str] = {
     "Repeat": "ONNX has no repeat-each op",
     "RandomNormal": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
     "Multinomial": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
+    "StatelessRandomUniform": "the draws would differ from ours (ONNX's generators are not numpy's)",
+    "StatelessRandomNormal": "the draws would differ from ours (ONNX's generators are not numpy's)",
     "TensorListScatterAdd": "a gradient op (of a TensorArray's gather); TensorArrays do not export",
     **{op: "a TensorArray op: ONNX sequences have no unwritten elements, so reading one could not be an error "
            "there; collect values in a Python list instead (it becomes a tensor list, which exports)"

@@ -62,6 +62,7 @@ class Program:
         self.variables: List[Any] = []
         written: List[int] = []
         self.unseeded_random = False
+        random_seeds: List[Any] = []
         wide = any(t.dtype.itemsize == 8 for t in graph.inputs + graph.outputs)
         for op in all_operations(graph):
             variable = op.attrs.get("variable")
@@ -71,8 +72,9 @@ class Program:
                 index = next(i for i, v in enumerate(self.variables) if v is variable)
                 if op.op_def in _WRITES and index not in written:
                     written.append(index)
-            if op.op_def in _RANDOM and op.attrs.get("seed") is None:
+            if op.op_def in _RANDOM:  # every random op draws new values on each call (TensorFlow's rule)
                 self.unseeded_random = True
+                random_seeds.append(op.attrs["seed"].seed)
             wide = wide or any(t.dtype.itemsize == 8 for t in op.outputs if t.dtype.kind in "fiub") or (
                 op.op_def is MEAN and op.inputs[0].dtype.kind in "iu")   # integer means sum in int64
         self.written = tuple(sorted(written))
@@ -80,7 +82,9 @@ class Program:
         self.wide = wide or any(v.dtype.itemsize == 8 for v in self.variables)
         self.checks: List[Operation] = []
         self._device_values: Dict[int, Tuple[np.ndarray, Any]] = {}
-        self._generator = np.random.default_rng()
+        # The per-call keys: reproducible from the ops' seeds when every random op has them (set_seed or op seeds)
+        seeded = random_seeds and all(seed is not None for seed in random_seeds)
+        self._generator = np.random.default_rng([part for seed in random_seeds for part in seed] if seeded else None)
         self._lock = threading.Lock()
         self.jitted = self.jax.jit(self._program)
 

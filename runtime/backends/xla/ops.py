@@ -22,6 +22,7 @@ from runtime.ops.manipulation_ops import CLIP_BY_VALUE
 from runtime.ops.math_ops import MATMUL, POW, REAL_DIV
 from runtime.ops.nn_ops import ELU, LEAKY_RELU, LOG_SOFTMAX, RELU, RELU6, SIGMOID_CROSS_ENTROPY, SOFTMAX
 from runtime.ops.random_ops import CATEGORICAL, NORMAL, UNIFORM
+from runtime.ops.stateless_random_ops import STATELESS_NORMAL, STATELESS_UNIFORM
 from runtime.ops.reduction_ops import (
     ALL,
     ANY,
@@ -266,9 +267,14 @@ lowers(ASSIGN_SUB_VARIABLE)(_write(lambda old, delta: old - delta))
 
 
 def _key(ctx, op):
-    seed = op.attrs["seed"]
-    # A seeded op gives the same values on every run, as our kernel does (not the same values as numpy's).
-    return ctx.next_key() if seed is None else ctx.jax.random.PRNGKey(seed)
+    # Every op draws new values on each call (the state's key advances); a seeded op's seeds are folded in.
+    # The sequences are JAX's, not the numpy executor's.
+    seed = op.attrs["seed"].seed
+    key = ctx.next_key()
+    if seed is not None:
+        for part in seed:
+            key = ctx.jax.random.fold_in(key, part % 2 ** 32)
+    return key
 
 
 def _shape(ctx, op, dims):
@@ -294,6 +300,35 @@ def _uniform(ctx, op, dims, low, high):
 def _normal(ctx, op, dims, mean, stddev):
     dtype = op.attrs["dtype"]
     draws = ctx.jax.random.normal(_key(ctx, op), _shape(ctx, op, dims),
+                                  dtype=np.float64 if dtype == np.float64 else np.float32)
+    return (mean + stddev * draws).astype(dtype)
+
+
+def _stateless_key(ctx, seed):
+    # A function of the seed pair, as the kernel's values are (JAX's numbers, not numpy's).
+    key = ctx.jax.random.PRNGKey(0)
+    for part in (seed[0], seed[1]):
+        key = ctx.jax.random.fold_in(key, part.astype(np.uint32))
+    return key
+
+
+@lowers(STATELESS_UNIFORM)
+def _stateless_uniform(ctx, op, dims, seed, low, high):
+    jax, dtype, shape = ctx.jax, op.attrs["dtype"], _shape(ctx, op, dims)
+    key = _stateless_key(ctx, seed)
+    if dtype.kind in "iu":
+        ctx.check(ctx.jnp.asarray(low) < ctx.jnp.asarray(high), op)
+        return jax.random.randint(key, shape, low, high, dtype=dtype)
+    values = low + (high - low) * jax.random.uniform(key, shape, dtype=np.float64 if dtype == np.float64
+                                                     else np.float32)
+    below = ctx.jnp.nextafter(ctx.jnp.asarray(high, dtype), ctx.jnp.asarray(low, dtype))
+    return ctx.jnp.where(high > low, ctx.jnp.minimum(values.astype(dtype), below), values.astype(dtype))
+
+
+@lowers(STATELESS_NORMAL)
+def _stateless_normal(ctx, op, dims, seed, mean, stddev):
+    dtype = op.attrs["dtype"]
+    draws = ctx.jax.random.normal(_stateless_key(ctx, seed), _shape(ctx, op, dims),
                                   dtype=np.float64 if dtype == np.float64 else np.float32)
     return (mean + stddev * draws).astype(dtype)
 

@@ -1,0 +1,192 @@
+"""Stateless random numbers and ``Generator`` (``rt.random.stateless_uniform``, ``stateless_normal``,
+``rt.random.Generator``), as TensorFlow has them.
+
+A stateless op is a pure function of its ``seed``, a pair of ints (a tensor of shape [2], possibly computed
+while the graph runs): the same seed and shape give the same values, every call, eagerly and traced, so
+constant folding may fold it. ``Generator`` keeps its state in a Variable ``[seed, counter]``: each draw
+reads the state, uses it as a stateless seed and advances the counter, so a Generator made ``from_seed``
+gives the same sequence each time, also inside a traced function (the Variable is its state there too).
+The values are numpy's (a generator started from the seed pair), not TensorFlow's bits.
+
+>>> stateless_uniform([2], seed=[1, 2]).numpy().tolist() == stateless_uniform([2], seed=[1, 2]).numpy().tolist()
+True
+>>> g = Generator.from_seed(4)
+>>> g.normal([2]).numpy().tolist() != g.normal([2]).numpy().tolist()
+True
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from runtime.core import dtypes
+from runtime.core.errors import InvalidArgumentError
+from runtime.core.registry import not_differentiable, register_op
+from runtime.core.tensor import Tensor
+from runtime.ops.convert import convert_to_tensor
+from runtime.ops.shape_ops import known_or_none, shape_argument
+from runtime.ops.validated import apply_validated
+from runtime.ops.variables import Variable
+
+
+def uniform_values(generator: np.random.Generator, size: tuple, low: Any, high: Any, dtype: np.dtype) -> np.ndarray:
+    """``size`` values uniform in ``[low, high)`` of ``dtype`` from ``generator`` (the stateless ops share it)."""
+    if low >= high and dtype.kind in "iu":
+        raise InvalidArgumentError(f"Need minval < maxval: {low} >= {high}")
+    if dtype.kind in "iu":
+        return generator.integers(low, high, size=size, dtype=dtype)
+    values = (low + (high - low) * generator.random(size)).astype(dtype)
+    if high > low:  # rounding to a narrow float could reach maxval; the interval is half-open
+        values = np.minimum(values, np.nextafter(dtype.type(high), dtype.type(low)))
+    return np.asarray(values, dtype=dtype)  # a 0-d shape gives a numpy scalar, not an array
+
+
+def _seed_generator(seed: np.ndarray) -> np.random.Generator:
+    if seed.shape != (2,):
+        raise InvalidArgumentError(f"seed must have shape [2], got {list(seed.shape)}")
+    return np.random.default_rng(seed.astype(np.int64).view(np.uint64).tolist())  # negative ints too
+
+
+def _stateless_infer(names):
+    def infer(specs, attrs):
+        (_, dims_shape), (seed_dtype, seed_shape), *bounds = specs
+        if seed_dtype not in (dtypes.int32, dtypes.int64) or (seed_shape is not None and seed_shape != (2,)):
+            raise TypeError(f"seed must be a pair of ints (an int32/int64 tensor of shape [2]), got {seed_dtype.name} "
+                            f"of shape {seed_shape}")
+        for (_, bound_shape), name in zip(bounds, names):
+            if bound_shape not in ((), None):
+                raise ValueError(f"{name} must be a scalar, got shape {bound_shape}")
+        length = None if dims_shape is None else dims_shape[0]
+        return [(attrs["dtype"], known_or_none(attrs.get("static_shape"), length))]
+    return infer
+
+
+def _stateless_uniform_kernel(shape, seed, minval, maxval, *, dtype, static_shape=None):
+    if (shape < 0).any():
+        raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
+    return uniform_values(_seed_generator(seed), tuple(shape.tolist()), minval.item(), maxval.item(), dtype)
+
+
+def _stateless_normal_kernel(shape, seed, mean, stddev, *, dtype, static_shape=None):
+    if (shape < 0).any():
+        raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
+    values = _seed_generator(seed).standard_normal(tuple(shape.tolist()))
+    return np.asarray(mean.item() + stddev.item() * values, dtype=dtype)
+
+
+STATELESS_UNIFORM = register_op(
+    "StatelessRandomUniform", ("shape", "seed", "minval", "maxval"), _stateless_infer(("minval", "maxval")),
+    _stateless_uniform_kernel, doc="Uniform values in [minval, maxval) of attr 'dtype', a function of the seed pair.")
+STATELESS_NORMAL = register_op(
+    "StatelessRandomNormal", ("shape", "seed", "mean", "stddev"), _stateless_infer(("mean", "stddev")),
+    _stateless_normal_kernel, doc="Normal values (mean, stddev) of attr 'dtype', a function of the seed pair.")
+not_differentiable(STATELESS_UNIFORM, "random draws do not depend smoothly on anything (TensorFlow gives None too)")
+not_differentiable(STATELESS_NORMAL, "random draws do not depend smoothly on anything (TensorFlow gives None too)")
+
+
+def _seed_tensor(seed: Any, op_name: str) -> Tensor:
+    tensor = seed if isinstance(seed, Tensor) else convert_to_tensor(np.asarray(seed, dtype=np.int64))
+    if tensor.dtype not in (dtypes.int32, dtypes.int64) or (tensor.shape is not None and tensor.shape != (2,)):
+        raise TypeError(f"{op_name}: seed must be a pair of ints, e.g. seed=[1, 2] (an int32/int64 tensor of shape "
+                        f"[2]), got {seed!r}")
+    return tensor
+
+
+def _apply(op_def, shape: Any, seed: Any, first: Any, second: Any, dtype: Any) -> Tensor:
+    dims, static = shape_argument(shape, op_def.name, "shape")
+    values = [convert_to_tensor(v, None if isinstance(v, Tensor) else dtype) for v in (first, second)]
+    for value, name in zip(values, op_def.inputs[2:]):
+        if value.dtype != dtype:
+            raise TypeError(f"{op_def.name}: {name} has dtype {value.dtype.name} but dtype is {dtype.name}")
+    attrs = {"dtype": dtype}
+    if static is not None:
+        attrs["static_shape"] = static
+    return apply_validated(op_def, (dims, _seed_tensor(seed, op_def.name), *values), attrs)
+
+
+def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32,
+                      name: Optional[str] = None) -> Tensor:
+    """Values of ``shape`` uniform in ``[minval, maxval)``, determined by ``seed`` (a pair of ints).
+
+    >>> stateless_uniform([3], seed=[7, 0], maxval=10, dtype="int32").shape
+    (3,)
+    """
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.kind not in "fiu":
+        raise TypeError(f"StatelessRandomUniform: dtype must be a float or int type, got {dtype.name}")
+    if maxval is None:
+        if dtype.kind != "f":
+            raise ValueError(f"StatelessRandomUniform: maxval must be given for the integer dtype {dtype.name}")
+        maxval = 1
+    return _apply(STATELESS_UNIFORM, shape, seed, minval, maxval, dtype)
+
+
+def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
+                     name: Optional[str] = None) -> Tensor:
+    """Values of ``shape`` from a normal distribution (``mean``, ``stddev``), determined by ``seed`` (a pair of ints).
+
+    >>> stateless_normal([2, 2], seed=[1, 2]).shape
+    (2, 2)
+    """
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"StatelessRandomNormal: dtype must be a floating-point type, got {dtype.name}")
+    return _apply(STATELESS_NORMAL, shape, seed, mean, stddev, dtype)
+
+
+class Generator:
+    """A random number generator with its state in a Variable ``[seed, counter]`` (``tf.random.Generator``).
+
+    Each ``uniform``/``normal`` call draws with the state as a stateless seed, then advances the counter:
+    new values on every call, the same sequence for the same seed, eagerly and in traced functions.
+
+    >>> g = Generator.from_seed(1)
+    >>> first = g.uniform([2])
+    >>> g.reset_from_seed(1)
+    >>> g.uniform([2]).numpy().tolist() == first.numpy().tolist()
+    True
+    """
+
+    def __init__(self, state: Any):
+        self._state = Variable(np.asarray(state, dtype=np.int64), name="generator_state", trainable=False)
+
+    @classmethod
+    def from_seed(cls, seed: int) -> "Generator":
+        """A generator whose sequence is determined by ``seed``."""
+        return cls([_int_seed(seed), 0])
+
+    @classmethod
+    def from_non_deterministic_state(cls) -> "Generator":
+        """A generator seeded from the operating system's entropy."""
+        return cls([int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1), 0])
+
+    @property
+    def state(self) -> Variable:
+        """The Variable holding ``[seed, counter]``."""
+        return self._state
+
+    def reset_from_seed(self, seed: int) -> None:
+        """Start the sequence of ``seed`` over."""
+        self._state.assign(np.array([_int_seed(seed), 0], np.int64))
+
+    def _next_seed(self) -> Tensor:
+        seed = self._state.read_value()
+        self._state.assign_add(np.array([0, 1], np.int64))
+        return seed
+
+    def uniform(self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32,
+                name: Optional[str] = None) -> Tensor:
+        """The next values, uniform in ``[minval, maxval)`` (as ``stateless_uniform``)."""
+        return stateless_uniform(shape, self._next_seed(), minval, maxval, dtype)
+
+    def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
+               name: Optional[str] = None) -> Tensor:
+        """The next values from a normal distribution (as ``stateless_normal``)."""
+        return stateless_normal(shape, self._next_seed(), mean, stddev, dtype)
+
+
+def _int_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"Generator: seed must be a Python int, got {seed!r}")
+    return int(seed)
