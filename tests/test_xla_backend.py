@@ -26,10 +26,10 @@ def assert_same(expected, got):
             np.testing.assert_array_equal(g, e)
 
 
-def both(function, *args):
+def both(function, *args, autograph=True):
     """The results of ``function`` on the numpy executor and compiled by XLA, checked equal; returns them."""
-    expected = ag.function(function)(*args)
-    got = ag.function(function, jit_compile=True)(*args)
+    expected = ag.function(function, autograph=autograph)(*args)
+    got = ag.function(function, autograph=autograph, jit_compile=True)(*args)
     assert_same(expected, got)
     return got
 
@@ -245,7 +245,8 @@ def test_what_cannot_be_compiled_is_a_clear_error_and_auto_falls_back(caplog):
         for i in range(n):
             values.append(i * 2)
         return rt.stack(values)
-    with pytest.raises(rt.errors.LoweringError, match=r"TensorList.*cannot be compiled.*jit_compile='auto'"):
+    with pytest.raises(rt.errors.LoweringError, match=r"While\) cannot be compiled.*values.*TensorArray of a fixed "
+                                                      r"size.*jit_compile='auto'"):
         ag.function(collect, jit_compile=True)(rt.constant(3))
     auto = ag.function(collect, jit_compile="auto")
     assert auto(rt.constant(3)).numpy().tolist() == [0, 2, 4]
@@ -311,3 +312,29 @@ def test_a_loop_over_a_range_of_run_time_length_compiles_without_building_it():
         both(program, rt.constant(n), rt.constant(1.0))
     with pytest.raises(rt.errors.LoweringError, match="a range whose length is known only when the graph runs"):
         ag.function(lambda n: rt.reduce_sum(rt.range(n)), jit_compile=True)(rt.constant(4))
+
+
+def test_lists_of_a_length_known_when_compiling_and_fixed_size_tensor_arrays_compile():
+    def python_lists(x, k):
+        values = rt.TensorList.from_tensors([x, x * 2.0]).append(x + 1.0).set_item(k, -x)
+        values, last = values.pop()   # TensorList.pop: the list and the element (unconverted, see below)
+        more = rt.TensorList.from_tensor(rt.stack([x, -x]))
+        return values.stack(), last, values[k], values[-1], values.length(), values.concat(), more[1]
+
+    def tensor_array(x, n):
+        squares = rt.TensorArray(rt.float32, size=5, element_shape=[2])
+        for i in range(n):
+            squares = squares.write(i, x * rt.cast(i, rt.float32))
+        for i in range(n, 5):
+            squares = squares.write(i, -x)
+        return squares.stack(), squares.read(n - 1), squares.size(), squares.gather([0, 4])
+
+    for k in (0, 1, -2):
+        both(python_lists, rt.constant([1.0, 2.0]), rt.constant(k), autograph=False)
+    for n in (1, 3, 5):
+        both(tensor_array, rt.constant([1.0, 2.0]), rt.constant(n))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="never written"):
+        ag.function(lambda x: rt.TensorArray(rt.float32, size=2, element_shape=[]).write(0, x).stack(),
+                    jit_compile=True)(rt.constant(1.0))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="out of range"):
+        ag.function(python_lists, autograph=False, jit_compile=True)(rt.constant([1.0, 2.0]), rt.constant(2))

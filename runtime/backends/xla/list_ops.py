@@ -1,45 +1,244 @@
-"""Tensor lists and TensorArrays under ``jit_compile=True``.
+"""Tensor lists and TensorArrays under ``jit_compile=True``: a preallocated buffer.
 
-XLA has no growable values: a list whose length changes in a loop would need a preallocated buffer of its
-largest size. Until that lowering exists, every list op says so (a LoweringError naming the op and the fix:
-build the result with ``rt.stack`` of a fixed number of values, or write into a preallocated tensor with
-``x[i] = v``), and ``jit_compile="auto"`` runs such graphs on the numpy executor.
+XLA has no growable values, so a list is a ``ListBuffer``: its elements stacked in one array of a size fixed
+when compiling, a ``written`` mask (a TensorArray's elements may be unwritten; reading one is the numpy
+executor's error), and its length. That size must be known when compiling:
+
+- a TensorArray of a static size (``rt.TensorArray(dtype, size=n)`` with a Python ``n``) written and read at
+  run-time indices, also as the state of a tensor loop: the usual way to collect a loop's results;
+- a Python list or TensorList built and changed where its length stays known (outside tensor loops, or read and
+  assigned but not grown inside them).
+
+A list whose length changes inside a tensor loop (``values.append(x)`` in a ``while`` on a tensor) has a length
+known only when the graph runs, and so do its stacked result's shape: that is a LoweringError naming the op and
+the fix (a TensorArray of fixed size written at the loop counter, or a preallocated tensor and ``x[i] = v``), and
+``jit_compile='auto'`` runs such a graph on the numpy executor.
 """
 from __future__ import annotations
 
-from runtime.backends.xla.table import NOT_LOWERED
-from runtime.ops.list_gradients import (
-                                        TENSOR_LIST_ADD_N,
-                                        TENSOR_LIST_INSERT,
-                                        TENSOR_LIST_RESIZE,
-                                        TENSOR_LIST_SCATTER_ADD,
-                                        TENSOR_LIST_SPLIT_LIKE,
-                                        TENSOR_LIST_ZEROS_LIKE,
-)
-from runtime.ops.list_ops import (
-                                        TENSOR_LIST_CONCAT,
-                                        TENSOR_LIST_FROM_TENSOR,
-                                        TENSOR_LIST_FROM_TENSORS,
-                                        TENSOR_LIST_GET_ITEM,
-                                        TENSOR_LIST_LENGTH,
-                                        TENSOR_LIST_POP,
-                                        TENSOR_LIST_PUSH_BACK,
-                                        TENSOR_LIST_SET_ITEM,
-                                        TENSOR_LIST_STACK,
-)
-from runtime.ops.tensor_array_ops import (
-                                        TENSOR_LIST_GATHER,
-                                        TENSOR_LIST_RESERVE,
-                                        TENSOR_LIST_SCATTER,
-                                        TENSOR_LIST_SPLIT,
-)
+from typing import Any
 
-_LISTS = ("a tensor list (a Python list appended to under a tensor condition or loop, or a TensorArray) has no "
-          "XLA form yet; collect a fixed number of values with rt.stack, or preallocate the result "
-          "(rt.zeros([n, ...])) and write x[i] = v in the loop, or use jit_compile='auto' to run this graph on "
-          "the numpy executor")
-NOT_LOWERED.update({op_def: _LISTS for op_def in (
-    TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_PUSH_BACK, TENSOR_LIST_POP, TENSOR_LIST_GET_ITEM,
-    TENSOR_LIST_SET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_STACK, TENSOR_LIST_CONCAT, TENSOR_LIST_RESERVE,
-    TENSOR_LIST_GATHER, TENSOR_LIST_SCATTER, TENSOR_LIST_SPLIT, TENSOR_LIST_ZEROS_LIKE, TENSOR_LIST_ADD_N,
-    TENSOR_LIST_SCATTER_ADD, TENSOR_LIST_INSERT, TENSOR_LIST_RESIZE, TENSOR_LIST_SPLIT_LIKE)})
+import numpy as np
+
+from runtime.backends.xla.lowering import is_static
+from runtime.backends.xla.table import CHECKED, NOT_LOWERED, lowers
+from runtime.ops.list_gradients import (TENSOR_LIST_ADD_N, TENSOR_LIST_INSERT, TENSOR_LIST_RESIZE,
+                                        TENSOR_LIST_SCATTER_ADD, TENSOR_LIST_SPLIT_LIKE, TENSOR_LIST_ZEROS_LIKE)
+from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS,
+                                  TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK,
+                                  TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK)
+from runtime.ops.tensor_array_ops import (TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE, TENSOR_LIST_SCATTER,
+                                          TENSOR_LIST_SPLIT)
+
+_FIX = ("collect the values in a TensorArray of a fixed size (rt.TensorArray(dtype, size=n), n a Python int) "
+        "written at the loop counter, or preallocate the result (rt.zeros([n, ...])) and assign x[i] = v; or use "
+        "jit_compile='auto' to run this graph on the numpy executor")
+
+
+class ListBuffer:
+    """A list's elements in a buffer of ``buffer.shape[0]`` slots. A JAX pytree whose ``length`` (an int) is
+    static: loops and branches carry the buffer, and a list whose length they would change does not compile."""
+
+    __slots__ = ("buffer", "written", "length")
+
+    def __init__(self, buffer: Any, written: Any, length: int):
+        self.buffer = buffer     # [slots, *element shape]
+        self.written = written   # bool [slots]: which slots hold an element (a TensorArray may have unwritten ones)
+        self.length = int(length)   # the list's length (a TensorArray's size)
+
+
+def _register_pytree() -> None:
+    from jax import tree_util
+    tree_util.register_pytree_node(ListBuffer, lambda v: ((v.buffer, v.written), v.length),
+                                   lambda length, children: ListBuffer(*children, length))
+
+
+_register_pytree()
+
+
+def _element_shape(ctx, op, *candidates) -> tuple:
+    for shape in candidates:
+        if shape is not None and None not in shape:
+            return tuple(shape)
+    raise ctx.error(op, "the shape of the list's elements is not fully known when compiling, and XLA needs it "
+                        "for the list's buffer; give element_shape= (a TensorArray) or elements of one static shape")
+
+
+def _static_length(ctx, op, value: ListBuffer) -> int:
+    return value.length
+
+
+@lowers(TENSOR_LIST_RESERVE)
+def _reserve(ctx, op, num_elements):
+    size = int(ctx.static(num_elements, op, "size (a TensorArray's size must be a Python int for XLA)"))
+    if size < 0:
+        return ctx.error_from_kernel(op, [np.asarray(size)])
+    shape = _element_shape(ctx, op, op.attrs["element_shape"], op.outputs[0].shape)
+    dtype = op.attrs["element_dtype"]
+    return ListBuffer(ctx.jnp.zeros((size,) + shape, dtype), ctx.jnp.zeros((size,), bool), np.int32(size))
+
+
+@lowers(TENSOR_LIST_FROM_TENSORS)
+def _from_tensors(ctx, op, *elements):
+    if not elements:
+        shape = _element_shape(ctx, op, op.attrs["element_shape"], op.outputs[0].shape)
+        buffer = ctx.jnp.zeros((0,) + shape, op.attrs["element_dtype"])
+    else:
+        if len({tuple(np.shape(e)) for e in elements}) > 1:
+            raise ctx.error(op, "its elements have different shapes, and a list's buffer holds one shape; " + _FIX)
+        buffer = ctx.jnp.stack([ctx.jnp.asarray(e) for e in elements])
+    return ListBuffer(buffer, ctx.jnp.ones((len(elements),), bool), np.int32(len(elements)))
+
+
+@lowers(TENSOR_LIST_FROM_TENSOR)
+def _from_tensor(ctx, op, tensor):
+    tensor = ctx.jnp.asarray(tensor)
+    return ListBuffer(tensor, ctx.jnp.ones((tensor.shape[0],), bool), np.int32(tensor.shape[0]))
+
+
+@lowers(TENSOR_LIST_PUSH_BACK)
+def _push_back(ctx, op, handle, element):
+    length, jnp = _static_length(ctx, op, handle), ctx.jnp
+    element = jnp.asarray(element)
+    if element.shape != handle.buffer.shape[1:]:
+        raise ctx.error(op, "the appended element's shape differs from the list's other elements, and a list's "
+                            "buffer holds one shape; " + _FIX)
+    buffer = jnp.concatenate([handle.buffer[:length], element[None]], 0)
+    return ListBuffer(buffer, jnp.ones((length + 1,), bool), np.int32(length + 1))
+
+
+def _position(ctx, op, value: ListBuffer, index: Any, python_rules: bool):
+    """``index`` as a position in the buffer, checked as the kernel checks it (raising its error)."""
+    jnp = ctx.jnp
+    index = jnp.asarray(index)
+    if python_rules:  # a TensorList: negative counts from the end
+        ctx.check((index >= -value.length) & (index < value.length), op)
+        index = jnp.where(index < 0, index + value.length, index)
+    else:             # a TensorArray: from 0, below its size
+        ctx.check((index >= 0) & (index < value.length), op)
+    return jnp.clip(index, 0, max(value.buffer.shape[0] - 1, 0))
+
+
+@lowers(TENSOR_LIST_GET_ITEM)
+def _get_item(ctx, op, handle, index):
+    array = op.attrs.get("array")
+    position = _position(ctx, op, handle, index, array is None)
+    if array is not None:
+        ctx.check(handle.written[position], op)   # an element never written: the kernel's error
+    return handle.buffer[position]
+
+
+@lowers(TENSOR_LIST_SET_ITEM)
+def _set_item(ctx, op, handle, index, element):
+    if op.attrs.get("grow") and not is_static(index):
+        raise ctx.error(op, "a write at a run-time index may grow this TensorArray (dynamic_size=True), and XLA "
+                            "needs its size when compiling; make it with a fixed size (rt.TensorArray(dtype, "
+                            "size=n))")
+    if op.attrs.get("grow") and int(index) >= handle.buffer.shape[0]:
+        grown = int(index) + 1 - handle.buffer.shape[0]
+        handle = ListBuffer(ctx.jnp.concatenate([handle.buffer, ctx.jnp.zeros((grown,) + handle.buffer.shape[1:],
+                                                                              handle.buffer.dtype)]),
+                            ctx.jnp.concatenate([handle.written, ctx.jnp.zeros((grown,), bool)]),
+                            np.int32(handle.buffer.shape[0] + grown))
+    position = _position(ctx, op, handle, index, op.attrs.get("array") is None)
+    element = ctx.jnp.asarray(element)
+    if element.shape != handle.buffer.shape[1:]:
+        raise ctx.error(op, "the written element's shape differs from the list's buffer; " + _FIX)
+    return ListBuffer(handle.buffer.at[position].set(element), handle.written.at[position].set(True), handle.length)
+
+
+@lowers(TENSOR_LIST_POP)
+def _pop(ctx, op, handle, index):
+    length = _static_length(ctx, op, handle)
+    if length == 0 or not is_static(index):
+        if length == 0:
+            ctx.check(np.False_, op)
+            return handle, ctx.jnp.zeros(handle.buffer.shape[1:], handle.buffer.dtype)
+        raise ctx.error(op, "it pops at an index known only when the graph runs (the list's shape after it "
+                            "depends on it); pop() the last element or use a TensorArray")
+    position = int(index)
+    if not -length <= position < length:
+        return ctx.error_from_kernel(op, [_numpy_list(handle, length), np.asarray(position)])
+    position %= length
+    kept = [i for i in range(length) if i != position]
+    jnp = ctx.jnp
+    return (ListBuffer(handle.buffer[np.array(kept, np.int32)] if kept else handle.buffer[:0],
+                       jnp.ones((len(kept),), bool), np.int32(len(kept))), handle.buffer[position])
+
+
+def _numpy_list(handle: ListBuffer, length: int) -> Any:
+    from runtime.ops.list_values import ListValue, wrap
+    return wrap(ListValue([None] * length, length))
+
+
+@lowers(TENSOR_LIST_LENGTH)
+def _length(ctx, op, handle):
+    return np.int32(handle.length)
+
+
+def _all_written(ctx, op, handle: ListBuffer) -> None:
+    if op.attrs.get("array") is not None:
+        ctx.check(ctx.jnp.all(handle.written), op)
+
+
+@lowers(TENSOR_LIST_STACK)
+def _stack(ctx, op, handle):
+    length = _static_length(ctx, op, handle)
+    _all_written(ctx, op, handle)
+    return handle.buffer[:length]
+
+
+@lowers(TENSOR_LIST_CONCAT)
+def _concat(ctx, op, handle):
+    length = _static_length(ctx, op, handle)
+    if length == 0:
+        ctx.check(np.False_, op)
+        return ctx.jnp.zeros(tuple(0 if d is None else d for d in op.outputs[0].shape), handle.buffer.dtype)
+    _all_written(ctx, op, handle)
+    return ctx.jnp.concatenate([handle.buffer[i] for i in range(length)], op.attrs["axis"])
+
+
+@lowers(TENSOR_LIST_GATHER)
+def _gather(ctx, op, handle, indices):
+    indices = ctx.jnp.asarray(indices)
+    ctx.check(ctx.jnp.all((indices >= 0) & (indices < handle.length)), op)
+    positions = ctx.jnp.clip(indices, 0, max(handle.buffer.shape[0] - 1, 0))
+    ctx.check(ctx.jnp.all(handle.written[positions]), op)
+    return handle.buffer[positions]
+
+
+@lowers(TENSOR_LIST_SCATTER)
+def _scatter(ctx, op, handle, tensor, indices):
+    if op.attrs["grow"]:
+        raise ctx.error(op, "a scatter into a TensorArray of dynamic size may grow it, and XLA needs its size "
+                            "when compiling; make it with a fixed size (rt.TensorArray(dtype, size=n))")
+    indices = ctx.jnp.asarray(indices)
+    ctx.check(ctx.jnp.all((indices >= 0) & (indices < handle.length)), op)
+    positions = ctx.jnp.clip(indices, 0, max(handle.buffer.shape[0] - 1, 0))
+    return ListBuffer(handle.buffer.at[positions].set(tensor), handle.written.at[positions].set(True), handle.length)
+
+
+@lowers(TENSOR_LIST_ZEROS_LIKE)
+def _zeros_like(ctx, op, handle):
+    return ListBuffer(ctx.jnp.zeros_like(handle.buffer), handle.written, handle.length)
+
+
+@lowers(TENSOR_LIST_ADD_N)
+def _add_n(ctx, op, a, b):
+    if a.buffer.shape != b.buffer.shape:
+        raise ctx.error(op, "the two lists' buffers differ in size")
+    return ListBuffer(a.buffer + b.buffer, a.written | b.written, a.length)
+
+
+CHECKED.update({TENSOR_LIST_GET_ITEM, TENSOR_LIST_SET_ITEM, TENSOR_LIST_POP, TENSOR_LIST_STACK, TENSOR_LIST_CONCAT,
+                TENSOR_LIST_GATHER, TENSOR_LIST_SCATTER})
+_GRADIENT = ("a gradient op of lists whose pieces or positions change the list's length: its buffer's size would "
+             "be known only when the graph runs; ")
+NOT_LOWERED.update({
+    TENSOR_LIST_SPLIT: "a TensorArray split into pieces of run-time lengths gives elements of different shapes, "
+                       "and a buffer holds one shape; " + _FIX,
+    TENSOR_LIST_SCATTER_ADD: _GRADIENT + _FIX,
+    TENSOR_LIST_INSERT: _GRADIENT + _FIX,
+    TENSOR_LIST_RESIZE: _GRADIENT + _FIX,
+    TENSOR_LIST_SPLIT_LIKE: _GRADIENT + _FIX,
+})

@@ -305,5 +305,7 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
 def _changing_shape(ctx: Context, op: Operation, body_graph: FuncGraph, count: int, error: Exception) -> Exception:
     names = [p.op.name for p in body_graph.inputs[:count]]
     return ctx.error(op, f"a loop variable (of {', '.join(names)}) changes shape or structure between iterations, "
-                         "and XLA needs one shape per loop variable (preallocate it at its final size, or set "
-                         f"maximum_iterations= for a list): {error}")
+                         "and XLA needs one shape per loop variable: preallocate it at its final size; for a list "
+                         "appended to in the loop, collect the values in a TensorArray of a fixed size "
+                         "(rt.TensorArray(dtype, size=n), n a Python int) written at the loop counter; or use "
+                         f"jit_compile='auto' to run this graph on the numpy executor ({error})")
