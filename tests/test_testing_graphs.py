@@ -102,6 +102,7 @@ def test_a_global_the_graph_bakes_in_is_found_by_changing_it():
            "3.0, eagerly the function returned Tensor(9.0, shape=(), dtype=float32), but the graph (not retraced) " \
            "still returned Tensor(6.0, shape=(), dtype=float32)" in message
     assert SCALE == 2.0   # put back
+    ag.testing.assert_no_stale_captures(scaled, rt.constant(3.0), constants=['SCALE'])   # declared constant
 
 
 def test_a_closure_value_and_a_global_read_by_a_called_function_are_found():

@@ -206,7 +206,7 @@ def assert_converted_equivalent(function: Callable, *args: Any, **kwargs: Any) -
     3
     """
     __tracebackhide__ = True   # pytest shows the caller's line, not ours
-    original = forms._python_function(function)
+    original = forms.python_function_of(function)
     subjects.note(original)
     name = getattr(original, '__qualname__', repr(original))
     converted = api.to_graph(original)

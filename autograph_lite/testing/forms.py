@@ -21,7 +21,7 @@ graph), ``plain`` and ``staged`` (``ag.to_graph``, in each form).
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, ContextManager, Dict, Tuple
+from typing import Any, Callable, ContextManager, Dict, Iterator, Tuple
 
 import runtime as rt
 from autograph_lite import api
@@ -45,9 +45,29 @@ def in_form(form: str, function: Callable, *args: Any, **kwargs: Any) -> Any:
         return function(*args, **kwargs)
 
 
-def _python_function(function: Callable) -> Callable:
+def python_function_of(function: Callable) -> Callable:
     """The Python function under an ``ag.function``/``rt.Function`` (itself otherwise)."""
-    return getattr(function, 'python_function', function) if isinstance(function, rt.Function) else function
+    return function.python_function if isinstance(function, rt.Function) else function
+
+
+def graph_function_of(function: Callable) -> rt.Function:
+    """``function`` if it is an ``ag.function``/``rt.Function`` (its traces are kept), else a new ``ag.function``."""
+    if isinstance(function, rt.Function):
+        return function
+    if not callable(function):
+        raise TypeError(f'expected a Python function or an ag.function, got {type(function).__name__}: {function!r}')
+    return api.function(function)
+
+
+@contextlib.contextmanager
+def eagerly(flag: bool) -> Iterator[None]:
+    """``ag.run_functions_eagerly(flag)`` inside the block, the previous setting after it."""
+    was_eager = rt.functions_run_eagerly()
+    rt.run_functions_eagerly(flag)
+    try:
+        yield
+    finally:
+        rt.run_functions_eagerly(was_eager)
 
 
 class Mode:
@@ -70,28 +90,18 @@ class Mode:
 
 
 def _run_eager(function: Callable, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
-    graph_function = function if isinstance(function, rt.Function) else api.function(function)
-    was_eager = rt.functions_run_eagerly()
-    rt.run_functions_eagerly(True)
-    try:
-        return graph_function(*args, **kwargs)
-    finally:
-        rt.run_functions_eagerly(was_eager)
+    with eagerly(True):
+        return graph_function_of(function)(*args, **kwargs)
 
 
 def _run_graph(function: Callable, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
-    graph_function = function if isinstance(function, rt.Function) else api.function(function)
-    was_eager = rt.functions_run_eagerly()
-    rt.run_functions_eagerly(False)
-    try:
-        return graph_function(*args, **kwargs)
-    finally:
-        rt.run_functions_eagerly(was_eager)
+    with eagerly(False):
+        return graph_function_of(function)(*args, **kwargs)
 
 
 def _converted_in(form: str) -> Callable[..., Any]:
     def run(function: Callable, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
-        return in_form(form, api.to_graph(_python_function(function)), *args, **kwargs)
+        return in_form(form, api.to_graph(python_function_of(function)), *args, **kwargs)
     return run
 
 

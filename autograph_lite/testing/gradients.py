@@ -13,7 +13,7 @@ import numpy as np
 
 import runtime as rt
 from autograph_lite import api
-from autograph_lite.testing import subjects
+from autograph_lite.testing import forms, subjects, values
 
 EPSILON = 1e-6
 _KINK_RATIO = 1e-3   # one-sided differences further apart than this (relative): a kink, not curvature
@@ -127,20 +127,12 @@ class GradientCheck:
 def _scalar_objective(fn: Callable, weights: List[np.ndarray]) -> Callable:
     """``xs -> sum_i sum(fn(*xs)[i] * weights[i])`` over the output's tensor leaves, with runtime ops."""
     def objective(*xs):
-        leaves = _flat(fn(*xs))
+        leaves = values.leaves(fn(*xs))
         total = rt.reduce_sum(rt.cast(leaves[0], rt.float64) * rt.constant(weights[0]))
         for leaf, weight in zip(leaves[1:], weights[1:]):
             total = total + rt.reduce_sum(rt.cast(leaf, rt.float64) * rt.constant(weight))
         return total
     return objective
-
-
-def _flat(value: Any) -> List[Any]:
-    if isinstance(value, (list, tuple)):
-        return [leaf for item in value for leaf in _flat(item)]
-    if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in _flat(item)]
-    return [value]
 
 
 def _kinks(one_sided) -> List[Tuple[int, Tuple[int, ...], float, float]]:
@@ -179,11 +171,11 @@ def assert_gradients_match(function: Callable, *args: Any, rtol: float = 1e-5, a
     (True, (2,))
     """
     __tracebackhide__ = True   # pytest shows the caller's line, not ours
-    python_function = getattr(function, 'python_function', function) if isinstance(function, rt.Function) else function
+    python_function = forms.python_function_of(function)
     subjects.note(python_function)
     rng = np.random.default_rng(seed)
     point = [np.array(np.asarray(arg), dtype=np.float64) for arg in args]
-    outputs = _flat(python_function(*[rt.constant(a) for a in point]))
+    outputs = values.leaves(python_function(*[rt.constant(a) for a in point]))
     weights = [rng.standard_normal(np.shape(leaf)) for leaf in outputs]
     objective = _scalar_objective(python_function, weights)
     one = np.float64(1.0)

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 import runtime as rt
-from autograph_lite import api
-from autograph_lite.testing import subjects
+from autograph_lite.testing import forms, subjects
 from autograph_lite.testing.traces import TraceCount, count_traces
-from autograph_lite.testing.values import close_difference
+from autograph_lite.testing.values import close_difference, leaves
 
 
 class GraphEagerMismatch(AssertionError):
@@ -36,27 +35,8 @@ class GraphRun:
         return f'<GraphRun graph={self.graph!r} eager={self.eager!r} traces={self.traces.count}>'
 
 
-def _graph_function(function: Callable) -> rt.Function:
-    if isinstance(function, rt.Function):
-        return function
-    if not callable(function):
-        raise TypeError(f'expected a Python function or an ag.function, got {type(function).__name__}: {function!r}')
-    return api.function(function)
-
-
-def _leaves(value: Any) -> Iterator[Any]:
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _leaves(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    else:
-        yield value
-
-
 def _variables_of(graph_function: rt.Function, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> List[rt.Variable]:
-    found = [leaf for leaf in _leaves((args, kwargs)) if isinstance(leaf, rt.Variable)]
+    found = [leaf for leaf in leaves((args, kwargs)) if isinstance(leaf, rt.Variable)]
     for concrete in graph_function.concrete_functions:
         found += [v for v in concrete.variables if isinstance(v, rt.Variable)]
     unique: Dict[int, rt.Variable] = {}
@@ -67,16 +47,11 @@ def _variables_of(graph_function: rt.Function, args: Tuple[Any, ...], kwargs: Di
 
 def _call(graph_function: rt.Function, args: Tuple[Any, ...], kwargs: Dict[str, Any],
           eagerly: bool) -> Tuple[Any, Optional[BaseException]]:
-    was_eager = rt.functions_run_eagerly()
-    rt.run_functions_eagerly(eagerly)
     try:
-        return graph_function(*args, **kwargs), None
-    except KeyboardInterrupt:
-        raise
+        with forms.eagerly(eagerly):
+            return graph_function(*args, **kwargs), None
     except Exception as error:  # the exception is an outcome both sides must share
         return None, error
-    finally:
-        rt.run_functions_eagerly(was_eager)
 
 
 def _describe(result: Any, error: Optional[BaseException]) -> str:
@@ -148,7 +123,7 @@ def assert_graph_matches_eager(function: Callable, *args: Any, rtol: float = 1e-
     (Tensor([ 0.75 -0.25], shape=(2,), dtype=float32), 1)
     """
     __tracebackhide__ = True   # pytest shows the caller's line, not ours
-    graph_function = _graph_function(function)
+    graph_function = forms.graph_function_of(function)
     subjects.note(graph_function.python_function)
     found, seen = _compare(graph_function, args, kwargs, rtol, atol)
     if found:
@@ -182,8 +157,8 @@ def _names_read(code: types.CodeType) -> Iterator[str]:
 class _Capture:
     """A global or closure value a function reads: its place, so that it can be changed and put back."""
 
-    def __init__(self, description: str, read: Callable[[], Any], write: Callable[[Any], None]):
-        self.description, self.read, self.write = description, read, write
+    def __init__(self, name: str, description: str, read: Callable[[], Any], write: Callable[[Any], None]):
+        self.name, self.description, self.read, self.write = name, description, read, write
 
 
 def _captures(function: Callable, seen: Optional[set] = None) -> Iterator[_Capture]:
@@ -200,7 +175,7 @@ def _captures(function: Callable, seen: Optional[set] = None) -> Iterator[_Captu
             if _is_user_function(value):
                 yield from _captures(value, seen)
             else:
-                yield _Capture(f'global {name!r} (module {module_globals.get("__name__", "?")})',
+                yield _Capture(name, f'global {name!r} (module {module_globals.get("__name__", "?")})',
                                lambda name=name: module_globals[name],
                                lambda new, name=name: module_globals.__setitem__(name, new))
     for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
@@ -211,7 +186,7 @@ def _captures(function: Callable, seen: Optional[set] = None) -> Iterator[_Captu
         if _is_user_function(value):
             yield from _captures(value, seen)
         else:
-            yield _Capture(f'closure variable {name!r} of {function.__qualname__}',
+            yield _Capture(name, f'closure variable {name!r} of {function.__qualname__}',
                            lambda cell=cell: cell.cell_contents,
                            lambda new, cell=cell: setattr(cell, 'cell_contents', new))
 
@@ -234,7 +209,7 @@ def changed_value(value: Any) -> Any:
 
 
 def assert_no_stale_captures(function: Callable, *args: Any, rtol: float = 1e-6, atol: float = 1e-6,
-                             **kwargs: Any) -> None:
+                             constants: Sequence[str] = (), **kwargs: Any) -> None:
     """Assert that the graph of ``function`` does not hold on to Python global or closure values.
 
     First the graph as it is now must match eager execution (an ``ag.function`` traced earlier, when a global
@@ -242,17 +217,21 @@ def assert_no_stale_captures(function: Callable, *args: Any, rtol: float = 1e-6,
     function reads from its globals and closures (and from those of the user functions it refers to) is
     changed in turn: where the Python function follows the new value and the graph, reused without a retrace,
     does not, the value was baked into the graph when it was traced. Each value is put back afterwards.
-    Values that change nothing eagerly are not reported. The failure names each stale value and says how
-    to fix it.
+    Values that change nothing eagerly are not reported; ``constants`` names globals and closure variables that
+    never change (a graph may keep them). The failure names each stale value and says how to fix it.
 
     >>> import autograph_lite as ag, runtime as rt
     >>> OFFSET = rt.Variable(1.0)          # a Variable is read on every call: never stale
     >>> def shifted(x):
     ...     return x + OFFSET
     >>> ag.testing.assert_no_stale_captures(shifted, rt.constant(2.0))
+    >>> EPSILON = 1e-7                     # never changes: a graph may keep it
+    >>> def safe_inverse(x):
+    ...     return 1.0 / (x + EPSILON)
+    >>> ag.testing.assert_no_stale_captures(safe_inverse, rt.constant(2.0), constants=['EPSILON'])
     """
     __tracebackhide__ = True   # pytest shows the caller's line, not ours
-    graph_function = _graph_function(function)
+    graph_function = forms.graph_function_of(function)
     python_function = graph_function.python_function
     subjects.note(python_function)
     problems = []
@@ -261,6 +240,8 @@ def assert_no_stale_captures(function: Callable, *args: Any, rtol: float = 1e-6,
         problems.append('the graph as traced does not match eager execution now (a Python value it captured when '
                         'it was traced has changed since?):\n' + '\n'.join(f'    {item}' for item in found))
     for capture in _captures(python_function):
+        if capture.name in constants:
+            continue
         value = capture.read()
         new = changed_value(value)
         if new is None:

@@ -14,7 +14,7 @@ import sys
 from typing import Callable, Optional, Union
 
 from autograph_lite import api
-from autograph_lite.testing import subjects
+from autograph_lite.testing import forms, subjects
 
 UPDATE_ENV_VAR = 'AUTOGRAPH_LITE_UPDATE_SNAPSHOTS'
 _update = [os.environ.get(UPDATE_ENV_VAR, '').strip().lower() not in ('', '0', 'false', 'no')]
@@ -67,7 +67,7 @@ def assert_code_matches(function: Callable, path: Union[str, 'os.PathLike[str]']
     """
     __tracebackhide__ = True   # pytest shows the caller's line, not ours
     code = api.to_code(function, form=form)
-    subjects.note(getattr(function, 'python_function', function))
+    subjects.note(forms.python_function_of(function))
     golden = _resolved(path, 2)
     if update if update is not None else _update[0]:
         golden.parent.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,7 @@ import numpy as np
 
 import runtime as rt
 from autograph_lite.testing.graphs import assert_graph_matches_eager
+from autograph_lite.testing.values import leaves
 
 
 def _hypothesis():
@@ -112,7 +113,7 @@ def arguments(function_or_specs: Any, shared_dims: bool = True, **tensor_options
     st = hypothesis.strategies
     specs = list(function_or_specs) if isinstance(function_or_specs, (list, tuple)) else \
         list(_signature_of(function_or_specs))
-    flat = _flatten(specs)
+    flat = leaves(specs)
     ranks = [len(_dims(s)) for s in flat if _dims(s) is not None]
     min_side, max_side = tensor_options.pop('min_side', 1), tensor_options.pop('max_side', 4)
 
@@ -134,14 +135,6 @@ def arguments(function_or_specs: Any, shared_dims: bool = True, **tensor_options
 
     sizes = st.tuples(*[st.integers(min_side, max_side) for _ in range(max(ranks, default=0))])
     return sizes.flatmap(with_sizes)
-
-
-def _flatten(value: Any) -> list:
-    if isinstance(value, (list, tuple)):
-        return [leaf for item in value for leaf in _flatten(item)]
-    if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in _flatten(item)]
-    return [value]
 
 
 def given_signature(function: Any, max_examples: int = 25, rtol: float = 1e-6, atol: float = 1e-6,

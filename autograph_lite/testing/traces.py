@@ -10,8 +10,7 @@ import contextlib
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple
 
 import runtime as rt
-from autograph_lite import api
-from autograph_lite.testing import subjects
+from autograph_lite.testing import forms, subjects
 from runtime.tracing import function as function_module
 
 
@@ -104,7 +103,7 @@ def assert_traces(function: Callable, calls: Iterable[Any], expected: int = 1) -
     1
     """
     __tracebackhide__ = True   # pytest shows the caller's line, not ours
-    graph_function = function if isinstance(function, rt.Function) else api.function(function)
+    graph_function = forms.graph_function_of(function)
     subjects.note(graph_function.python_function)
     calls = [_as_call(call) for call in calls]
     used: List[Any] = []   # the concrete function of each call

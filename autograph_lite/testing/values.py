@@ -17,7 +17,7 @@ None
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Set, Tuple
+from typing import Any, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -41,6 +41,19 @@ def to_python(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: to_python(item) for key, item in value.items()}
     return value
+
+
+def leaves(value: Any) -> List[Any]:
+    """The leaves of nested tuples, lists and dicts (dict values in order), depth first.
+
+    >>> leaves((1, [2, {'a': 3}]))
+    [1, 2, 3]
+    """
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in leaves(item)]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in leaves(item)]
+    return [value]
 
 
 def _short(value: Any) -> str:
