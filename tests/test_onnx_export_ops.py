@@ -48,6 +48,9 @@ EXACT = {  # op type: (function, specs, arrays)
     "Sort": (lambda x: (rt.sort(x), rt.sort(x, 0, "DESCENDING")), [S([None, 5])], [ROUNDED]),
     "ArgSort": (lambda x: (rt.argsort(x), rt.argsort(x, 0, "DESCENDING"), rt.argsort(x, -1, "DESCENDING")),
                 [S([None, 5])], [ROUNDED]),
+    "Unique": (lambda x: tuple(rt.unique(x)), [S([None], rt.int32)], [np.array([4, 1, 4, 2, 1, 7], np.int32)]),
+    "UniqueWithCounts": (lambda x: tuple(rt.unique_with_counts(x, rt.int64)), [S([None])],
+                         [np.array([2.5, -1.0, 2.5, 0.0], np.float32)]),
 }
 CLOSE = {
     "Tanh": (rt.tanh, [S([None, 5])], [EDGES]), "Sigmoid": (rt.sigmoid, [S([None, 5])], [EDGES]),

@@ -30,6 +30,7 @@ from runtime.ops.reduction_ops import (argmax, argmin, cumsum, reduce_all, reduc
                                        reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from runtime.ops.shape_ops import rank, shape, size
 from runtime.ops.sort_ops import argsort, sort
+from runtime.ops.set_ops import unique, unique_with_counts
 from runtime.ops.einsum_ops import einsum
 from runtime.ops.linalg_ops import norm
 from runtime.ops.manipulation_ops import clip_by_value, one_hot, pad, repeat, reverse

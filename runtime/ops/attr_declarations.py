@@ -30,7 +30,7 @@ from runtime.core.registry import OpDef
 from runtime.ops import random_seeds, stateless_random_ops
 from runtime.ops import (combine_ops, control_flow_ops, creation_ops, custom_gradient_ops, debugging, einsum_ops,
                          gradient_ops, indexing, list_gradients, logging_ops, manipulation_ops, nn_ops, random_ops,
-                         reduction_ops, scatter_ops, shape_ops, sort_ops, split_ops, variables)
+                         reduction_ops, scatter_ops, set_ops, shape_ops, sort_ops, split_ops, variables)
 from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TILE, TRANSPOSE
 from runtime.ops.cast_op import CAST
 
@@ -308,6 +308,8 @@ def _declare_all() -> None:
     for op_def in (sort_ops.SORT, sort_ops.ARG_SORT):
         declare_attrs(op_def, axis=INT, direction=SORT_DIRECTION)
     declare_attrs(sort_ops.TOP_K, index_type=DTYPE, static_k=OPTIONAL_COUNT)
+    for op_def in (set_ops.UNIQUE, set_ops.UNIQUE_WITH_COUNTS):
+        declare_attrs(op_def, out_idx=DTYPE)
     declare_attrs(debugging.ASSERT, template=TEMPLATE)
     declare_attrs(debugging.ENSURE_DEFINED, message=TEXT)
     declare_attrs(logging_ops.PRINT, template=TEMPLATE, sep=TEXT, end=TEXT,

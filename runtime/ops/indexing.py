@@ -165,19 +165,28 @@ GATHER = register_op("GatherV2", ("params", "indices"), _gather_infer, _gather_k
                      doc="Picks slices of params along attr 'axis' at the given indices.")
 
 
-def gather(params: Any, indices: Any, axis: int = 0) -> Tensor:
+def gather(params: Any, indices: Any, axis: Optional[int] = None, batch_dims: int = 0) -> Tensor:
     """The slices of ``params`` along ``axis`` at ``indices`` (an int tensor or list of any shape).
 
     An index outside ``[0, params.shape[axis])`` raises ``InvalidArgumentError`` when the op runs.
+    ``axis`` defaults to ``batch_dims``. With ``batch_dims=b``, the first ``b`` dims of ``params`` and
+    ``indices`` are batch dims: row ``i`` of the batch gathers from row ``i`` of ``params`` only, as in
+    ``tf.gather``.
 
     >>> gather([10, 20, 30], [2, 0])
     Tensor([30 10], shape=(2,), dtype=int32)
+    >>> gather([[1, 2, 3], [4, 5, 6]], [[2, 0], [1, 1]], batch_dims=1)
+    Tensor([[3 1]
+     [5 5]], shape=(2, 2), dtype=int32)
     """
     params = convert_to_tensor(params)
     indices = convert_to_tensor(indices)
     if indices.dtype not in _INDEX_DTYPES:
         raise TypeError(f"GatherV2: indices must be int32 or int64, got {indices.dtype.name}")
-    axis = shapes.axis_argument(axis, "GatherV2")
+    if batch_dims != 0:
+        return _batched_gather(params, indices, shapes.axis_argument(batch_dims if axis is None else axis, "GatherV2"),
+                               shapes.axis_argument(batch_dims, "GatherV2", "batch_dims"))
+    axis = shapes.axis_argument(0 if axis is None else axis, "GatherV2")
     if params.ndim is not None:
         if not -params.ndim <= axis < params.ndim:
             raise ValueError(f"GatherV2: axis {axis} is out of range for params of shape {params.shape}")
@@ -185,6 +194,45 @@ def gather(params: Any, indices: Any, axis: int = 0) -> Tensor:
     elif axis < 0:
         raise ValueError("GatherV2: a negative axis needs params of known rank")
     return apply_op(GATHER, (params, indices), {"axis": axis})
+
+
+def _batched_gather(params: Tensor, indices: Tensor, axis: int, batch_dims: int) -> Tensor:
+    """``gather`` with leading batch dims: one ``GatherNd`` over (batch row, index) pairs, which checks every
+    index against its own row (an index past a row's end must not read the next row)."""
+    from runtime.ops.array_ops import reshape, transpose
+    from runtime.ops.creation_ops import range as arange
+    from runtime.ops.gradient_ops import broadcast_to
+    from runtime.ops.rows_ops import concat, stack
+    from runtime.ops.scatter_ops import gather_nd
+    from runtime.ops.shape_ops import shape
+    if params.ndim is None or indices.ndim is None:
+        raise ValueError("gather with batch_dims needs params and indices of known rank")
+    if batch_dims < 0:
+        batch_dims += indices.ndim
+    axis = int(axis) + (params.ndim if axis < 0 else 0)
+    if not 0 <= batch_dims <= indices.ndim or batch_dims > params.ndim:
+        raise ValueError(f"gather: batch_dims={batch_dims} must be in [0, {min(indices.ndim, params.ndim)}] for "
+                         f"params of shape {params.shape} and indices of shape {indices.shape}")
+    if not batch_dims <= axis < params.ndim:
+        raise ValueError(f"gather: axis {axis} must be in [batch_dims={batch_dims}, {params.ndim}) for params of "
+                         f"shape {params.shape}")
+    outer = list(range(batch_dims, axis))           # params dims between the batch and the gathered axis
+    rest = list(range(axis + 1, params.ndim))
+    moved = transpose(params, list(range(batch_dims)) + [axis] + outer + rest)  # batch, axis, outer, rest
+    params_shape, indices_shape = shape(moved), shape(indices)
+    batch_shape = indices_shape[:batch_dims]
+    rows = reshape(moved, concat([[-1], params_shape[batch_dims:]], 0))          # [B, axis, outer, rest]
+    picked = reshape(indices, concat([[-1], indices_shape[batch_dims:]], 0))     # [B, I...]
+    index_rank = indices.ndim - batch_dims
+    row_of = reshape(arange(0, shape(picked)[0], dtype=picked.dtype), [-1] + [1] * index_rank)
+    coordinates = stack([broadcast_to(row_of, shape(picked)), picked], axis=-1)
+    gathered = gather_nd(rows, coordinates)                                      # [B, I..., outer, rest]
+    result = reshape(gathered, concat([batch_shape, indices_shape[batch_dims:], params_shape[batch_dims + 1:]], 0))
+    # TensorFlow's order: batch, outer, I..., rest
+    first_outer = batch_dims + index_rank
+    order = (list(range(batch_dims)) + list(range(first_outer, first_outer + len(outer)))
+             + list(range(batch_dims, first_outer)) + list(range(first_outer + len(outer), result.ndim)))
+    return result if not outer else transpose(result, order)
 
 
 def _index_tuple(key: tuple, dynamic: Tuple[np.ndarray, ...]) -> tuple:

@@ -11,7 +11,7 @@ Tensor([0 2 1 3], shape=(4,), dtype=int32)
 """
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -69,14 +69,20 @@ TOP_K = register_op("TopKV2", ("input", "k"), _top_k_infer, _top_k_kernel,
                     doc="The k largest entries of the last axis and their indices (lower index first on ties).")
 
 
+class TopKV2(NamedTuple):
+    """What ``top_k`` returns, as TensorFlow's namedtuple: ``result.values``, ``result.indices``."""
+    values: Tensor
+    indices: Tensor
+
+
 def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32,  # noqa: A002
-          name: Any = None) -> Tuple[Tensor, Tensor]:
+          name: Any = None) -> TopKV2:
     """The ``k`` largest entries along the last axis, largest first, and their indices.
 
     Among equal values the lower index comes first. ``sorted`` is accepted for TensorFlow
     compatibility; the values are always sorted.
 
-    >>> top_k([[1.0, 5.0, 3.0]], k=2)[0]
+    >>> top_k([[1.0, 5.0, 3.0]], k=2).values
     Tensor([[5. 3.]], shape=(1, 2), dtype=float32)
     """
     input = convert_to_tensor(input)
@@ -87,7 +93,7 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.
     known = constant_value(k_tensor)
     if known is not None and known.ndim == 0:
         attrs["static_k"] = int(known)
-    return apply_validated(TOP_K, (input, k_tensor), attrs, name=name)
+    return TopKV2(*apply_validated(TOP_K, (input, k_tensor), attrs, name=name))
 
 
 def _sort_infer(index_dtype=None):

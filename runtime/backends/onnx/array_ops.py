@@ -51,6 +51,34 @@ def _arg_sort(b, op, inputs):
     return [b.one("Cast", [indices], op.name, to=b.onnx.TensorProto.INT32)]
 
 
+# --- unique: ONNX Unique with sorted=0 lists values in order of first appearance, as our kernels do ------
+# onnxruntime's Unique runs on float32, float64 and int64 only: other dtypes go through int64 (or float32) and back
+def _unique_nodes(b, op, x: str) -> List[str]:
+    dtype = op.inputs[0].dtype
+    wide = dtype if dtype in (np.float32, np.float64, np.int64) else np.float32 if dtype.kind == "f" else np.int64
+    if wide != dtype:
+        x = b.one("Cast", [x], op.name + "/wide", to=_onnx_type(b, np.dtype(wide)))
+    y, first, inverse, counts = b.node("Unique", [x], op.name + "/unique", 4, sorted=0)
+    if wide != dtype:
+        y = b.one("Cast", [y], op.name + "/narrow", to=_onnx_type(b, dtype))
+    return [y, first, inverse, counts]
+
+
+@_converts("Unique")
+def _unique(b, op, inputs):
+    y, _, inverse, _ = _unique_nodes(b, op, inputs[0])
+    return [b.one("Identity", [y], op.name),
+            b.one("Cast", [inverse], op.name + "/idx", to=_onnx_type(b, op.attrs["out_idx"]))]
+
+
+@_converts("UniqueWithCounts")
+def _unique_with_counts(b, op, inputs):
+    y, _, inverse, counts = _unique_nodes(b, op, inputs[0])
+    index_type = _onnx_type(b, op.attrs["out_idx"])
+    return [b.one("Identity", [y], op.name), b.one("Cast", [inverse], op.name + "/idx", to=index_type),
+            b.one("Cast", [counts], op.name + "/count", to=index_type)]
+
+
 # --- neural-network functions ----------------------------------------------------------------------
 def _scalar_like(b, op, value, hint: str) -> str:
     return b.constant(np.array(value, dtype=op.outputs[0].dtype), op.name + hint)

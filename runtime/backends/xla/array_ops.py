@@ -26,6 +26,7 @@ from runtime.ops.indexing import (
     UNSORTED_SEGMENT_SUM,
 )
 from runtime.ops.manipulation_ops import MIRROR_PAD, ONE_HOT, PAD, REPEAT, REVERSE
+from runtime.ops.set_ops import UNIQUE, UNIQUE_WITH_COUNTS
 from runtime.ops.scatter_ops import GATHER_ND, TENSOR_SCATTER_ADD, TENSOR_SCATTER_UPDATE
 from runtime.ops.shape_ops import RANK, SHAPE, SIZE
 from runtime.ops.sort_ops import ARG_SORT, SORT, TOP_K
@@ -354,4 +355,8 @@ CHECKED.update({GATHER, GATHER_ND, TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD, RA
 NOT_LOWERED.update({
     WHERE: "the number of true elements (its result's length) is known only when the graph runs, and XLA needs "
            "every shape when compiling; use rt.where(condition, x, y) (a select) instead",
+    UNIQUE: "the number of distinct values (its result's length) is known only when the graph runs, and XLA needs "
+            "every shape when compiling; run it outside the jit_compile=True function",
+    UNIQUE_WITH_COUNTS: "the number of distinct values is known only when the graph runs, and XLA needs every shape "
+                        "when compiling; run it outside the jit_compile=True function",
 })
