@@ -138,3 +138,57 @@ def test_unused_gather_is_not_run_in_a_graph():
     with pytest.raises(rt.errors.InvalidArgumentError, match=r"indices\[0\] = 1 is not in \[0, 1\)"):
         unused_return(rt.constant([0.0]))
     assert_same(run_traced(unused_return, np.array([0.0], np.float32))[0], np.array([0.0], np.float32))
+
+
+# --- gather(batch_dims=): row i of the batch gathers from row i of params only -------------------------------
+def _batched_reference(params, indices, axis, batch_dims):
+    if batch_dims == 0:
+        return np.take(params, indices, axis=axis)
+    return np.stack([_batched_reference(p, i, axis - 1, batch_dims - 1) for p, i in zip(params, indices)])
+
+
+@pytest.mark.parametrize("params_shape, indices_shape, axis, batch_dims", [
+    ((2, 3), (2, 2), 1, 1), ((2, 4, 3), (2, 5), 1, 1), ((2, 4, 3), (2, 5), 2, 1), ((2, 3, 4, 5), (2, 3, 2), 2, 2),
+    ((2, 3, 4, 5), (2, 3, 2), 3, 2), ((2, 3, 4), (2, 3, 2, 2), 2, 2), ((2, 5, 4), (2,), 1, 1),
+    ((2, 5, 4), (2, 3), -1, -1)])
+def test_gather_with_batch_dims_matches_tensorflows_definition(params_shape, indices_shape, axis, batch_dims):
+    rng = np.random.default_rng(7)
+    params = rng.normal(size=params_shape).astype(np.float32)
+    indices = rng.integers(0, params_shape[axis], size=indices_shape).astype(np.int32)
+    expected = _batched_reference(params, indices, axis % len(params_shape),
+                                  batch_dims + len(indices_shape) if batch_dims < 0 else batch_dims)
+    np.testing.assert_array_equal(rt.gather(params, indices, axis=axis, batch_dims=batch_dims).numpy(), expected)
+    traced = rt.function(lambda p, i: rt.gather(p, i, axis=axis, batch_dims=batch_dims))
+    np.testing.assert_array_equal(traced(rt.constant(params), rt.constant(indices)).numpy(), expected)
+
+
+def test_gather_with_batch_dims_refuses_an_index_past_its_rows_end():
+    # flattened, index 3 of row 0 would be row 1's first value: an error, not a silent 4
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"indices\[0,0\] = \[0, 3\] does not index into"):
+        rt.gather([[1, 2, 3], [4, 5, 6]], [[3], [0]], batch_dims=1)
+    with pytest.raises(ValueError, match=r"axis 0 must be in \[batch_dims=1, 2\)"):
+        rt.gather([[1, 2, 3]], [[0]], axis=0, batch_dims=1)
+
+
+def test_gather_with_batch_dims_has_a_gradient():
+    x = rt.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = rt.reduce_sum(rt.gather(x, [[2, 2], [0, 1]], batch_dims=1))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[0.0, 0.0, 2.0], [1.0, 1.0, 0.0]])
+
+
+# --- reduce_variance, reduce_std, moments: composites with numpy's values and gradients ----------------------
+def test_spread_statistics_match_numpy_and_have_gradients():
+    data = np.array([[1.0, 2.0, 4.0], [3.0, 9.0, -1.0]])
+    x = rt.constant(data)
+    np.testing.assert_allclose(rt.math.reduce_variance(x, axis=1).numpy(), data.var(axis=1))
+    np.testing.assert_allclose(rt.math.reduce_std(x, axis=0, keepdims=True).numpy(), data.std(axis=0, keepdims=True))
+    mean, variance = rt.nn.moments(x, axes=[0, 1])
+    assert (float(mean), float(variance)) == pytest.approx((data.mean(), data.var()))
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        v = rt.math.reduce_variance(x)
+    np.testing.assert_allclose(tape.gradient(v, x).numpy(), 2 * (data - data.mean()) / data.size)
+    with pytest.raises(TypeError, match=r"reduce_std: input must be a floating-point tensor, got int32"):
+        rt.math.reduce_std([1, 2])
