@@ -71,6 +71,27 @@ def test_big_inputs_compile_at_the_first_call(compilations):
     assert len(compilations) == 1
 
 
+def test_a_big_result_of_small_inputs_compiles_at_the_first_call(compilations):
+    f = rt.Function(lambda x: rt.reshape(rt.tile(x, [1024]), [-1, 512]) * 2.0)
+    x = np.arange(512, dtype=np.float32)  # a result of 512 x 512: the executor's row blocks pay at once
+    np.testing.assert_array_equal(f(rt.constant(x)).numpy(), np.tile(x, 1024).reshape(-1, 512) * 2.0)
+    assert len(compilations) == 1
+
+
+def test_many_small_ops_on_a_big_input_are_interpreted_at_the_first_call(compilations):
+    def steps(xs):
+        h = rt.zeros((32, 16))
+        for t in range(20):  # an unrolled recurrence: compiling costs more than interpreting it once
+            h = rt.tanh(xs[t] + h)
+        return h
+    f = rt.Function(steps)
+    xs = np.random.default_rng(0).standard_normal((20, 32, 16)).astype(np.float32) * 0.1
+    first = f(rt.constant(xs)).numpy()
+    assert len(compilations) == 0
+    np.testing.assert_array_equal(f(rt.constant(xs)).numpy(), first)
+    assert len(compilations) == 1
+
+
 def constants_out(x):
     table = rt.constant([1.0, 2.0, 3.0, 4.0])
     return table, rt.reshape(table, [2, 2]), x + 1.0

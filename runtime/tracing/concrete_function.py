@@ -13,6 +13,7 @@ Tensor([2 4], shape=(2,), dtype=int32)
 """
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
@@ -31,9 +32,10 @@ from runtime.tracing.signature import describe_spec, has_tensors, spec_structure
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, TensorSpec
 
 
-# A first call whose input arrays hold at most this many elements in all runs in the interpreter (see
-# ConcreteFunction._first_run).
-INTERPRET_FIRST_CALL_UP_TO = 10_000
+# A first call whose biggest array (an input, or an op's result of static shape) holds at most this many
+# elements runs in the interpreter (see _first_run): below it compiling costs more than the compiled code
+# saves in one call (the executor's row blocks start at buffer_plan.PARALLEL_MIN_ELEMENTS).
+INTERPRET_FIRST_CALL_UP_TO = (1 << 18) - 1
 # Set by the test suite (tests/conftest.py): each first call that the interpreter runs is also run compiled,
 # and both must agree bit for bit (for graphs without side effects, which could not run twice).
 check_first_calls = False
@@ -244,9 +246,10 @@ class ConcreteFunction:
 
 
 def _first_run(concrete_ref: "weakref.ref[ConcreteFunction]") -> Callable[..., List[np.ndarray]]:
-    """The first call of a graph without loops. On small inputs it runs in the reference interpreter
-    (``runtime.backends.interpreter``) on the traced graph: optimizing and compiling a small graph cost
-    more than interpreting it once (0.46 ms against 0.07 for simple_relu's), and a function traced for
+    """The first call of a graph without loops. Unless one of its arrays is big it runs in the reference
+    interpreter (``runtime.backends.interpreter``) on the traced graph: optimizing and compiling cost
+    more than interpreting once (0.46 ms against 0.07 for simple_relu's; an LSTM unrolled 50 steps, 750
+    ops on 32x512 values: ~75 ms against ~10 ms of interpreting overhead), and a function traced for
     Python arguments may never be called again.
     The same results bit for bit (tests/test_first_call_tier.py; with ``check_first_calls`` every first
     call of the test suite compares both), the same errors (the failing node and the user's line), the
@@ -260,7 +263,7 @@ def _first_run(concrete_ref: "weakref.ref[ConcreteFunction]") -> Callable[..., L
     def first_run(*arrays: np.ndarray) -> List[np.ndarray]:
         concrete = concrete_ref()
         concrete._run = compile_and_run
-        if sum(a.size for a in arrays) > INTERPRET_FIRST_CALL_UP_TO:
+        if _biggest_array(concrete.unoptimized_graph, arrays) > INTERPRET_FIRST_CALL_UP_TO:
             return compile_and_run(*arrays)
         interpret = interpreter.make_callable(concrete.unoptimized_graph)
         if check_first_calls and not concrete.unoptimized_graph.has_stateful_ops():
@@ -268,6 +271,22 @@ def _first_run(concrete_ref: "weakref.ref[ConcreteFunction]") -> Callable[..., L
         return interpret(*arrays)
 
     return first_run
+
+
+def _biggest_array(graph: FuncGraph, arrays: Sequence[np.ndarray]) -> int:
+    """Elements of the biggest of ``arrays`` and of the static-shape results of ``graph``'s ops (those of
+    its If branches too); a result of unknown shape is taken to be no bigger than an input."""
+    biggest = max((a.size for a in arrays), default=0)
+    for op in graph.operations:
+        for t in op.outputs:
+            shape = t.shape
+            if shape is not None and None not in shape:
+                biggest = max(biggest, math.prod(shape))
+        if op.attrs:
+            for value in op.attrs.values():
+                if isinstance(value, FuncGraph):
+                    biggest = max(biggest, _biggest_array(value, ()))
+    return biggest
 
 
 def _has_loop(graph: FuncGraph) -> bool:
