@@ -264,9 +264,12 @@ _as("tf.config", "run_functions_eagerly", "ag.run_functions_eagerly")
 _as("tf.config", "functions_run_eagerly", "ag.functions_run_eagerly")
 _as("tf.config", "experimental_run_functions_eagerly", "ag.run_functions_eagerly")
 _unsupported("tf.config", "list_physical_devices list_logical_devices set_visible_devices get_visible_devices "
-                          "set_soft_device_placement experimental threading optimizer",
-             "the numpy executor runs on the CPU it is on: there are no devices or thread pools to configure",
+                          "set_soft_device_placement experimental optimizer",
+             "the numpy executor runs on the CPU it is on: there are no devices to configure",
              "drop the call; for accelerators see jit_compile=True (docs/XLA.md)")
+_unsupported("tf.config", "threading", "TensorFlow's intra-/inter-op pools are not ours: the numpy executor has "
+                                       "one thread budget for its row-block workers and BLAS's threads",
+             "rt.config.set_threads(n) (None: the machine's cores), rt.config.get_threads()")
 
 # ==== tf.autograph ========================================================================================
 _as("tf.autograph", "to_code", "ag.to_code")
