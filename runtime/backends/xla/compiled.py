@@ -86,29 +86,39 @@ class Program:
         seeded = random_seeds and all(seed is not None for seed in random_seeds)
         self._generator = np.random.default_rng([part for seed in random_seeds for part in seed] if seeded else None)
         self._lock = threading.Lock()
+        self.plain = not (self.variables or self.unseeded_random or self.checked or self.wide or self.placement)
+        self.rerun: Optional[Callable[[], Callable[..., List[np.ndarray]]]] = None   # the numpy executor, lazily
         self.jitted = self.jax.jit(self._program)
 
     # --- the traced JAX function ----------------------------------------------------------------------------
-    def _program(self, arrays: Sequence[Any], variable_values: Sequence[Any], key: Any):
+    def _program(self, *flat: Any):
+        """``flat``: the graph's inputs, then the Variables' values, then the random key (if the graph draws)."""
         jnp = self.jax.numpy
+        count, variables = len(self.graph.inputs), len(self.variables)
         ctx = Context(self.jax, self.variables)
-        ctx.state = State(tuple(variable_values), key, jnp.int32(0))
-        outputs = ctx.lower_graph(self.graph, list(arrays))
+        key = flat[count + variables] if self.unseeded_random else None
+        ctx.state = State(tuple(flat[count:count + variables]), key, jnp.int32(0))
+        outputs = ctx.lower_graph(self.graph, list(flat[:count]))
         self.checks = ctx.checks
         results = [jnp.asarray(value, dtype=tensor.dtype) for value, tensor in zip(outputs, self.graph.outputs)]
+        if self.plain:
+            return results
         written = tuple(ctx.state.variables[i] for i in self.written)
         return (results, written, ctx.state.error) if self.checked else (results, written)
 
     # --- a call -----------------------------------------------------------------------------------------------
-    def arguments(self, arrays: Sequence[np.ndarray]) -> Tuple[Any, ...]:
-        values = tuple(self._device_value(v) for v in self.variables)
-        key = self._generator.integers(0, 2 ** 32, size=2, dtype=np.uint32) if self.unseeded_random else None
+    def arguments(self, arrays: Sequence[np.ndarray]) -> List[Any]:
+        """The jitted function's arguments for a call with ``arrays`` (see ``_program``)."""
+        flat = list(arrays)
         if self.placement is not None:  # XLA compiles for where the data is: batches split, the rest replicated
             split, replicated, count = self.placement
             put = self.jax.device_put
-            arrays = [put(a, split if a.ndim and a.shape[0] % count == 0 else replicated) for a in arrays]
-            key = None if key is None else put(key, replicated)
-        return list(arrays), values, key
+            flat = [put(a, split if a.ndim and a.shape[0] % count == 0 else replicated) for a in flat]
+        flat.extend(self._device_value(v) for v in self.variables)
+        if self.unseeded_random:
+            key = self._generator.integers(0, 2 ** 32, size=2, dtype=np.uint32)
+            flat.append(key if self.placement is None else self.jax.device_put(key, self.placement[1]))
+        return flat
 
     def _device_value(self, variable: Any) -> Any:
         array = variable._array
@@ -126,17 +136,23 @@ class Program:
             return self.jax.enable_x64(True)
         return contextlib.nullcontext()
 
-    def __call__(self, *arrays: np.ndarray, rerun: Optional[Callable[..., Any]] = None) -> List[np.ndarray]:
-        arguments = self.arguments(arrays)
+    @property
+    def program(self) -> "Program":
+        return self   # what a concrete function's run callable exposes, with or without the 'auto' wrapper
+
+    def __call__(self, *arrays: np.ndarray) -> List[np.ndarray]:
+        if self.plain:  # no state, no checks, 32-bit: the jitted function is the whole call
+            return [np.asarray(value) for value in self.jitted(*arrays)]
+        flat = self.arguments(arrays)
         if self.wide and not self.jax.config.jax_enable_x64:
             with self.jax.enable_x64(True):
-                results = self.jitted(*arguments)
+                results = self.jitted(*flat)
         else:
-            results = self.jitted(*arguments)
+            results = self.jitted(*flat)
         if self.checked:
             outputs, written, error = results
             if self.checks and int(error):
-                self._raise_failed_check(int(error), arrays, rerun)
+                self._raise_failed_check(int(error), arrays, self.rerun)
         else:
             outputs, written = results
         for index, value in zip(self.written, written):
@@ -172,16 +188,17 @@ def make_callable(graph: FuncGraph, numpy_executor: Callable[[], Callable[..., L
     and with ``mode="auto"`` a graph that cannot be lowered runs there (with a warning naming why).
     """
     program = Program(graph, mode if isinstance(mode, DataParallel) else None)
+    program.rerun = numpy_executor
+    if mode != "auto":
+        return program
     fallback: List[Optional[Callable]] = [None]
 
     def run(*arrays: np.ndarray) -> List[np.ndarray]:
         if fallback[0] is not None:
             return fallback[0](*arrays)
         try:
-            return program(*arrays, rerun=numpy_executor)
+            return program(*arrays)
         except LoweringError as error:
-            if mode != "auto":
-                raise
             logger.warning("jit_compile='auto': %s; running graph %s on the numpy executor instead", error,
                            graph.name)
             fallback[0] = numpy_executor()

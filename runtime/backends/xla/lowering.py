@@ -220,6 +220,14 @@ def _lower_if(ctx: Context, op: Operation, cond: Any, *inputs: Any) -> tuple:
     if is_static(cond):  # known when compiling: only the branch taken is compiled
         return tuple(ctx.lower_graph(then_branch if bool(cond) else else_branch, inputs))
 
+    if _small_and_pure(then_branch) and _small_and_pure(else_branch):
+        # A few ops without side effects or checks: both branches run and a select picks (lax.cond costs more
+        # than they do on a CPU, and XLA fuses a select with its neighbours).
+        pairs = [(_as_operand(ctx, t, tensor, op), _as_operand(ctx, e, tensor, op)) for t, e, tensor in
+                 zip(ctx.lower_graph(then_branch, inputs), ctx.lower_graph(else_branch, inputs), op.outputs)]
+        if all(t.shape == e.shape for t, e in pairs):
+            return tuple(ctx.jnp.where(cond, t, e) for t, e in pairs)
+
     def branch(graph: FuncGraph):
         def run(state: State):
             ctx.state = state
@@ -233,6 +241,22 @@ def _lower_if(ctx: Context, op: Operation, cond: Any, *inputs: Any) -> tuple:
         raise ctx.error(op, "its two branches give values of different shapes or structures, and XLA needs one "
                             f"shape per output (pad or reshape them to agree): {error}") from None
     return tuple(outputs)
+
+
+SMALL_BRANCH_OPS = 8
+
+
+def _small_and_pure(graph: FuncGraph) -> bool:
+    """At most SMALL_BRANCH_OPS ops, none stateful, none with a run-time check, no loops or lists: a branch
+    that may run when its condition is false without anyone seeing it."""
+    operations = graph.operations
+    if len(operations) > SMALL_BRANCH_OPS + len(graph.inputs):
+        return False
+    for op in operations:
+        if (op.is_stateful or table.may_check(op.op_def) or op.op_def is WHILE or op.op_def is IF
+                or any(t.dtype == variant for t in op.outputs)):
+            return False
+    return True
 
 
 @table.lowers(WHILE)
