@@ -6,7 +6,10 @@ Variable read inside. ``a``, ``b``, ``c`` are vectors of length 3 throughout, an
 The statements mix elementwise math, matvec/matmul, reductions broadcast back, slicing, gather,
 ``a[i] = v`` item assignment, tensor ``if``s (nested, with early returns), tensor ``while``/``for`` loops
 (with ``break``, with a list appended to and stacked after the loop, with loop-invariant values), list
-comprehensions over tensor elements and calls of a nested helper with its own tensor ``if``.
+comprehensions over tensor elements and calls of a nested helper with its own tensor ``if``; the ops with
+their own kink conventions (sigmoid cross-entropy, softplus, logsumexp, cumprod, clip_by_value, the "safe
+sqrt" ``where``), einsum (a subscript summed out of one input, a diagonal), and an ``rt.custom_gradient``
+function whose gradient function is the exact one.
 
 Values stay bounded (``tanh`` on every assignment, or an average with a ``sin``), so central differences
 in float64 are accurate; kinks (relu, abs, maximum, where, a tensor ``if``'s condition) are allowed: the
@@ -24,6 +27,13 @@ import numpy as np
 import runtime as rt
 
 V = rt.Variable(np.array([0.3, -0.6, 0.9]))
+
+
+@rt.custom_gradient
+def smooth_step(u):
+    """tanh with a hand-written gradient: the exact one, so finite differences still agree."""
+    value = rt.tanh(u)
+    return value, lambda dy: dy * (1.0 - value * value)
 
 
 def helper(u, w):
@@ -88,6 +98,17 @@ def vectors(scope: Scope, depth: int):
         st.tuples(sub, sub).map(lambda t: f'rt.stack([{t[0]}[i] * {t[1]}[(i + 1) % 3] for i in range(3)])'),
         st.tuples(sub, sub).map(lambda t: f'(rt.stack([rt.reduce_sum(row * {t[0]}) for row in m]) + {t[1]})'),
         st.tuples(sub, sub).map(lambda t: f'helper({t[0]}, {t[1]})'),
+        st.tuples(sub, sub).map(
+            lambda t: f'rt.nn.sigmoid_cross_entropy_with_logits(labels=rt.sigmoid({t[0]}), logits={t[1]})'),
+        sub.map(lambda e: f'rt.math.softplus({e})'),
+        st.tuples(sub, sub).map(lambda t: f'(rt.reduce_logsumexp({t[0]}) * {t[1]})'),
+        st.tuples(sub, st.sampled_from(['', ', exclusive=True', ', reverse=True'])).map(
+            lambda t: f'rt.math.cumprod({t[0]}, 0{t[1]})'),
+        sub.map(lambda e: f'rt.clip_by_value({e}, -0.5, 0.5)'),
+        sub.map(lambda e: f'rt.where({e} > 0.1, rt.sqrt({e}), 0.0 * {e})'),
+        st.tuples(sub, sub).map(lambda t: f'rt.einsum("i,j->i", {t[0]}, {t[1]})'),
+        sub.map(lambda e: f'rt.einsum("ii,i->i", m, {e})'),
+        sub.map(lambda e: f'smooth_step({e})'),
     )
 
 

@@ -197,3 +197,23 @@ def test_the_forward_compiles_and_exports_as_the_values(tmp_path):
     session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     (result,) = session.run(None, {session.get_inputs()[0].name: np.array([0.3, 1.7], np.float32)})
     np.testing.assert_array_equal(result, [0.0, 4.0])
+
+
+def test_a_gradient_function_built_from_intermediates_has_the_same_second_derivative_eager_and_traced():
+    @rt.custom_gradient
+    def smooth_step(u):
+        value = rt.tanh(u)
+        return value, lambda dy: dy * (1.0 - value * value)
+
+    def second_derivative(x):
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                y = smooth_step(x)
+            slope = inner.gradient(y, x)
+        return outer.gradient(slope, x)
+    x = 0.7
+    exact = -2 * np.tanh(x) * (1 - np.tanh(x) ** 2)  # d/dx (1 - tanh(x)^2)
+    np.testing.assert_allclose(float(second_derivative(rt.constant(x, F64))), exact, rtol=1e-14)
+    np.testing.assert_allclose(float(ag.function(second_derivative)(rt.constant(x, F64))), exact, rtol=1e-14)

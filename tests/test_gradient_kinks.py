@@ -256,3 +256,18 @@ def test_safe_sqrt_where_pattern_in_a_traced_function():
 def test_composite_forms_at_their_kinks(name, fn, x, expected):
     with np.errstate(all="ignore"):
         np.testing.assert_allclose(_tape_gradient(fn, x), expected, rtol=1e-12, equal_nan=True, err_msg=name)
+
+
+def test_safe_sqrt_where_pattern_has_a_finite_second_derivative():
+    # TF's second derivative here is nan (its SqrtGrad gradient divides by the nan sqrt of x < 0); the function
+    # is flat at x <= 0, so 0 is exact, and the random programs' Hessian check needs it.
+    def second(x):
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                y = rt.reduce_sum(rt.where(x > 0, rt.sqrt(x), rt.zeros_like(x)))
+            slope = inner.gradient(y, x)
+        return outer.gradient(slope, x)
+    np.testing.assert_allclose(np.asarray(second(rt.constant([-1.0, 0.0, 4.0], rt.float64))),
+                               [0.0, 0.0, -0.25 / 8], rtol=1e-15)

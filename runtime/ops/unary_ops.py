@@ -151,14 +151,16 @@ IS_FINITE, is_finite = _declare_validated("is_finite", "IsFinite", np.isfinite, 
 
 
 # --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------
-def _zero_where_no_gradient(g: Tensor, grad: Tensor, ops) -> Tensor:
-    """``grad``, but 0 wherever the output gradient ``g`` is 0, even where the derivative is inf or nan.
+def _zero_where_no_gradient(g: Tensor, y: Tensor, rule: Callable, ops, safe_y: float = 1.0) -> Tensor:
+    """``rule(g, y)``, but 0 wherever the output gradient ``g`` is 0, even where the derivative is inf or nan.
 
     TensorFlow's rule for sqrt, rsqrt and reciprocal (their kernels multiply "no nan"): it makes the
     everyday ``where(x > 0, sqrt(x), 0)`` differentiable at x <= 0 -- the branch not taken gets a zero
-    gradient, and 0 * inf would be nan (JAX gives nan there; docs/GRADIENTS.md).
+    gradient, and 0 * inf would be nan (JAX gives nan there; docs/GRADIENTS.md). There ``y`` is replaced by
+    the finite ``safe_y`` before the rule reads it, so the second derivative is 0 there too, not nan.
     """
-    return ops.where(ops.equal(g, 0), ops.zeros_like(grad), grad)
+    dead = ops.equal(g, 0)
+    return ops.where(dead, ops.zeros_like(g), rule(g, ops.where(dead, ops.ones_like(y) * safe_y, y)))
 
 
 def _declare_unary_gradient(name: str, rule: Callable) -> None:
@@ -171,7 +173,7 @@ _declare_unary_gradient("Sign", lambda x, y, g, ops: ops.zeros_like(x))  # flat 
 _declare_unary_gradient("Square", lambda x, y, g, ops: g * (x * 2))
 _declare_unary_gradient("Exp", lambda x, y, g, ops: g * y)
 _declare_unary_gradient("Log", lambda x, y, g, ops: g / x)
-_declare_unary_gradient("Sqrt", lambda x, y, g, ops: _zero_where_no_gradient(g, g / (y * 2), ops))
+_declare_unary_gradient("Sqrt", lambda x, y, g, ops: _zero_where_no_gradient(g, y, lambda g, y: g / (y * 2), ops))
 
 # The ops declared with _declare_validated above (rt.math):
 _declare_unary_gradient("Tanh", lambda x, y, g, ops: g * (1 - y * y))
@@ -181,8 +183,10 @@ _declare_unary_gradient("Sin", lambda x, y, g, ops: g * cos(x))
 _declare_unary_gradient("Cos", lambda x, y, g, ops: -g * sin(x))
 _declare_unary_gradient("Log1p", lambda x, y, g, ops: g / (1 + x))
 _declare_unary_gradient("Expm1", lambda x, y, g, ops: g * (y + 1))
-_declare_unary_gradient("Reciprocal", lambda x, y, g, ops: _zero_where_no_gradient(g, -g * (y * y), ops))
-_declare_unary_gradient("Rsqrt", lambda x, y, g, ops: _zero_where_no_gradient(g, g * (y * y * y * -0.5), ops))
+_declare_unary_gradient("Reciprocal", lambda x, y, g, ops: _zero_where_no_gradient(
+    g, y, lambda g, y: -g * (y * y), ops))
+_declare_unary_gradient("Rsqrt", lambda x, y, g, ops: _zero_where_no_gradient(
+    g, y, lambda g, y: g * (y * y * y * -0.5), ops))
 for _step in (FLOOR, CEIL, ROUND):
     not_differentiable(_step, "a step function: flat almost everywhere (TensorFlow gives None too)")
 not_differentiable(IS_NAN, "its result is bool")

@@ -6,8 +6,11 @@ trainable Variables, ``grad_fn`` must take a keyword argument ``variables`` (the
 first read) and return ``(input_gradients, variable_gradients)``. Gradients never flow into ``f``'s own ops:
 that is the point (straight-through estimators, gradient clipping, hand-written stable rules).
 
-Eagerly, ``f`` runs with every tape paused and each recording tape records one step whose rule calls
-``grad_fn`` (at gradient time, so a tape around that call sees its ops: gradients of gradients). While
+Eagerly, each recording tape records one step whose rule calls ``grad_fn`` (at gradient time, so a tape around
+that call sees its ops: gradients of gradients); ``f``'s own ops are recorded but no gradient reaches them
+from the values, only through what ``grad_fn`` reads of them (TensorFlow pauses the tapes during ``f``
+eagerly, so there a gradient function built from ``f``'s intermediates has no second derivative through
+them; here it has, eagerly and traced alike). While
 tracing (``rt.function``, ``ag.function``, in tensor ifs and loops too), ``f``'s ops go into the graph and
 ``grad_fn`` is traced right away into a graph of its own, held by a ``CustomGradient`` op
 (``runtime.ops.custom_gradient_ops``) whose rule copies that graph in: so the gradient is part of the saved
@@ -160,22 +163,26 @@ def _note_variable_reads(op_def, inputs, attrs, outputs) -> None:
 
 def _eager_call(f: Callable, name: str, args: Tuple[Any, ...], kwargs: dict) -> Any:
     recording = [t for t in _tape._active.tapes if t._recording and t._graph is None]
-    for tape in recording:
-        tape._stop_recording()
     outer_reads, _reads.seen = _reads.seen, []
     eager_op_hooks.append(_note_variable_reads)
     try:
+        # The tapes record f's ops, as a traced call has them in its graph: no gradient reaches them from the
+        # values (their copies below are not recorded), but a gradient function computed from f's
+        # intermediates differentiates through them (gradients of gradients, the same eagerly and traced).
         value, grad_fn = _split_result(f(*args, **kwargs), name)
         flat = nest.flatten(value)
-        # New tensors, so that the tapes see this call's outputs even where f returned an argument itself.
-        outputs = [_ops.identity(t) if isinstance(t, Tensor) else t for t in flat]
+        for tape in recording:
+            tape._stop_recording()
+        try:  # new tensors: the tapes see this call's outputs (even where f returned an argument itself)
+            outputs = [_ops.identity(t) if isinstance(t, Tensor) else t for t in flat]
+        finally:
+            for tape in recording:
+                tape._start_recording()
     finally:
         eager_op_hooks.remove(_note_variable_reads)
         variables, _reads.seen = _reads.seen, outer_reads
         if outer_reads is not None:
             outer_reads.extend(v for v in variables if not any(v is known for known in outer_reads))
-        for tape in recording:
-            tape._start_recording()
     _check_variables(grad_fn, name, variables)
     inputs = _tensor_arguments(args)
     step = _EagerCall(name, grad_fn, inputs, variables)
