@@ -338,3 +338,10 @@ def test_lists_of_a_length_known_when_compiling_and_fixed_size_tensor_arrays_com
                     jit_compile=True)(rt.constant(1.0))
     with pytest.raises(rt.errors.InvalidArgumentError, match="out of range"):
         ag.function(python_lists, autograph=False, jit_compile=True)(rt.constant([1.0, 2.0]), rt.constant(2))
+
+
+def test_the_tf_shim_takes_jit_compile():
+    from autograph_lite import tf
+    f = tf.function(lambda x: tf.reduce_sum(x * x), jit_compile=True)
+    assert f(tf.constant([1.0, 2.0])).numpy() == 5.0
+    assert f.get_concrete_function(tf.constant([1.0, 2.0]))._run.program.jitted is not None

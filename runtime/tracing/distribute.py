@@ -8,7 +8,7 @@ every process runs the same program (docs/XLA.md).
 
 >>> import autograph_lite as ag, runtime as rt                      # doctest: +SKIP
 >>> w = rt.Variable(rt.zeros([4, 1]))                               # doctest: +SKIP
->>> @ag.function
+>>> @ag.function                                                     # doctest: +SKIP
 ... def step(x, y):
 ...     with rt.GradientTape() as tape:
 ...         loss = rt.reduce_mean(rt.square(rt.matmul(x, w) - y))

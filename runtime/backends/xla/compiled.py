@@ -57,6 +57,7 @@ class Program:
 
     def __init__(self, graph: FuncGraph, placement: Optional[DataParallel] = None):
         self.jax = import_jax()
+        list_ops.register_pytree()
         self.placement = None if placement is None else placement.shardings(self.jax)
         self.graph = graph
         self.variables: List[Any] = []

@@ -47,13 +47,16 @@ class ListBuffer:
         self.length = int(length)   # the list's length (a TensorArray's size)
 
 
-def _register_pytree() -> None:
-    from jax import tree_util
-    tree_util.register_pytree_node(ListBuffer, lambda v: ((v.buffer, v.written), v.length),
-                                   lambda length, children: ListBuffer(*children, length))
+_registered = []
 
 
-_register_pytree()
+def register_pytree() -> None:
+    """Make ``ListBuffer`` a JAX pytree (once; when JAX is first used: importing this module needs no JAX)."""
+    if not _registered:
+        from jax import tree_util
+        tree_util.register_pytree_node(ListBuffer, lambda v: ((v.buffer, v.written), v.length),
+                                       lambda length, children: ListBuffer(*children, length))
+        _registered.append(True)
 
 
 def _element_shape(ctx, op, *candidates) -> tuple:

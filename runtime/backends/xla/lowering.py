@@ -196,9 +196,19 @@ def _ufunc_lowering(name: str, zero_divisor_error: bool) -> table.Lowering:
     return lower
 
 
+UNIFORM_CONSTANT_SIZE = 1024
+
+
 @table.lowers(CONST)
-def _lower_const(ctx: Context, op: Operation) -> np.ndarray:
-    return np.asarray(op.attrs["value"])   # known when compiling (``lower_graph`` reads it directly)
+def _lower_const(ctx: Context, op: Operation) -> Any:
+    """The constant as a numpy array (known when compiling), except a big one whose elements are all equal (a
+    folded ``zeros_like``): a broadcast scalar, not a literal XLA would carry and compile element by element."""
+    value = np.asarray(op.attrs["value"])
+    if value.size >= UNIFORM_CONSTANT_SIZE and value.dtype.kind in "biuf":
+        first = value.flat[0]
+        if (value == first).all():
+            return ctx.jnp.full(value.shape, first, value.dtype)
+    return value
 
 
 table.NOT_LOWERED[PLACEHOLDER] = "not an op that runs: each placeholder is an argument of the JAX function"
