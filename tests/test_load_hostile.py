@@ -193,3 +193,18 @@ def test_graph_inputs_edited_to_name_one_placeholder_twice_are_a_load_error():
     data["inputs"] = [data["inputs"][0], data["inputs"][0]]
     with pytest.raises(LoadError, match="its inputs must be each of its Placeholders once"):
         decode_graph(data, store, variables)
+
+
+@pytest.mark.parametrize("name,position", [("SumToShape", 1), ("Reshape", 1), ("Tile", 1), ("StridedSlice", 1),
+                                           ("GatherV2", 1)])
+def test_a_size_or_index_input_rewired_to_a_float_tensor_is_a_load_error(name, position):
+    """Found by the fuzz test: a static attr stood in for the input at load, and the kernel then failed on the
+    float (TypeError), or would truncate it."""
+    data, store, variables = _saved(name)
+    if position >= len(data["inputs"]):
+        pytest.skip(f"the {name} sample has no input {position}")
+    placeholder = data["ops"][position]
+    placeholder["attrs"]["dtype"] = {"dtype": "float32"}
+    placeholder["outputs"] = [["float32", placeholder["outputs"][0][1]]]
+    with pytest.raises(LoadError, match=rf"input {position} \(\w+\) must be an integer tensor, got a float32"):
+        decode_graph(data, store, variables)

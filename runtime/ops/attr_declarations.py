@@ -201,15 +201,24 @@ def attr_problem(op_def: OpDef, attrs: Mapping[str, Any], input_count: int) -> O
     return check(attrs, input_count) if check is not None else None
 
 
+# Inputs that are sizes, shapes or positions (by their declared names): their kernels need integers.
+_INTEGER_INPUTS = frozenset({"shape", "dims", "paddings", "num_samples", "depth", "repeats", "multiples", "k",
+                             "segment_ids", "num_segments", "indices", "index", "size", "num_elements", "lengths"})
+
+
 def input_problem(op_def: OpDef, input_dtypes: Sequence[np.dtype]) -> Optional[str]:
-    """What is wrong with the dtypes of an ``op_def`` node's inputs that its shape inference cannot see, or
-    None: a tensor list's handle (an input named ``handle``, or both inputs of TensorListAddN) must be a
-    handle, as a kernel reading it takes whatever it gets for one."""
-    handles = range(len(input_dtypes)) if op_def is list_gradients.TENSOR_LIST_ADD_N else [
-        i for i, name in enumerate(op_def.inputs[:len(input_dtypes)]) if name == "handle"]
-    for i in handles:
-        if input_dtypes[i] != dtypes.variant:
-            return f"input {i} ({op_def.input_name(i)}) must be a tensor list handle, got a {input_dtypes[i]} tensor"
+    """What is wrong with the dtypes of an ``op_def`` node's inputs that its shape inference need not see
+    (a static attr stands in for the input), or None: a tensor list's handle (an input named ``handle``, or
+    both inputs of TensorListAddN) must be a handle, and a size, shape or index input an integer tensor."""
+    names = op_def.inputs
+    starred = next((j for j, n in enumerate(names) if n.startswith("*")), None)
+    for i, dtype in enumerate(input_dtypes):
+        name = names[starred][1:] if starred is not None and i >= starred else op_def.input_name(i)
+        if op_def is list_gradients.TENSOR_LIST_ADD_N or name == "handle":
+            if dtype != dtypes.variant:
+                return f"input {i} ({name}) must be a tensor list handle, got a {dtype} tensor"
+        elif name in _INTEGER_INPUTS and dtype.kind not in "iu":
+            return f"input {i} ({name}) must be an integer tensor, got a {dtype} tensor"
     return None
 
 
