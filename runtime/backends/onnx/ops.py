@@ -121,22 +121,97 @@ def _is_finite(b, op, inputs):
                   op.name)]
 
 
-@_converts("FloorMod")
-def _floor_mod(b, op, inputs):
+# Floor division and modulo, exactly as numpy computes them (our kernels are numpy's floor_divide / remainder).
+# ONNX's own forms differ: integer Div truncates (and x - x mod y overflows at the int minimum: -2**31 // 3
+# gave +715827882), and Floor(x / y) is not numpy's quotient for large floats (123456789 % 2.5 gave 0 for 2)
+# nor for inf (inf // 2.5 gave inf for nan). So the export spells out numpy's algorithm (npy_divmod):
+#   mod = fmod(a, b)                          exact
+#   div = (a - mod) / b
+#   if mod != 0 and (b < 0) != (mod < 0):    mod += b; div -= 1
+#   if mod == 0:                              mod = copysign(0, b)
+#   floordiv = floor(div), + 1 if div - floor(div) > 0.5; copysign(0, a / b) where div == 0
+#   b == 0:                                   floordiv = a / b, mod = fmod(a, 0) (nan)
+# with nan falling through every comparison as in C; zeros get their sign last (_zero_signed_like). float16 runs in float32 and rounds back, as numpy's
+# float16 loops do. Integers: truncating Div and Mod(fmod=1), then one step down where the signs differ;
+# a divisor of -1 is x -> -x (wrapping at the minimum, as numpy does), never Div(INT_MIN, -1), which traps.
+@_converts("FloorMod", "FloorDiv")
+def _floor_div_or_mod(b, op, inputs):
     x, y = inputs
-    if op.outputs[0].dtype.kind in "iu":
-        return [b.one("Mod", inputs, op.name, fmod=0)]  # integer Mod takes the divisor's sign, like ours
-    quotient = b.one("Floor", [b.one("Div", inputs, op.name + "/div")], op.name + "/floor")
-    return [b.one("Sub", [x, b.one("Mul", [quotient, y], op.name + "/mul")], op.name)]
+    dtype = op.outputs[0].dtype
+    wants_quotient = op.type == "FloorDiv"
+    if dtype == np.int16 and wants_quotient:  # ONNX Runtime has no int16 Where: int32, then back (wrapping)
+        x, y = (b.one("Cast", [v], f"{op.name}/{n}32", to=b.onnx.TensorProto.INT32) for v, n in ((x, "x"), (y, "y")))
+        result = _integer_floor_div_or_mod(b, op.name + "/i32", x, y, np.dtype(np.int32), wants_quotient)
+        return [b.one("Cast", [result], op.name, to=b.onnx.TensorProto.INT16)]
+    if dtype.kind in "iu":
+        return [_integer_floor_div_or_mod(b, op.name, x, y, dtype, wants_quotient)]
+    if dtype == np.float16:
+        x, y = (b.one("Cast", [v], f"{op.name}/{n}32", to=b.onnx.TensorProto.FLOAT) for v, n in ((x, "x"), (y, "y")))
+        result = _float_floor_div_or_mod(b, op.name + "/f32", x, y, np.float32, wants_quotient)
+        return [b.one("Cast", [result], op.name, to=b.onnx.TensorProto.FLOAT16)]
+    return [_float_floor_div_or_mod(b, op.name, x, y, dtype, wants_quotient)]
 
 
-@_converts("FloorDiv")
-def _floor_div(b, op, inputs):
-    x, y = inputs
-    if op.outputs[0].dtype.kind in "iu":  # ONNX integer Div truncates; (x - x mod y) / y is exact
-        remainder = b.one("Mod", inputs, op.name + "/mod", fmod=0)
-        return [b.one("Div", [b.one("Sub", [x, remainder], op.name + "/sub"), y], op.name)]
-    return [b.one("Floor", [b.one("Div", inputs, op.name + "/div")], op.name)]
+def _float_floor_div_or_mod(b, name, x, y, dtype, wants_quotient):
+    def const(value, hint):
+        return b.constant(np.array(value, dtype), f"{name}/{hint}")
+
+    zero = const(0.0, "zero")
+    mod = b.one("Mod", [x, y], name + "/fmod", fmod=1)
+    mod_nonzero = b.one("Not", [b.one("Equal", [mod, zero], name + "/mod_is_0")], name + "/mod_nonzero")
+    signs_differ = b.one("Xor", [b.one("Less", [y, zero], name + "/y_neg"), b.one("Less", [mod, zero], name + "/mod_neg")],
+                         name + "/signs_differ")
+    flip = b.one("And", [mod_nonzero, signs_differ], name + "/flip")
+    if not wants_quotient:
+        result = b.one("Where", [flip, b.one("Add", [mod, y], name + "/mod_plus_y"), mod], name + "/adjusted")
+        return _zero_signed_like(b, name, result, y, const)  # a zero remainder has the divisor's sign
+    div = b.one("Div", [b.one("Sub", [x, mod], name + "/x_minus_mod"), y], name + "/div")
+    div = b.one("Where", [flip, b.one("Sub", [div, const(1.0, "one")], name + "/div_minus_1"), div], name + "/div_adj")
+    floor = b.one("Floor", [div], name + "/floor")
+    past_half = b.one("Greater", [b.one("Sub", [div, floor], name + "/frac"), const(0.5, "half")], name + "/past_half")
+    snapped = b.one("Where", [past_half, b.one("Add", [floor, const(1.0, "one_up")], name + "/floor_plus_1"), floor],
+                    name + "/snapped")
+    ratio = b.one("Div", [x, y], name + "/ratio")
+    result = b.one("Where", [b.one("Equal", [y, zero], name + "/y_is_0"), ratio, snapped], name + "/quotient")
+    return _zero_signed_like(b, name, result, ratio, const)  # a zero quotient has the sign of x / y
+
+
+def _zero_signed_like(b, name, result, sign_source, const):
+    """``result``, its zeros given ``sign_source``'s sign bit (copysign(0, s): -0.0 for s < 0 or s = -0.0, where
+    1 / s < 0). ONNX Runtime's Where turns a -0.0 picked from its second input into 0.0 (its third keeps it),
+    so the zero is made by a multiplication and picked from the third input; "nonzero" is Xor(x == 0, True),
+    not Not(x == 0), which ONNX Runtime's optimizer folds into Where by swapping the two inputs."""
+    zero = const(0.0, "sz_zero")
+    negative = b.one("Or", [b.one("Less", [sign_source, zero], name + "/s_neg"),
+                            b.one("Less", [b.one("Div", [const(1.0, "sz_one"), sign_source], name + "/s_inv"), zero],
+                                  name + "/s_inv_neg")], name + "/s_sign_bit")
+    sign = b.one("Where", [negative, const(-1.0, "minus_one"), const(1.0, "plus_one")], name + "/s_sign")
+    signed_zero = b.one("Mul", [zero, sign], name + "/signed_zero")
+    nonzero = b.one("Xor", [b.one("Equal", [result, zero], name + "/result_is_0"),
+                            b.constant(np.array(True), name + "/true")], name + "/result_nonzero")
+    return b.one("Where", [nonzero, result, signed_zero], name)
+
+
+def _integer_floor_div_or_mod(b, name, x, y, dtype, wants_quotient):
+    if not wants_quotient:
+        return b.one("Mod", [x, y], name, fmod=0)  # integer Mod takes the divisor's sign, like numpy (and 0 for -1)
+    one = b.constant(np.array(1, dtype), name + "/one")
+    zero = b.constant(np.array(0, dtype), name + "/zero")
+    minus_one = None if dtype.kind == "u" else b.constant(np.array(-1, dtype), name + "/minus_one")
+    divisor = y if minus_one is None else b.one(
+        "Where", [b.one("Equal", [y, minus_one], name + "/y_is_m1"), one, y], name + "/divisor")
+    truncated = b.one("Div", [x, divisor], name + "/trunc")  # a zero divisor is ONNX Runtime's error, like ours
+    remainder = b.one("Mod", [x, divisor], name + "/rem", fmod=1)
+    step = b.one("And", [b.one("Not", [b.one("Equal", [remainder, zero], name + "/rem_is_0")], name + "/rem_nonzero"),
+                         b.one("Xor", [b.one("Less", [remainder, zero], name + "/rem_neg"),
+                                       b.one("Less", [divisor, zero], name + "/div_neg")], name + "/signs_differ")],
+                  name + "/step")
+    floored = b.one("Sub", [truncated, b.one("Cast", [step], name + "/step_int", to=_onnx_type(b, dtype))],
+                    name + "/floored")
+    if minus_one is None:
+        return floored
+    negated = b.one("Sub", [zero, x], name + "/negated")  # wraps at the minimum, as numpy's x // -1 does
+    return b.one("Where", [b.one("Equal", [y, minus_one], name + "/y_is_m1_again"), negated, floored], name)
 
 
 @_converts("Cast")
