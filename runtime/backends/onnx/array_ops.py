@@ -104,7 +104,17 @@ def _leaky_relu(b, op, inputs):
 
 @_converts("Elu")
 def _elu(b, op, inputs):
-    return [b.one("Elu", inputs, op.name, alpha=1.0)]
+    # ONNX Elu is exp(x) - 1 below 0, which loses every digit near 0 (-1e-30 gave 0); ours is expm1(x). ONNX has
+    # no Expm1, but expm1(x) = 2t / (1 - t) with t = tanh(x / 2) keeps them (tanh(x/2) ~ x/2 near 0).
+    x = inputs[0]
+    dtype = op.outputs[0].dtype
+    const = lambda value, hint: b.constant(np.array(value, dtype), f"{op.name}/{hint}")  # noqa: E731
+    half = b.one("Tanh", [b.one("Mul", [b.one("Min", [x, const(0.0, "zero")], op.name + "/neg_part"),
+                                        const(0.5, "half")], op.name + "/half_x")], op.name + "/t")
+    expm1 = b.one("Div", [b.one("Add", [half, half], op.name + "/two_t"),
+                          b.one("Sub", [const(1.0, "one"), half], op.name + "/one_minus_t")], op.name + "/expm1")
+    return [b.one("Where", [b.one("Greater", [x, const(0.0, "zero_again")], op.name + "/positive"), x, expm1],
+                  op.name)]
 
 
 @_converts("CustomGradient")
