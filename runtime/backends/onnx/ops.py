@@ -147,11 +147,19 @@ def _is_finite(b, op, inputs):
 # with nan falling through every comparison as in C; zeros get their sign last (_zero_signed_like). float16 runs in float32 and rounds back, as numpy's
 # float16 loops do. Integers: truncating Div and Mod(fmod=1), then one step down where the signs differ;
 # a divisor of -1 is x -> -x (wrapping at the minimum, as numpy does), never Div(INT_MIN, -1), which traps.
-@_converts("FloorMod", "FloorDiv")
-def _floor_div_or_mod(b, op, inputs):
+@_converts("FloorDiv")
+def _floor_div(b, op, inputs):
+    return _floor_div_or_mod(b, op, inputs, wants_quotient=True)
+
+
+@_converts("FloorMod")
+def _floor_mod(b, op, inputs):
+    return _floor_div_or_mod(b, op, inputs, wants_quotient=False)
+
+
+def _floor_div_or_mod(b, op, inputs, wants_quotient):
     x, y = inputs
     dtype = op.outputs[0].dtype
-    wants_quotient = op.type == "FloorDiv"
     if dtype == np.int16 and wants_quotient:  # ONNX Runtime has no int16 Where: int32, then back (wrapping)
         x, y = (b.one("Cast", [v], f"{op.name}/{n}32", to=b.onnx.TensorProto.INT32) for v, n in ((x, "x"), (y, "y")))
         result = _integer_floor_div_or_mod(b, op.name + "/i32", x, y, np.dtype(np.int32), wants_quotient)
