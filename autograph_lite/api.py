@@ -15,8 +15,9 @@ import weakref
 from typing import Any, Callable, Literal, Optional, Sequence
 
 from runtime.core.errors import USER_FACING
-from runtime.core.context import in_graph_mode
-from runtime.core.traceback_filtering import api_boundary, set_traceback_filtering, traceback_filtering  # noqa: F401 (public)
+from runtime.core.context import in_graph_mode, thread_state
+from runtime.core.traceback_filtering import (api_boundary, filter_leaving_traceback, inline_api_boundary,  # noqa: F401 (public)
+                                             set_traceback_filtering, traceback_filtering, unstaged)
 
 from autograph_lite import conversion, error_locations
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
@@ -141,19 +142,39 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
 
     @functools.wraps(original)
     def wrapper(*args, **kwargs):
-        function = current()
+        # One frame, its own api boundary (Python enters it for every dunder a package converted in place
+        # defines: a boundary around a wrapper around current() cost three calls per `a < b`).
+        function = target[0]
+        if (target[1] or target[2] is not original.__code__ or target[3] is not original.__defaults__
+                or target[4] is not original.__kwdefaults__):
+            function = current()
         try:
             return function(*args, **kwargs)
-        except USER_FACING as exc:
-            error_locations.attach_user_location(exc)
+        except USER_FACING as error:
+            if thread_state.graph is not None or isinstance(error, ConversionError):
+                # Only while tracing (the traceback runs through generated code), and on our own errors about
+                # the user's code. On Python values the user's exception leaves converted code exactly as the
+                # original raises it: the plain form's frames are the user's own file and lines, and a note
+                # would change traceback.format_exception_only and doctests of the exception.
+                error_locations.attach_user_location(error)
+            filter_leaving_traceback(error)
+            original_error = unstaged(error)
+            if original_error is None:
+                raise   # a bare raise keeps the (filtered) traceback and adds no frame of ours
+        context = original_error.__context__
+        try:
+            raise original_error   # a StagedExceptionError leaving the last trace: the user's own exception
+        except BaseException:
+            original_error.__context__ = context
+            filter_leaving_traceback(original_error)
             raise
     wrapper.__ag_converted__ = converted   # for reading only: functools.wraps copies it onto other functions
-    boundary = api_boundary(wrapper)
-    calls.register_wrapper(boundary, original, current)
-    # Held weakly by `current` (the boundary holds it): no reference cycle, so a wrapper nobody uses
+    inline_api_boundary(wrapper)
+    calls.register_wrapper(wrapper, original, current)
+    # Held weakly by `current` (the wrapper holds it): no reference cycle, so a wrapper nobody uses
     # any more is freed at once, not by the cyclic garbage collector.
-    boundary_ref = weakref.ref(boundary)
-    return boundary
+    boundary_ref = weakref.ref(wrapper)
+    return wrapper
 
 
 def _show_converted(boundary_ref: 'weakref.ref[Callable]', converted: Callable) -> None:

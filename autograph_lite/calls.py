@@ -247,11 +247,62 @@ def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
     return _object_call(f, kind, args, kwargs)
 
 
+def _object_target(f: Any, kind: type) -> Callable:
+    """What to call in place of a callable object that is no function, method, builtin or class."""
+    call = _partial_call if kind is _partial else _dunder_call(kind)
+    if call is _partial_call:   # a partial, or a subclass keeping partial's own __call__
+        func = f.func
+        target = call_target(func)
+        return f if target is func else _partial(target, *f.args, **f.keywords)
+    if issubclass(kind, type) or _marked_do_not_convert(f):
+        return f
+    call_kind = type(call)
+    if call_kind is _FunctionType:   # a user class's __call__: converted, bound to the instance
+        target = _target_for(call)
+        return f if target is call else types.MethodType(target, f)
+    if call_kind is staticmethod and type(call.__func__) is _FunctionType:
+        return _target_for(call.__func__)
+    if call_kind is classmethod and type(call.__func__) is _FunctionType:
+        return types.MethodType(_target_for(call.__func__), kind)
+    return f
+
+
+def call_target(f: Callable) -> Callable:
+    """What converted code calls in place of ``f``: its converted form, bound as ``f`` is (a method, a
+    callable object's ``__call__``, a partial's function), or a builtin's override while a graph is being
+    built, or ``f`` itself. The plain form calls the result from its own frame (``call_target(f)(x)``), so
+    a converted call takes one Python frame, as the original's does.
+
+    >>> call_target(len) is len
+    True
+    """
+    kind = type(f)
+    if kind is _FunctionType:
+        cached = _targets.get(id(f))
+        if (cached is not None and cached[0]() is f and cached[1] is f.__code__ and cached[2] is f.__defaults__
+                and cached[3] is f.__kwdefaults__):
+            return cached[4] or f   # None: called as it is
+        return _target_for(f)
+    if kind is _BuiltinType or kind is type:   # a builtin, or a class: its override, else itself
+        return (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f), f)
+    if kind is types.MethodType:
+        func = f.__func__
+        if type(func) is _FunctionType:
+            target = _target_for(func)
+            return f if target is func else types.MethodType(target, f.__self__)
+        return f
+    override = (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f))
+    if override is not None:
+        return override
+    return _object_target(f, kind)
+
+
 def _ag_namespace() -> types.ModuleType:
     namespace = types.ModuleType('ag__', 'The namespace converted code calls: the operators and converted_call.')
     for name in operators.__all__:
         setattr(namespace, name, getattr(operators, name))
     namespace.converted_call = converted_call
+    namespace.call_target = call_target
     return namespace
 
 

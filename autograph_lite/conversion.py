@@ -11,6 +11,7 @@ staged form while a graph is being built. Lambdas have only the staged form.
 >>> converted_source(f).splitlines()[1]
 "    return ag__.if_exp(x < 0, lambda: -x, lambda: x, '-x if x < 0 else x')"
 """
+import ast
 import itertools
 import linecache
 import os
@@ -115,8 +116,11 @@ class PlainForm(NamedTuple):
 
 def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]], name: str,
              user_file: str, extra_freevars: Sequence[str] = (), form: str = '',
-             plumbing: Sequence[int] = ()) -> ConvertedCode:
-    """Compile ``source`` in its factory; ``plumbing`` are 0-based lines of it no traceback should list."""
+             plumbing: Sequence[int] = (), in_user_file: bool = False) -> ConvertedCode:
+    """Compile ``source`` in its factory; ``plumbing`` are 0-based lines of it no traceback should list.
+
+    ``in_user_file`` (the plain form): the code is compiled under the original's own file name and lines
+    (``_in_user_file``), so that its frames are the user's for everything that reads frames."""
     freevars = list(extra_freevars) + [v for v in entity.__code__.co_freevars if v != contract.OPERATORS]
     header = contract.factory_header(name, freevars)
     body = source if name != '<lambda>' else f'return {source}'
@@ -129,14 +133,63 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
     first_line = entity.__code__.co_firstlineno
     filename = (f'<autograph_lite #{next(_counter)}: converted {entity.__qualname__} '
                 f'from {os.path.basename(user_file)}:{first_line}{form}>')
-    module_code = compile(factory_source, filename, 'exec')
-    linecache.cache[filename] = (len(factory_source), None, factory_source.splitlines(True), filename)
-    origin_info.register(filename, origins, [len(header) + line + 1 for line in plumbing])
+    plumbing_lines = [len(header) + line + 1 for line in plumbing]
+    # (The line map is kept for the plain form too: ``to_code --annotate`` reads it by ``filename``.)
+    origin_info.register(filename, origins, plumbing_lines)
+    if in_user_file:
+        module_code = _in_user_file(factory_source, origins, plumbing_lines, entity)
+        _register_codes(module_code, _plain_codes)
+    else:
+        module_code = compile(factory_source, filename, 'exec')
+        linecache.cache[filename] = (len(factory_source), None, factory_source.splitlines(True), filename)
     factory_code = next(c for c in module_code.co_consts if getattr(c, 'co_name', None) == contract.FACTORY_NAME)
     code = next(c for c in factory_code.co_consts if getattr(c, 'co_name', None) == name)
     return ConvertedCode(source, code, filename, len(header) + 1)
 
 
+def _in_user_file(factory_source: str, origins: List[Optional[Origin]], plumbing_lines: Sequence[int],
+                  entity: types.FunctionType) -> types.CodeType:
+    """``factory_source`` compiled under ``entity``'s file name, each statement at the user's line it came from.
+
+    The plain form runs the user's own statements, so its frames are made to be the user's: a traceback,
+    ``warnings.warn(stacklevel=N)``, ``logging``'s caller, ``inspect.stack()`` and coverage see the user's
+    file and line, as with the original, and no map from generated lines is needed. The line the plain form
+    dispatches to the staged form on (plumbing) takes the line of the statement after it; columns span the
+    whole line (a traceback marks no part of it: the generated columns are not the user's).
+    """
+    code = entity.__code__
+    mapped: List[int] = [0] * len(origins)
+    following = code.co_firstlineno
+    for index in range(len(origins) - 1, -1, -1):
+        origin = origins[index]
+        if origin is not None and index + 1 not in plumbing_lines and origin.filename == code.co_filename:
+            following = origin.lineno
+        mapped[index] = following
+    tree = ast.parse(factory_source)
+    for node in ast.walk(tree):
+        if 'lineno' in node._attributes and getattr(node, 'lineno', None) is not None:
+            line = mapped[node.lineno - 1] if 0 < node.lineno <= len(mapped) else code.co_firstlineno
+            text = linecache.getline(code.co_filename, line).rstrip()
+            node.lineno = node.end_lineno = line
+            node.col_offset, node.end_col_offset = len(text) - len(text.lstrip()), len(text.encode())
+    for node in tree.body[0].body:
+        if isinstance(node, ast.FunctionDef):
+            node.lineno = node.end_lineno = code.co_firstlineno   # the function's own first line (decorators)
+    return compile(tree, code.co_filename, 'exec')
+
+
+def _register_codes(code: types.CodeType, registry: 'weakref.WeakSet[types.CodeType]') -> None:
+    """``code`` and every code object nested in it."""
+    registry.add(code)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            _register_codes(constant, registry)
+
+
+# The code objects of plain forms and of everything nested in them (compiled under the user's file name),
+# and of the plain forms themselves.
+_plain_codes: 'weakref.WeakSet[types.CodeType]' = weakref.WeakSet()
+_plain_form_codes: 'weakref.WeakSet[types.CodeType]' = weakref.WeakSet()
 _code_cache: 'weakref.WeakKeyDictionary[types.CodeType, dict]' = weakref.WeakKeyDictionary()
 # Called as observer(entity, converted) after each new conversion (the test suite checks every
 # to_code output with it; see tests/conftest.py).
@@ -208,7 +261,9 @@ def plain_code(entity: types.FunctionType) -> Optional[PlainForm]:
             node, staged_name = made
             source, line_origins = codegen.unparse(node)
             plain = PlainForm(_compile(entity, source, line_origins, node.name, filename, [staged_name],
-                                       ', plain form', plain_form.dispatch_lines(source)), staged_name)
+                                       ', plain form', plain_form.dispatch_lines(source), in_user_file=True),
+                              staged_name)
+            _plain_form_codes.add(plain.converted.code)
     by_place[where] = plain
     return plain
 
@@ -260,4 +315,19 @@ def instantiate_staged(entity: types.FunctionType, ag_namespace: types.ModuleTyp
 def is_converted(entity: Callable) -> bool:
     """True for functions compiled from converted code (including functions nested in it)."""
     code = getattr(entity, '__code__', None)
-    return code is not None and origin_info.is_generated(code.co_filename)
+    return code is not None and (origin_info.is_generated(code.co_filename) or code in _plain_codes)
+
+
+def runs_in_user_file(code: types.CodeType) -> bool:
+    """True for the code of a plain form and the code nested in it (compiled under the user's file and lines)."""
+    return code in _plain_codes
+
+
+def is_plain_form(entity: Callable) -> bool:
+    """True for the plain form of a converted function (compiled under the user's own file and lines).
+
+    >>> is_plain_form(len)
+    False
+    """
+    code = getattr(entity, '__code__', None)
+    return isinstance(code, types.CodeType) and code in _plain_form_codes

@@ -344,11 +344,13 @@ def _all_benchmarks():
     import compute_loops  # the rows of issue 26
     import jax_rows  # issue 14's optional comparison with jax.jit (skipped without jax)
     import loop_gradients  # issue 14: the gradient through a tensor while
+    import plain_form_rows  # issue 23: package-style code converted in place, on Python values
     import training  # the rows of issue 14
     import workloads  # the rows of issue 13
     import xla_rows  # issue 25: jit_compile=True next to jax.jit by hand (skipped without jax)
     return (BENCHMARKS + workloads.BENCHMARKS + collections_rows.BENCHMARKS + training.BENCHMARKS
-            + loop_gradients.BENCHMARKS + jax_rows.BENCHMARKS + compute_loops.BENCHMARKS + xla_rows.BENCHMARKS)
+            + loop_gradients.BENCHMARKS + jax_rows.BENCHMARKS + compute_loops.BENCHMARKS + xla_rows.BENCHMARKS
+            + plain_form_rows.BENCHMARKS)
 
 
 def format_table(rows: List[Row]) -> str:

@@ -302,9 +302,9 @@ def test_converted_code_called_while_an_unconverted_function_is_traced(entry):
 
 
 def test_ag_to_graph_called_eagerly_raises_as_python_does():
-    with pytest.raises(ValueError, match='^not positive\n  in user code') as caught:
+    with pytest.raises(ValueError, match='^not positive$') as caught:
         ag.to_graph(check_positive)(rt.constant(-1))
-    assert not any('raised while tracing' in note for note in getattr(caught.value, '__notes__', []))
+    assert getattr(caught.value, '__notes__', None) is None   # on eager values: exactly the original's
     assert int(ag.to_graph(check_positive)(rt.constant(4))) == 4
 
 

@@ -67,13 +67,13 @@ def test_to_code_form_plain_prints_the_plain_form():
     assert out == ("def simple_relu(x):\n"
                    "    if ag__.needs_staged_form():\n"
                    "        return simple_relu_staged(x)\n"
-                   "    if ag__.converted_call(rt.greater, (x, 0), None):\n"
+                   "    if ag__.call_target(rt.greater)(x, 0):\n"
                    "        return x\n"
                    "    else:\n"
                    "        return 0\n")
     code, out, _ = cli("to-code", SIMPLE_RELU, "--form", "plain", "--annotate")
     assert code == 0
-    assert "    # line 10: if rt.greater(x, 0):\n    if ag__.converted_call(rt.greater, (x, 0), None):\n" in out
+    assert "    # line 10: if rt.greater(x, 0):\n    if ag__.call_target(rt.greater)(x, 0):\n" in out
     assert "        return simple_relu_staged(x)\n    # line 10" in out   # the dispatch has no user line
 
 

@@ -112,21 +112,32 @@ def divide(a, b):
 
 
 @pytest.mark.parametrize('staged', [False, True], ids=['plain form', 'staged form'])
-def test_exception_in_user_code_names_the_user_file_and_line(staged):
+def test_exception_in_user_code_on_python_values_is_the_originals(staged):
+    with pytest.raises(ZeroDivisionError) as original:
+        divide(1, 0)
     with pytest.raises(ZeroDivisionError) as info:
         with staged_form_always() if staged else contextlib.nullcontext():
             ag.to_graph(divide)(1, 0)
+    # No note: traceback.format_exception_only (and a doctest of the exception) is the original's.
+    assert traceback.format_exception_only(info.value) == traceback.format_exception_only(original.value)
+    assert getattr(info.value, '__notes__', None) is None
+    if not staged:   # the plain form's frame is the user's own file and line, as in the original's traceback
+        failing = f'  File "{__file__}", line {line_of(divide, "q = a // b")}, in divide\n    q = a // b\n'
+        assert user_location(info.value).endswith(failing + 'ZeroDivisionError: integer division or modulo by zero\n')
+
+
+def test_exception_while_tracing_names_the_user_file_and_line():
+    def traced(x):
+        return divide(1, 0) + x
+    with pytest.raises(ZeroDivisionError) as info:
+        ag.function(traced)(rt.constant(1))
     text = user_location(info.value)
-    failing = f'    File "{__file__}", line {line_of(divide, "q = a // b")}, in divide\n      q = a // b'
-    if staged:   # like a traceback: the enclosing `if` (where the branch function was entered), then the line
-        expected = (f'  in user code:\n'
-                    f'    File "{__file__}", line {line_of(divide, "if a > 0:")}, in divide\n      if a > 0:\n'
-                    + failing)
-    else:        # the plain form's `if` is a statement: exactly Python's own traceback
-        expected = '  in user code:\n' + failing
-    assert expected in text
-    if sys.version_info >= (3, 11):
-        assert info.value.__notes__ == [expected]
+    expected = (f'  in user code:\n'
+                f'    File "{__file__}", line {line_of(traced, "return divide(1, 0) + x")}, in traced\n'
+                f'      return divide(1, 0) + x\n'
+                f'    File "{__file__}", line {line_of(divide, "if a > 0:")}, in divide\n      if a > 0:\n'
+                f'    File "{__file__}", line {line_of(divide, "q = a // b")}, in divide\n      q = a // b')
+    assert expected in text, text
 
 
 def outer_caller(a):
@@ -137,6 +148,11 @@ def outer_caller(a):
 def test_nested_converted_calls_list_every_user_frame_once():
     with pytest.raises(ZeroDivisionError) as info:
         ag.to_graph(outer_caller)(1)
+    frames = [(frame.lineno, frame.name) for frame in traceback.extract_tb(info.value.__traceback__)]
+    assert frames[-2:] == [(line_of(outer_caller, "return divide(a, b)"), 'outer_caller'),
+                           (line_of(divide, "q = a // b"), 'divide')]
+    with pytest.raises(ZeroDivisionError) as info:
+        ag.function(outer_caller)(1)   # while tracing: the note lists each user frame once
     text = user_location(info.value)
     assert f'line {line_of(outer_caller, "return divide(a, b)")}, in outer_caller' in text
     assert f'line {line_of(divide, "q = a // b")}, in divide' in text
@@ -168,7 +184,7 @@ def test_variable_defined_in_one_tensor_branch_names_variable_and_line():
 def test_generated_code_shows_in_tracebacks_under_a_readable_name():
     ag.set_traceback_filtering("off")  # on (the default), generated frames are left out of tracebacks
     try:
-        with pytest.raises(ZeroDivisionError) as info:
+        with pytest.raises(ZeroDivisionError) as info, staged_form_always():   # (the plain form is the user's file)
             ag.to_graph(divide)(1, 0)
     finally:
         ag.set_traceback_filtering("on")

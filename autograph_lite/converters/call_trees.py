@@ -3,6 +3,12 @@
     f(a, *b, k=v, **kw)  ->  ag__.converted_call(f, (a, *b), {'k': v, **kw})
     g(x)                 ->  ag__.converted_call(g, (x,), None)
 
+In the plain form (``direct=True``) a call keeps its arguments as written and calls what
+``ag__.call_target`` gives for the function, from the converted function's own frame: one Python frame
+per call, as in the original (recursion depth, ``warnings.warn(stacklevel=N)``, ``sys._getframe``)::
+
+    f(a, *b, k=v)        ->  ag__.call_target(f)(a, *b, k=v)
+
 Calls to ``ag__`` itself, ``super(...)`` and ``globals()`` stay as they are (``super()`` becomes
 ``super(__class__, self)``; ``globals()`` must run in the converted function's own frame, which has
 the original's globals, not in converted_call's), and so do calls in lambdas' defaults.
@@ -25,9 +31,10 @@ def _is_exempt(func) -> bool:
 
 class CallTreeTransformer(Transformer):
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, direct: bool = False):
         super().__init__(ctx)
         self.first_argument = None   # of the innermost function: `self` for methods
+        self.direct = direct
 
     def visit_FunctionDef(self, node):
         # Decorators, defaults and annotations run where the def is (a super() there is the enclosing
@@ -60,6 +67,9 @@ class CallTreeTransformer(Transformer):
                 # Zero-argument super() needs the method's own frame; the code may move into a
                 # nested body function, so name its arguments explicitly.
                 return templates.replace_as_expression('super(__class__, self)', self=self.first_argument)
+            return node
+        if self.direct:
+            node.func = templates.replace_as_expression('ag__.call_target(func)', func=node.func)
             return node
         args = templates.replace_as_expression('(args,)', args=node.args)
         if node.keywords:

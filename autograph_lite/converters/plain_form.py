@@ -6,8 +6,8 @@ nothing there. The plain form keeps ``if``/``while``/``for``/``break``/``continu
 ``and``/``or``/``not``/``a if c else b``/comprehensions/``assert`` as Python statements and keeps
 only the rewrites that mean something without a graph:
 
-* calls -> ``ag__.converted_call`` (a called user function is converted: a closure it makes may be
-  called later while tracing; builtins like ``len`` understand tensor lists);
+* calls -> ``ag__.call_target(f)(...)`` (a called user function is converted: a closure it makes may be
+  called later while tracing), called from the function's own frame (one frame per call, as in Python);
 * ``x[i] = v`` -> ``x = ag__.set_item(x, i, v)`` (eager tensors are immutable);
 * ``xs.append(v)`` / ``xs.pop()`` -> ``ag__.list_append`` / ``ag__.list_pop`` (a tensor list returns a
   new list);
@@ -133,8 +133,9 @@ def plain_tree(function: gast.FunctionDef, shapes: Sequence[_Shape], staged_nest
             setattr(parent, field, converted)
         else:
             getattr(parent, field)[index] = converted
-    for transformer in (lists.ListTransformer, slices.SliceTransformer, call_trees.CallTreeTransformer):
+    for transformer in (lists.ListTransformer, slices.SliceTransformer):
         function = transformer(ctx).visit(function)
+    function = call_trees.CallTreeTransformer(ctx, direct=True).visit(function)
     staged_name = ctx.new_name(function.name + contract.STAGED_FORM_SUFFIX)
     _insert_dispatch(function, staged_name)
     return function, staged_name
