@@ -49,7 +49,12 @@ class Outcome:
         return f'returned {self.returned!r}'
 
 
+_IMMUTABLE = frozenset({int, float, bool, str, bytes, complex, type(None)})
+
+
 def _copied_arguments(function_name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]):
+    if all(type(arg) in _IMMUTABLE for arg in args) and all(type(v) in _IMMUTABLE for v in kwargs.values()):
+        return args, dict(kwargs)   # nothing a call could change
     try:
         return copy.deepcopy((args, kwargs))
     except Exception as error:

@@ -24,6 +24,7 @@ import numpy as np
 import runtime as rt
 
 _MISSING = object()
+_ATOMS = frozenset({int, bool, str, bytes, complex, type(None)})
 
 
 def to_python(value: Any) -> Any:
@@ -79,9 +80,12 @@ def difference(a: Any, b: Any, path: str = '', _seen: Optional[Set[Tuple[int, in
     """Where ``a`` and ``b`` differ, or None when they are the same: same types, same structure, equal
     leaves (NaN equals NaN, arrays and tensors compare dtype, shape and every element). Objects of classes
     without their own ``__eq__`` compare their attributes, so deep copies of one object are the same."""
+    kind = type(a)
+    if kind is type(b) and kind in _ATOMS:   # the common case first: no state, no recursion
+        return None if a == b else f'{path}: {a!r} != {b!r}' if path else f'{a!r} != {b!r}'
     seen = set() if _seen is None else _seen
     where = f'{path}: ' if path else ''
-    if type(a) is not type(b):
+    if kind is not type(b):
         return f'{where}{_short(a)} ({type(a).__name__}) != {_short(b)} ({type(b).__name__})'
     if (id(a), id(b)) in seen:
         return None
