@@ -293,6 +293,9 @@ def time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
+LOAD_ERROR_SECONDS = []  # how long each LoadError took (the table's footer)
+
+
 def outcome_of(artifact: Artifact, directory: Path) -> str:
     """What loading and calling the (mutated) files in ``directory`` did; "FAIL: ..." if not allowed."""
     started = time.perf_counter()
@@ -301,6 +304,7 @@ def outcome_of(artifact: Artifact, directory: Path) -> str:
             loaded = rt.load(directory)
     except LoadError:
         elapsed = time.perf_counter() - started
+        LOAD_ERROR_SECONDS.append(elapsed)
         return "LoadError" if elapsed < LOAD_SECONDS else f"FAIL: LoadError after {elapsed:.2f} s"
     except _TimeLimit:
         return "FAIL: rt.load hung"
@@ -382,7 +386,9 @@ if __name__ == "__main__":
         started = time.perf_counter()
         result, problems = fuzz(options.mutations, options.seed, Path(scratch))
         print(format_table(result))
-        print(f"\n{options.mutations} mutations in {time.perf_counter() - started:.1f} s; {len(problems)} failure(s)")
+        print(f"\n{options.mutations} mutations in {time.perf_counter() - started:.1f} s; {len(problems)} failure(s); "
+              f"LoadError in {1e3 * np.median(LOAD_ERROR_SECONDS):.1f} ms median, "
+              f"{1e3 * max(LOAD_ERROR_SECONDS):.0f} ms at most")
         for problem in problems[:50]:
             print(problem)
     sys.exit(1 if problems else 0)
