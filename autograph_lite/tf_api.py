@@ -173,7 +173,7 @@ _supported("tf.math", """abs add argmax argmin ceil cos cumprod cumsum divide eq
            floormod greater greater_equal is_finite is_nan less less_equal log log1p logical_and logical_not
            logical_or maximum minimum multiply negative not_equal pow reciprocal reduce_all reduce_any
            reduce_logsumexp reduce_max reduce_mean reduce_min reduce_prod reduce_std reduce_sum reduce_variance
-           round rsqrt sigmoid sign sin softplus sqrt square subtract tanh top_k truediv""", "rt.math")
+           round rsqrt sigmoid sign sin softplus sqrt square subtract tanh top_k truediv log_sigmoid""", "rt.math")
 _as("tf.math", "mod", "rt.math.floormod")
 _as("tf.math", "unsorted_segment_sum", "rt.unsorted_segment_sum")
 _as("tf.math", "l2_normalize", "rt.nn.l2_normalize")
@@ -193,7 +193,6 @@ _unsupported("tf.math", "divide_no_nan multiply_no_nan reciprocal_no_nan xdivy x
 _unsupported("tf.math", "is_inf", _NO_KERNEL, "tf.logical_and(tf.logical_not(tf.math.is_finite(x)), "
              "tf.logical_not(tf.math.is_nan(x)))")
 _unsupported("tf.math", "logical_xor", _NO_KERNEL, "tf.not_equal(a, b) on bool tensors")
-_unsupported("tf.math", "log_sigmoid", _NO_KERNEL, "-tf.math.softplus(-x)")
 _unsupported("tf.math", "softsign", "not in tf.math of the shim", "tf.keras.activations.softsign")
 _unsupported("tf.math", "rint", _NO_KERNEL, "tf.round (rounds half to even too)")
 _unsupported("tf.math", "segment_sum segment_mean segment_max segment_min segment_prod unsorted_segment_mean "

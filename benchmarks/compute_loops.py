@@ -217,10 +217,10 @@ def measure(name: str, repeat: int, eager: bool = True) -> Dict[str, float]:
     graph_fn, numpy_fn, data, number, comparison = WORKLOADS[name]
     arrays = data()
     tensors = [rt.constant(a) for a in arrays]
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.thread_time()
     function = ag.function(graph_fn)
     first = function(*tensors).numpy()
-    first_ms = (time.perf_counter() - start) * 1e3
+    first_ms, first_cpu_ms = (time.perf_counter() - start) * 1e3, (time.thread_time() - start_cpu) * 1e3
     with np.errstate(all="ignore"):
         want = numpy_fn(*arrays)
         _check(first, want, comparison)
@@ -229,7 +229,7 @@ def measure(name: str, repeat: int, eager: bool = True) -> Dict[str, float]:
         if eager:
             candidates["eager"] = lambda: graph_fn(*tensors)
         times = compare(candidates, number, repeat)
-    times["first_ms"] = first_ms
+    times["first_ms"], times["first_cpu_ms"] = first_ms, first_cpu_ms
     return times
 
 
@@ -267,9 +267,10 @@ def bench_compute_loops(repeat: int) -> List[dict]:
                  _row(label, "graph (ag.function), 1 BLAS thread", graph_t * 1e3, "ms", graph_t / numpy_t,
                       f"<= {target:g}x numpy", graph_t / numpy_t <= target),
                  _row(label, "eager, 1 BLAS thread", eager_t * 1e3, "ms", eager_t / numpy_t)]
-        if name == "lstm":
-            rows.append(_row(label, "first call (convert+trace+compile+run)", times["first_ms"], "ms", None,
-                             "<= 100 ms", times["first_ms"] <= 100))
+        if name == "lstm":  # CPU time too: on a busy machine the wall time is mostly waiting for a core
+            rows += [_row(label, "first call (convert+trace+compile+run)", times["first_ms"], "ms", None,
+                          "<= 100 ms", times["first_ms"] <= 100),
+                     _row(label, "first call, CPU time of the thread", times["first_cpu_ms"], "ms", None)]
     return rows
 
 

@@ -26,7 +26,8 @@ def extra_calls():
     v.assign_sub([0.5, 0.5])
     v.read_value()
     for unary in (rt.math.ceil, rt.math.floor, rt.math.cos, rt.math.sin, rt.math.expm1, rt.math.log1p,
-                  rt.math.reciprocal, rt.math.sigmoid, rt.math.softplus, rt.math.tanh, rt.math.sign, rt.math.is_nan):
+                  rt.math.reciprocal, rt.math.sigmoid, rt.math.softplus, rt.math.log_sigmoid, rt.math.tanh, rt.math.sign,
+                  rt.math.is_nan):
         unary(x)
     rt.math.sign(ints)
     ints // rt.constant([2, 2, 2])

@@ -43,7 +43,7 @@ def test_the_sigmoid_matches_the_textbook_form_on_any_floats(x):
 
 def activations(x):  # each one read by another op: intermediates, written into buffers when big
     return (rt.sigmoid(x) - x, rt.math.softplus(x * 0.5) * 2.0, rt.nn.relu(x - 1.0) + x, rt.nn.relu6(x * 3.0) * x,
-            rt.sigmoid(rt.tanh(x)) * 2.0, rt.sigmoid(x))
+            rt.sigmoid(rt.tanh(x)) * 2.0, rt.sigmoid(x), rt.math.log_sigmoid(x * 2.0) - 1.0, rt.nn.gelu(x) + 1.0)
 
 
 def _values(shape, dtype=np.float32):
@@ -62,7 +62,7 @@ def test_activations_in_buffers_and_row_blocks_give_the_eager_bits(monkeypatch, 
     for g, e in zip(got, activations(rt.constant(x))):
         _same_bits(g, e.numpy())
     if np.prod(shape) >= MIN_BUFFER_ELEMENTS:  # written into buffers, not allocated per op
-        assert "into_Sigmoid" in source and "into_Softplus" in source and "into_Relu6" in source
+        assert all(f"into_{name}" in source for name in ("Sigmoid", "Softplus", "Relu6", "LogSigmoid", "Erfc"))
     if np.prod(shape) >= PARALLEL_MIN_ELEMENTS:
         assert "_run_in_row_blocks(" in source and "into_Sigmoid_" in source.split("def rows_of_region")[1]
 
@@ -124,3 +124,26 @@ def test_a_loop_variable_split_in_its_loop_is_not_overwritten_while_a_piece_live
     for _ in range(5):
         want = np.concatenate([want[4:], want[:4]]) + 1.0
     np.testing.assert_array_equal(converted(rt.constant(x), rt.constant(5)).numpy(), want)
+
+
+def test_log_sigmoid_is_exact_in_both_tails_and_differentiates():
+    x = np.array([-1000.0, -30.0, -1.0, 0.0, 1.0, 30.0, 1000.0], np.float64)
+    with np.errstate(over="ignore"):  # the stable forms, in float64
+        want = np.where(x < 0, x - np.log1p(np.exp(x)), -np.log1p(np.exp(-x)))
+    np.testing.assert_allclose(rt.math.log_sigmoid(x).numpy(), want, rtol=1e-15)
+    assert np.isnan(rt.math.log_sigmoid([np.nan]).numpy()[0])
+    with pytest.raises(TypeError, match="floating-point"):
+        rt.math.log_sigmoid([1, 2])
+    v = rt.Variable(np.array([-2.0, 0.5, 3.0]))
+    with rt.GradientTape() as tape:
+        y = rt.reduce_sum(rt.math.log_sigmoid(v))
+    np.testing.assert_allclose(tape.gradient(y, v).numpy(), 1 / (1 + np.exp(np.array([-2.0, 0.5, 3.0]))))
+
+
+def test_gelu_runs_as_one_row_block_region(monkeypatch):
+    monkeypatch.setattr(row_blocks, "_spare_cores", lambda: True)
+    graph = trace(lambda x: rt.nn.gelu(x) * 2.0, (rt.float32, (PARALLEL_MIN_ELEMENTS // 2, 2)))
+    source = generated_source(make_callable(graph))
+    assert source.count("_run_in_row_blocks(") == 1 and "into_Erfc" in source
+    x = _values((PARALLEL_MIN_ELEMENTS // 2, 2))
+    _same_bits(same_as_interpreter(graph, x)[0], (rt.nn.gelu(rt.constant(x)) * 2.0).numpy())

@@ -131,7 +131,7 @@ DIFFERS_FROM_TENSORFLOW = {
 # Every other op with a gradient rule: no point where its forward form has a kink or a select.
 SMOOTH = {
     **{op: "differentiable everywhere on its domain" for op in (
-        "Neg", "Square", "Exp", "Tanh", "Sigmoid", "Softplus", "Sin", "Cos", "Log1p", "Expm1", "Erf", "Erfc",
+        "Neg", "Square", "Exp", "Tanh", "Sigmoid", "Softplus", "LogSigmoid", "Sin", "Cos", "Log1p", "Expm1", "Erf", "Erfc",
         "Softmax", "LogSoftmax", "AddV2", "Sub", "Mul", "RealDiv", "MatMul", "Einsum", "MatrixDeterminant",
         "MatrixInverse", "Cast", "Identity")},
     **{op: "linear: it moves, copies or sums values" for op in (

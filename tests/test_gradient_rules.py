@@ -70,6 +70,7 @@ UNARY = {
     "Sign": (rt.sign, (0.2, 2)), "Identity": (rt.identity, (-2, 2)),
     "Cast": (lambda x: rt.cast(x, rt.float64), (-2, 2)),
     "Tanh": (rt.math.tanh, (-2, 2)), "Sigmoid": (rt.math.sigmoid, (-2, 2)), "Softplus": (rt.math.softplus, (-2, 2)),
+    "LogSigmoid": (rt.math.log_sigmoid, (-2, 2)),
     "Sin": (rt.math.sin, (-2, 2)), "Cos": (rt.math.cos, (-2, 2)), "Log1p": (rt.math.log1p, (-0.5, 2)),
     "Expm1": (rt.math.expm1, (-2, 2)), "Reciprocal": (rt.math.reciprocal, (0.3, 2)),
     "Rsqrt": (rt.math.rsqrt, (0.3, 2)), "Erf": (rt.math.erf, (-2, 2)), "Erfc": (rt.math.erfc, (-2, 2)),

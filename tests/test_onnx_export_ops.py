@@ -55,6 +55,7 @@ EXACT = {  # op type: (function, specs, arrays)
 CLOSE = {
     "Tanh": (rt.tanh, [S([None, 5])], [EDGES]), "Sigmoid": (rt.sigmoid, [S([None, 5])], [EDGES]),
     "Softplus": (rt.math.softplus, [S([None, 5])], [EDGES]), "Sin": (rt.sin, [S([None, 5])], [ROUNDED]),
+    "LogSigmoid": (rt.math.log_sigmoid, [S([None, 5])], [EDGES]),
     "Cos": (rt.cos, [S([None, 5])], [ROUNDED]), "Erf": (rt.math.erf, [S([None, 5])], [EDGES]),
     "Rsqrt": (rt.math.rsqrt, [S([None, 5])], [np.abs(EDGES)]),
     "reduce_logsumexp": (lambda x: (rt.reduce_logsumexp(x, 1), rt.reduce_logsumexp(x * 100.0, 0, keepdims=True)),

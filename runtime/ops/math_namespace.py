@@ -20,7 +20,7 @@ from runtime.ops.sort_ops import argsort, sort, top_k  # noqa: F401
 from runtime.ops.statistics_ops import reduce_std, reduce_variance  # noqa: F401
 from runtime.ops.special_math_ops import erf, erfc  # noqa: F401
 from runtime.ops.unary_ops import (abs, ceil, cos, exp, expm1, floor, is_finite, is_nan, log, log1p,  # noqa: F401,A004
-                                   negative, reciprocal, round, rsqrt, sigmoid, sign, sin, softplus, sqrt,
+                                   log_sigmoid, negative, reciprocal, round, rsqrt, sigmoid, sign, sin, softplus, sqrt,
                                    square, tanh)
 
 floormod = alias(mod, "floormod", __name__)

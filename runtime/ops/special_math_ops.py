@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from runtime.core.registry import register_gradient
-from runtime.ops.unary_ops import _declare_validated, exp
+from runtime.ops.unary_ops import _declare_validated, copied_into, exp
 
 # erfc(z) ≈ t * exp(-z² + P(t)) with t = 1 / (1 + z/2), for z >= 0
 _ERFC_COEFFICIENTS = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
@@ -76,8 +76,10 @@ def _erfc_kernel(x: np.ndarray) -> np.ndarray:
     return result.astype(x.dtype).reshape(x.shape)
 
 
-ERF, _erf = _declare_validated("_erf", "Erf", _erf_kernel, "f", "Gauss error function erf(x)")
-ERFC, _erfc = _declare_validated("_erfc", "Erfc", _erfc_kernel, "f", "complementary error function 1 - erf(x)")
+ERF, _erf = _declare_validated("_erf", "Erf", _erf_kernel, "f", "Gauss error function erf(x)",
+                               into_kernel=copied_into(_erf_kernel))
+ERFC, _erfc = _declare_validated("_erfc", "Erfc", _erfc_kernel, "f", "complementary error function 1 - erf(x)",
+                                 into_kernel=copied_into(_erfc_kernel))
 
 
 def erf(x: Any):

@@ -1,6 +1,6 @@
 """Elementwise functions of one tensor: negative, abs, sign, exp, log, sqrt, square, and TensorFlow's
 ``tf.math`` unary functions (tanh, sigmoid, softplus, sin, cos, floor, ceil, round, log1p, expm1,
-reciprocal, rsqrt, is_nan, is_finite).
+reciprocal, rsqrt, is_nan, is_finite, log_sigmoid).
 
 Python scalars and lists are converted with the default dtypes, so ``abs(-3)`` is an int32 tensor.
 Transcendental functions need floating-point input, as in TensorFlow (cast integers first). Each op's
@@ -118,6 +118,28 @@ def _softplus_kernel(x):
         return _softplus_into(x, out=np.empty_like(x))
 
 
+def _log_sigmoid_into(x, *, out):
+    """log(sigmoid(x)) = -log(1 + e^-x), computed as -logaddexp(0, -x): never overflows, x for very
+    negative x, -e^-x for large x."""
+    e = np.negative(x, out=out)
+    np.logaddexp(e, x.dtype.type(0), out=e)
+    return np.negative(e, out=e)
+
+
+def _log_sigmoid_kernel(x):
+    with np.errstate(all="ignore"):
+        return _log_sigmoid_into(x, out=np.empty_like(x))
+
+
+def copied_into(kernel: Callable) -> Callable:
+    """An ``into_kernel`` for an elementwise kernel that cannot write into a given array itself: its result
+    copied into ``out`` (the same bits; a region of the compiled executor then runs on through the op)."""
+    def into(x, *, out):
+        np.copyto(out, kernel(x))
+        return out
+    return into
+
+
 def _round_kernel(x):
     return np.rint(x) if x.dtype.kind == "f" else x.copy()  # rint rounds half to even, like TensorFlow
 
@@ -132,6 +154,8 @@ SIGMOID, sigmoid = _declare_validated("sigmoid", "Sigmoid", _sigmoid_kernel, "f"
                                       into_kernel=_sigmoid_into)
 SOFTPLUS, softplus = _declare_validated("softplus", "Softplus", _softplus_kernel, "f", "softplus log(1 + e^x)",
                                         into_kernel=_softplus_into)
+LOG_SIGMOID, log_sigmoid = _declare_validated("log_sigmoid", "LogSigmoid", _log_sigmoid_kernel, "f",
+                                              "log(sigmoid(x)) = -softplus(-x)", into_kernel=_log_sigmoid_into)
 SIN, sin = _declare_validated("sin", "Sin", _quiet(np.sin), "f", "sine of x", ufunc=np.sin)
 COS, cos = _declare_validated("cos", "Cos", _quiet(np.cos), "f", "cosine of x", ufunc=np.cos)
 FLOOR, floor = _declare_validated("floor", "Floor", np.floor, "f", "largest integer <= x")
@@ -179,6 +203,7 @@ _declare_unary_gradient("Sqrt", lambda x, y, g, ops: _zero_where_no_gradient(g, 
 _declare_unary_gradient("Tanh", lambda x, y, g, ops: g * (1 - y * y))
 _declare_unary_gradient("Sigmoid", lambda x, y, g, ops: g * (y * (1 - y)))
 _declare_unary_gradient("Softplus", lambda x, y, g, ops: g * sigmoid(x))
+_declare_unary_gradient("LogSigmoid", lambda x, y, g, ops: g * sigmoid(-x))
 _declare_unary_gradient("Sin", lambda x, y, g, ops: g * cos(x))
 _declare_unary_gradient("Cos", lambda x, y, g, ops: -g * sin(x))
 _declare_unary_gradient("Log1p", lambda x, y, g, ops: g / (1 + x))

@@ -82,6 +82,12 @@ def _onnx_type(b, dtype) -> int:
     return b.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
 
 
+@_converts("LogSigmoid")
+def _log_sigmoid(b, op, inputs):  # -softplus(-x)
+    negated = b.one("Neg", inputs, op.name + "/neg")
+    return [b.one("Neg", [b.one("Softplus", [negated], op.name + "/softplus")], op.name)]
+
+
 @_converts("Const")
 def _const(b, op, inputs):
     return [b.constant(op.attrs["value"], op.name)]

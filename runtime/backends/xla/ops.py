@@ -45,6 +45,7 @@ from runtime.ops.unary_ops import (
     IS_FINITE,
     IS_NAN,
     LOG1P,
+    LOG_SIGMOID,
     RECIPROCAL,
     ROUND,
     RSQRT,
@@ -101,6 +102,11 @@ def _sigmoid(ctx, op, x):
 @lowers(SOFTPLUS)
 def _softplus(ctx, op, x):
     return ctx.jnp.logaddexp(x, ctx.jnp.zeros((), x.dtype))
+
+
+@lowers(LOG_SIGMOID)
+def _log_sigmoid(ctx, op, x):
+    return ctx.jax.nn.log_sigmoid(x)
 
 
 @lowers(ERF)
