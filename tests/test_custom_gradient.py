@@ -217,3 +217,33 @@ def test_a_gradient_function_built_from_intermediates_has_the_same_second_deriva
     exact = -2 * np.tanh(x) * (1 - np.tanh(x) ** 2)  # d/dx (1 - tanh(x)^2)
     np.testing.assert_allclose(float(second_derivative(rt.constant(x, F64))), exact, rtol=1e-14)
     np.testing.assert_allclose(float(ag.function(second_derivative)(rt.constant(x, F64))), exact, rtol=1e-14)
+
+
+def test_a_custom_gradient_reading_a_variable_inside_a_tensor_loop():
+    w = rt.Variable(np.float64(2.0), name="w")
+
+    @rt.custom_gradient
+    def scaled(x):
+        def grad(dy, variables=None):
+            return dy * w, [dy * x]
+        return x * w, grad
+
+    def program(x):
+        y = x
+        for _ in rt.range(2):
+            y = scaled(y)
+        return rt.reduce_sum(y)
+
+    @ag.function
+    def traced(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            s = program(x)
+        return tape.gradient(s, [x, w])
+    x = rt.constant(3.0, F64)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        s = ag.to_graph(program)(x)
+    eager = tape.gradient(s, [x, w])
+    for grads in (traced(x), eager):
+        assert [float(g) for g in grads] == [4.0, 12.0]  # y = x w^2

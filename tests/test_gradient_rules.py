@@ -314,8 +314,8 @@ def test_every_registered_op_declares_a_gradient_or_why_it_has_none():
 
 
 def test_every_gradient_rule_is_checked_against_finite_differences():
-    rules = {name for name, op in registered_ops().items()
-             if op.gradient is not None and not isinstance(op.gradient, NotDifferentiable)}
+    rules = {name for name, op in registered_ops().items() if op.infer.__module__.startswith("runtime.")
+             and op.gradient is not None and not isinstance(op.gradient, NotDifferentiable)}  # not tests' own ops
     assert sorted(rules - CHECKED_HERE - set(CHECKED_ELSEWHERE)) == []
 
 
