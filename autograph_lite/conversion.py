@@ -23,7 +23,7 @@ import gast
 
 from autograph_lite import contract
 from autograph_lite.converters import (annotations, asserts, break_statements, call_trees, checks, comprehensions,
-                                       conditional_expressions, continue_statements, control_flow, deletions, hoisting,
+                                       conditional_expressions, containers, continue_statements, control_flow, deletions, hoisting,
                                        lists, logical_expressions, match_statements, plain_form, return_statements, slices,
                                        unbound_reads, unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, rewritten_code, static_analysis
@@ -102,6 +102,7 @@ def _convert_tree(node, ctx: Context):
                                 unpacking.UnpackingTransformer, unbound_reads.CheckWriter), ctx):
         node = transformer(ctx).visit(node)
     static_analysis.analyze(node, ctx.always_live)   # once, on the lowered code, for the control flow converter
+    containers.annotate(node, frozenset(ctx.roles))   # the roles of its lists, dicts and sets, by construct
     for transformer in _needed((control_flow.ControlFlowTransformer, comprehensions.ComprehensionTransformer,
                                 conditional_expressions.ConditionalExpressionTransformer,
                                 logical_expressions.LogicalExpressionTransformer), ctx):

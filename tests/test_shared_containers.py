@@ -1,6 +1,6 @@
 """A list or dict that a tensor-dependent loop (or an if whose branches leave different lengths) would replace
 by a new object, while code outside the function may hold the old one (role ``borrowed``,
-converters/shared_containers.py): the caller's list, an attribute's, a global's, one from another container,
+converters/containers/origins.py): the caller's list, an attribute's, a global's, one from another container,
 one handed to other code before the loop. Python changes the one object, so that holder sees the change; a
 staged loop cannot (its values exist only in the graph). Was silent (the holder kept the old list); now a
 StateError naming the variable, at the user's lines, saying why and how to fix. Lists the function made

@@ -13,7 +13,7 @@ by ``record_user_text`` before the other converters rewrite its parts (calls, sl
 """
 import gast
 
-from autograph_lite.converters.shared_containers import changed_in_place
+from autograph_lite.converters.containers import picked_name
 from autograph_lite.converters.unpacking import unpacked_value
 from autograph_lite.pyct import anno, codegen, nodes, templates
 from autograph_lite.pyct.transformer import Transformer, binds_by_walrus, walrus_guard
@@ -28,34 +28,16 @@ def record_user_text(tree) -> None:
 
 class ConditionalExpressionTransformer(Transformer):
 
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.function = None   # the user's function being converted (its in-place changes, when needed)
-        self.in_place = None
-
-    def visit_FunctionDef(self, node):
-        if not anno.hasanno(node, anno.SCOPE):   # a body function of a converted if or loop: the same function
-            return self.generic_visit(node)
-        saved, self.function, self.in_place = (self.function, self.in_place), node, None
-        node = self.generic_visit(node)
-        self.function, self.in_place = saved
-        return node
-
     def visit_Assign(self, node):
-        """``buf = a if c else b`` where the function changes ``buf`` in place (``buf.append(v)``): the
-        if_exp gets the name, so a tensor ``c`` may not pick one of two lists (it would merge them into a
-        new one, which the change would reach instead)."""
-        value = node.value
+        """``buf = a if c else b`` where the function changes ``buf`` in place (``buf.append(v)``; converters/
+        containers marked it): the if_exp gets the name, so a tensor ``c`` may not pick one of two lists (it would
+        merge them into a new one, which the change would reach instead)."""
+        picked = picked_name(node)
+        if picked is None:
+            return self.generic_visit(node)
         # `buf, n = (a, 1) if c else (b, 2)` reaches here as `(buf, n) = ag__.unpack(... if ... else ...)`.
+        value = node.value
         expression = unpacked_value(value)
-        if not (isinstance(expression, gast.IfExp) and len(node.targets) == 1 and self.function is not None):
-            return self.generic_visit(node)
-        names = _target_names(node.targets[0])
-        if names is None:
-            return self.generic_visit(node)
-        if self.in_place is None:
-            self.in_place = changed_in_place(self.function)
-        picked = next((name for name in names if name in self.in_place), None)
         converted = self.visit_IfExp(expression, picked)
         if expression is not value:
             value.args[0] = converted
@@ -76,13 +58,3 @@ class ConditionalExpressionTransformer(Transformer):
         return templates.replace_as_expression(
             'ag__.if_exp(test, lambda: body, lambda: orelse, source)',
             test=node.test, body=node.body, orelse=node.orelse, source=templates.literal(source))
-
-
-def _target_names(target):
-    """The names an assignment target binds, when it is a name or a (nested) tuple or list of names."""
-    if isinstance(target, gast.Name):
-        return [target.id]
-    if isinstance(target, (gast.Tuple, gast.List)):
-        names = [_target_names(element) for element in target.elts]
-        return None if any(n is None for n in names) else [name for group in names for name in group]
-    return None

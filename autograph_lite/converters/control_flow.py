@@ -24,8 +24,7 @@ from typing import List, Set
 import gast
 
 from autograph_lite import contract
-from autograph_lite.converters.shared_containers import ContainerOrigins, changed_in_place, last_line
-from autograph_lite.converters.unpacking import unpacked_value
+from autograph_lite.converters.containers import NO_ROLES
 from autograph_lite.pyct import anno, nodes, qual_names, templates
 from autograph_lite.pyct.scopes import bound_names
 from autograph_lite.pyct.transformer import Transformer
@@ -41,17 +40,13 @@ class ControlFlowTransformer(Transformer):
         self.initialized: Set[str] = set()  # names bound by an enclosing Undefined(...) and visible here
         self.vars_ = None            # parameter name of every set_state
         self.declared_nonlocal: Set[str] = set()  # names body functions of this user function declare nonlocal
-        self.alias_pairs = None      # of the user function: (a, b) for each `a = b` of two locals, when needed
-        self.origins = None          # of the user function: which lists it may share (ContainerOrigins), when needed
-        self.in_place = None         # of the user function: the locals it changes in place anywhere, when needed
 
     def visit_FunctionDef(self, node):
-        saved = self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs, self.origins, self.in_place
+        saved = self.scope, self.initialized, self.declared_nonlocal
         self.scope, self.initialized, self.declared_nonlocal = anno.getanno(node, anno.SCOPE), set(), set()
-        self.alias_pairs = self.origins = self.in_place = None
         node = self.generic_visit(node)
         node.body = self._bind_nonlocals(node.body) + node.body
-        self.scope, self.initialized, self.declared_nonlocal, self.alias_pairs, self.origins, self.in_place = saved
+        self.scope, self.initialized, self.declared_nonlocal = saved
         return node
 
     def _bind_nonlocals(self, body) -> List[gast.stmt]:
@@ -81,8 +76,8 @@ class ControlFlowTransformer(Transformer):
         simple = {qn.text for qn in modified if qn.is_simple}
         # A list or dict from before the construct that it changes in place (`xs[0] = v`, `xs.append(v)`)
         # may be seen after it through another name (`alias = xs`): state, so a staged construct's result
-        # reaches that object, whether or not the name itself is read after it.
-        changed = self._changed_in_place(node)
+        # reaches that object, whether or not the name itself is read after it (converters/containers).
+        changed = anno.getanno(node, anno.CONTAINER_ROLES, NO_ROLES).changed_in_place
         live = live | changed
         # A global a construct rebinds is state even when not read after it: a staged construct must refuse it.
         state = [qn for qn in modified if qn.is_simple and (qn.text in live or qn.text in self.scope.globals)]
@@ -147,80 +142,24 @@ class ControlFlowTransformer(Transformer):
                                      get_state=get_state, set_state=set_state, vars_=vars_)
         return _marked(code), templates.literal(tuple(names))
 
-    def _changed_in_place(self, node) -> Set[str]:
-        """The locals naming an object from before the construct that it changes in place: read before
-        being assigned there (``xs[0] = v``), or the source of a local that the construct makes an alias of
-        and changes through (``ys = xs; ys[0] = v``: the change reaches ``xs``'s object, so ``xs`` is carried)."""
-        activity = anno.getanno(node, anno.ACTIVITY)
-        if not activity.in_place:
-            return set()
-        changed = set(activity.in_place)
-        if activity.in_place - anno.getanno(node, anno.GEN):
-            # A name first bound in the construct may be another name's object: follow `a = b` back.
-            pairs = self._alias_pairs()
-            grown = True
-            while grown:
-                sources = {b for a, b in pairs if a in changed} - changed
-                changed |= sources
-                grown = bool(sources)
-        return changed & anno.getanno(node, anno.GEN)
-
-    def _alias_pairs(self) -> Set[tuple]:
-        if self.alias_pairs is None:
-            self.alias_pairs = _alias_pairs(self.scope.node.body, set(self.ctx.roles))
-        return self.alias_pairs
-
-    def _aliased(self, node) -> Set[str]:
-        """The locals the construct changes in place that may name the same object as another local there
-        (``alias = xs`` before it, or in it): a staged construct that would make such a list a tensor list
-        must refuse (the other name would keep the Python list), so it gets the role ``aliased``."""
-        in_place = anno.getanno(node, anno.ACTIVITY).in_place
-        if not in_place:
-            return set()
-        in_place = in_place | self._changed_in_place(node)
-        pairs = self._alias_pairs()
-        reaching = anno.getanno(node, anno.DEFINED_IN) | {qn.text for qn in anno.getanno(node, anno.ACTIVITY).modified
-                                                         if qn.is_simple}
-        return {name for a, b in pairs for name, other in ((a, b), (b, a))
-                if name in in_place and other in reaching}
-
-    def _borrowed(self, node) -> Set[str]:
-        """The locals the construct changes in place whose object this function may share with code outside it
-        (a parameter, a list from an attribute or a call, one handed to other code before the construct ends;
-        shared_containers.py): a staged construct that would replace such a list or dict must refuse (the other
-        holder would keep the old object), so it gets the role ``borrowed``."""
-        in_place = anno.getanno(node, anno.ACTIVITY).in_place
-        if not in_place:
-            return set()
-        if self.origins is None:
-            self.origins = ContainerOrigins(self.scope.node, frozenset(self.ctx.roles))
-        start, end = getattr(node, 'lineno', None), last_line(node)
-        return {name for name in in_place if self.origins.may_be_shared(name, start, end)}
-
-    def _picked(self, state) -> Set[str]:
-        """The names an if's branches may bind to another local's list (``buf = evens`` / ``buf = odds``) that the
-        function changes in place (``buf.append(v)``): staged, the if would merge two lists into a new one, which the
-        change would reach instead, so it gets the role ``picked`` (the staged if refuses two different lists)."""
-        names = {qn.text for qn in state if qn.is_simple} - set(self.ctx.roles)
-        sources = {a for a, b in self._alias_pairs() if a in names} if names else set()
-        if not sources:
-            return set()
-        if self.in_place is None:
-            self.in_place = changed_in_place(self.scope.node)
-        return sources & self.in_place
-
-    def _roles(self, state, guard_flag=None, aliased=frozenset(), borrowed=frozenset(), picked=frozenset()):
+    def _roles(self, node, state, outputs, guard_flag=None):
         """The ``roles`` argument: ``{'do_return': 'return_flag', ...}`` for the converter's own state
-        variables and the module globals (contract.py), or None when all are the user's locals."""
-        names = [qn.text for qn in state if qn.is_simple and (qn.text in self.ctx.roles or qn.text in self.scope.globals
-                                                               or qn.text in aliased or qn.text in borrowed
-                                                               or qn.text in picked)]
+        variables, the module globals and the user's containers that need a check (contract.py,
+        converters/containers), or None when all are the user's plain locals. ``outputs``: the state the
+        construct gives (an if's state also holds names it only restores)."""
+        containers = anno.getanno(node, anno.CONTAINER_ROLES, NO_ROLES)
+        names, roles = [], []
+        for qn in state:
+            name = qn.text
+            if not qn.is_simple:
+                continue
+            role = (self.ctx.roles[name] if name in self.ctx.roles else contract.GLOBAL if name in self.scope.globals
+                    else containers.of(name, output=qn in outputs))
+            if role is not None:
+                names.append(name)
+                roles.append(role)
         if not names:
             return None
-        roles = [self.ctx.roles.get(name, contract.GLOBAL if name in self.scope.globals else
-                                    contract.ALIASED if name in aliased else
-                                    contract.BORROWED if name in borrowed else contract.PICKED)
-                 for name in names]
         if guard_flag is not None and self.ctx.roles.get(guard_flag) == contract.RETURN_FLAG and guard_flag in names:
             roles[names.index(guard_flag)] = contract.RETURN_GUARD   # `if not do_return:`
         return templates.replace_as_expression('{keys: values}', keys=[templates.literal(n) for n in names],
@@ -293,8 +232,7 @@ class ControlFlowTransformer(Transformer):
                                                     get_state, set_state)
         if_code = self._body_function(if_body, self._declarations(declared), body)
         else_code = self._body_function(else_body, self._declarations(declared), orelse)
-        roles = self._roles(state + restored, anno.getanno(node, anno.GUARD_FLAG, None), self._aliased(node),
-                            self._borrowed(node), self._picked(state))
+        roles = self._roles(node, state + restored, state, anno.getanno(node, anno.GUARD_FLAG, None))
         call = templates.replace(
             'ag__.if_stmt(test, if_body, else_body, get_state, set_state, symbols, nouts' + _ROLES_ARGUMENT[bool(roles)],
             test=node.test, if_body=if_body, else_body=else_body, get_state=get_state,
@@ -316,7 +254,7 @@ class ControlFlowTransformer(Transformer):
         test_code = self._body_function(loop_test, self._declarations(test_assigns),
                                         templates.replace('return test', test=node.test))
         body_code = self._body_function(loop_body, self._declarations(declared), body)
-        roles = self._roles(state, aliased=self._aliased(node), borrowed=self._borrowed(node))
+        roles = self._roles(node, state, state)
         call = templates.replace(
             'ag__.while_stmt(loop_test, loop_body, get_state, set_state, symbols' + _ROLES_ARGUMENT[bool(roles)],
             loop_test=loop_test, loop_body=loop_body, get_state=get_state, set_state=set_state,
@@ -343,7 +281,7 @@ class ControlFlowTransformer(Transformer):
         extra = anno.getanno(node, anno.EXTRA_LOOP_TEST, None)
         extra = templates.literal(None) if extra is None else templates.replace_as_expression(
             'lambda: test', test=extra)
-        roles = self._roles(state, aliased=self._aliased(node), borrowed=self._borrowed(node))
+        roles = self._roles(node, state, state)
         call = templates.replace(
             'ag__.for_stmt(iterable, extra_test, loop_body, get_state, set_state, symbols' + _ROLES_ARGUMENT[bool(roles)],
             iterable=node.iter, extra_test=extra, loop_body=loop_body, get_state=get_state,
@@ -368,37 +306,6 @@ def _parents(qn):
     while parent is not None:
         yield parent
         parent = parent.parent
-
-
-def _alias_pairs(statements, generated: Set[str]) -> Set[tuple]:
-    """``(target, source)`` for each ``target = source`` (and walrus) of two different plain names of the
-    function (not in its nested scopes), except the converter's own variables (``generated``)."""
-    pairs = set()
-    stack = list(statements)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, nodes.NESTED_SCOPES):
-            continue
-        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name):
-            pairs |= {(target.id, node.value.id) for target in node.targets if isinstance(target, gast.Name)}
-        elif isinstance(node, gast.Assign) and len(node.targets) > 1:   # a = b = []
-            names = [target.id for target in node.targets if isinstance(target, gast.Name)]
-            pairs |= {(a, b) for a in names for b in names}
-        elif isinstance(node, gast.NamedExpr) and isinstance(node.value, gast.Name):
-            pairs.add((node.target.id, node.value.id))
-        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (gast.Tuple, gast.List)):
-            pairs |= _positional_pairs(node.targets[0], node.value)   # `buf, n = evens, 1`
-        stack.extend(nodes.children(node))
-    return {(a, b) for a, b in pairs if a != b and a not in generated and b not in generated}
-
-
-def _positional_pairs(target, value) -> Set[tuple]:
-    """``(name, other)`` for the names of a tuple target that a tuple value (as written, or in the
-    ``ag__.unpack(...)`` the unpacking converter wrote) gives another plain name at the same position."""
-    value = unpacked_value(value)
-    if not isinstance(value, (gast.Tuple, gast.List)) or len(value.elts) != len(target.elts):
-        return set()
-    return {(t.id, v.id) for t, v in zip(target.elts, value.elts) if isinstance(t, gast.Name) and isinstance(v, gast.Name)}
 
 
 def _unbound_iteration_locals(body, declared) -> List[gast.stmt]:

@@ -9,7 +9,7 @@ import builtins
 from autograph_lite.operators.comprehensions import dict_comp, generator_exp, list_comp, set_comp
 from autograph_lite.operators.conditional_expressions import if_exp
 from autograph_lite.operators.control_flow import for_stmt, if_stmt, while_stmt
-from autograph_lite.operators.data_structures import (append_outside, augmented_in_place, call_in_place,
+from autograph_lite.operators.containers.data_structures import (append_outside, augmented_in_place, call_in_place,
                                                       changed_in_place, del_item, list_append, list_pop,
                                                       list_pop_in_expression, set_item, set_item_augmented)
 from autograph_lite.operators.exceptions import assert_stmt

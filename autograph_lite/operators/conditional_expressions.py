@@ -8,10 +8,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import runtime as rt
-from autograph_lite.contract import PICKED, Roles
 from autograph_lite.operators.logical import PYTHON_CONDITIONS, as_condition, truth_value
 from autograph_lite.operators.staged_exceptions import traced
-from autograph_lite.operators.staged_state import check_one_container_picked
+from autograph_lite.operators.containers.checks import check_expression_picked
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -25,7 +24,7 @@ def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], e
 
     ``picked``: the name the expression is assigned to, when the function then changes it in place
     (``buf = a if c else b; buf.append(v)``): a symbolic ``cond`` may then not pick between two different
-    lists, dicts or sets (staged_state.check_one_container_picked).
+    lists, dicts or sets (containers/checks.py).
 
     >>> if_exp([], lambda: 1 / 0, lambda: 'lazy')
     'lazy'
@@ -41,8 +40,7 @@ def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any], e
         def side(which: bool, function: Callable[[], Any]) -> Any:
             sides[which] = value = traced(function, f"{where} (its {str(which).lower()} side)")
             if picked and len(sides) == 2:   # before rt.cond compares them: its error would not say why
-                check_one_container_picked(Roles({picked: PICKED}, (picked,)), picked, sides[True], sides[False],
-                                           f"conditional expression (`{expr_repr}`)")
+                check_expression_picked(picked, sides[True], sides[False], expr_repr)
             return value
 
         return rt.cond(truth_value(cond), lambda: side(True, if_true), lambda: side(False, if_false),

@@ -16,7 +16,7 @@ Each branch starts from the state before the ``if`` (``set_state(init)``), runs,
 * a Python global may not be rebound in either branch (it would be left holding a symbolic tensor);
 * a name the function changes in place after the ``if`` (role ``picked``) may not be bound to two different
   lists, dicts or sets by the branches: the merged value would be a new one, which neither of them is;
-* a Python list or dict that the branches change in place is each branch's own copy (branch_lists.py): merged
+* a Python list or dict that the branches change in place is each branch's own copy (containers/branch_lists.py): merged
   element by element, or a tensor list when the branches leave different numbers of elements.
 """
 from __future__ import annotations
@@ -27,14 +27,15 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import RETURN_FLAG, RETURN_GUARD, Roles
-from autograph_lite.operators.branch_lists import BranchLists
-from autograph_lite.operators.data_structures import stage_outer_list_change
+from autograph_lite.operators.containers.branch_lists import BranchLists
+from autograph_lite.operators.containers.checks import (check_if_state, check_not_aliased,
+                                                        check_one_container_picked)
+from autograph_lite.operators.containers.data_structures import carried_by_if, stage_outer_list_change
 from autograph_lite.operators.logical import truth_value
 from autograph_lite.operators.staged_exceptions import traced
-from autograph_lite.operators.staged_state import (check_no_rebound_globals, check_not_aliased,
-                                                   check_one_container_picked, check_tensor_list_not_aliased, describe,
-                                                   display_name, dtype_of, is_stageable, placeholder_like)
-from autograph_lite.operators.staging import Learned, NeedsPlaceholder, carrying, retrace_until_settled, staging
+from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
+                                                   is_stageable, placeholder_like)
+from autograph_lite.operators.staging import Learned, NeedsPlaceholder, retrace_until_settled
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -63,9 +64,7 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
     spec = IfSpec(body, orelse, get_state, set_state, tuple(symbol_names), nouts, roles)
     check_no_rebound_globals(roles, symbol_names[:nouts], "if")
     init = tuple(get_state())
-    for name, value in zip(symbol_names[:nouts], init):
-        if isinstance(value, rt.TensorList):   # a branch's change makes a new one, which the other name would not see
-            check_tensor_list_not_aliased(roles, name, "if")
+    check_if_state(roles, symbol_names[:nouts], init)
     pred = truth_value(cond)
     lists = BranchLists(init, nouts, tuple(symbol_names))
 
@@ -83,9 +82,7 @@ def staged_if(cond: Any, body: Callable[[], None], orelse: Callable[[], None], g
             check_not_aliased(roles, symbol_names[index], "if")
         start = lists.start_state(init, learned.tensor_lists, tuple(symbol_names))
         tracer = _BranchTracer(spec, learned, lists, start)
-        carried = {id(value): (index, symbol_names[index], value) for index, value in lists.originals.items()
-                   if type(value) is list and index not in learned.tensor_lists}
-        with carrying(staging.if_lists, learned, carried):
+        with carried_by_if(learned, lists.carried(learned)):
             outputs = rt.cond(pred, tracer.true_fn, tracer.false_fn, output_names=tracer.output_names)
         set_state(lists.settle(tracer.merge(outputs)))
 

@@ -28,13 +28,14 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import Roles
-from autograph_lite.operators.data_structures import note_list_rebuilt, stage_outer_list_change, tensor_list_from
+from autograph_lite.operators.containers.checks import before_loop_tensor_list, check_loop_state
+from autograph_lite.operators.containers.data_structures import (carried_by_loop, note_list_rebuilt, tensor_list_from,
+                                                                 watch)
 from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.staged_exceptions import traced
-from autograph_lite.operators.staged_state import (check_no_rebound_globals, check_not_aliased,
-                                                   check_tensor_list_not_aliased, describe, display_name, dtype_of,
+from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
                                                    is_stageable, placeholder_like)
-from autograph_lite.operators.staging import (FlagUnchanged, Learned, NeedsPlaceholder, Retrace, carrying,
+from autograph_lite.operators.staging import (Containers, FlagUnchanged, Learned, NeedsPlaceholder, Retrace,
                                               retrace_until_settled, staging)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
@@ -129,21 +130,13 @@ def staged_for(iterable: Any, extra_test: Optional[Callable[[], Any]], loop_body
 def _run(spec: LoopSpec) -> None:
     check_no_rebound_globals(spec.roles, spec.names, "loop")
     init = tuple(spec.get_state())
-    for name, value in zip(spec.names, init):
-        if type(value) is dict:   # carried as a structure: after the loop the name holds a new dict
-            check_not_aliased(spec.roles, name, "loop", "dict", "makes it a new dict")
-        elif isinstance(value, rt.TensorList):   # a change makes a new one, which the other name would not see
-            check_tensor_list_not_aliased(spec.roles, name, "loop")
-
-    def before_tensor_list(index: int, element: Any) -> None:
-        check_not_aliased(spec.roles, spec.names[index], "loop")
-        stage_outer_list_change(init[index], element)   # a loop or if around that carries it makes it one first
-
-    learned = Learned(before_tensor_list)
+    check_loop_state(spec.roles, spec.names, init)
+    learned = Learned(lambda index, element: before_loop_tensor_list(spec.roles, spec.names[index], init[index],
+                                                                     element))
 
     def trace_loop() -> None:  # traced at most once more per placeholder, constant flag, tensor list, options
         loop = _Loop(spec, learned, init)
-        with carrying(staging.loop_containers, learned, loop.watched):
+        with carried_by_loop(learned, loop.watched):
             outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(),
                                     loop_var_names=loop.loop_var_names, **loop.while_loop_options())
         final = loop.final_state(outputs)
@@ -190,20 +183,14 @@ class _Loop:
             self.start_values.append(value)
         # Python lists among the state: a change to one in the body makes the loop carry it as a tensor list.
         # (Values keep the lists alive, so their ids stay theirs; the body's copies are added in ``body``.)
-        self.watched = {}
+        self.watched: Containers = {}
         for index, value in enumerate(init):
-            self._watch(index, value)
+            watch(self.watched, index, self.names[index], value)
         self.loop_var_names = ((_COUNTER_NAME,) if spec.iterable is not None else ()) + tuple(
             self.names[index] for index in self.loop_indices) + tuple(
             f"{self.names[index]} (defined)" for index in self.flagged) + ("<loop condition>",) * self.carried
         self.undefined_names = {self.names[index] for index, value in enumerate(init)
                                 if isinstance(value, Undefined) and index not in learned.placeholders}
-
-    def _watch(self, index: int, value: Any) -> None:
-        # A set: so that call_in_place refuses to change it; a dict: so that it refuses to change its keys, at
-        # the user's line (data_structures.py).
-        if type(value) in (list, set, dict):
-            self.watched[id(value)] = (index, self.names[index], value)
 
     def initial_vars(self) -> tuple:
         counter = (rt.constant(0, rt.int32),) if self.spec.iterable is not None else ()
@@ -292,7 +279,7 @@ class _Loop:
     def body(self, *loop_vars: Any) -> tuple:
         state = self.compose(loop_vars)
         for index in self.loop_indices:
-            self._watch(index, state[index])
+            watch(self.watched, index, self.names[index], state[index])
         self.spec.set_state(state)
         element = None if self.spec.iterable is None else self.spec.iterable.element(loop_vars[0])
         self.body_inputs = tuple(loop_vars[self.offset:self.offset + len(self.loop_indices)])

@@ -28,8 +28,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 import runtime as rt
-from autograph_lite.operators.data_structures import tensor_list_from
-from autograph_lite.operators.staging import Learned, NeedsTensorList
+from autograph_lite.operators.containers.data_structures import tensor_list_from
+from autograph_lite.operators.staging import Containers, Learned, NeedsTensorList
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import all, any, dict, enumerate, id, isinstance, len, list, set, sorted, str, tuple, type, zip
@@ -44,6 +44,12 @@ class BranchLists:
         self.contents: Dict[int, Any] = {index: type(value)(value) for index, value in self.originals.items()}
         self.copies: List[Any] = []  # what captured() made of the lists and dicts the branches changed in place
         self.names = names
+
+    def carried(self, learned: Learned) -> Containers:
+        """The Python lists the if carries as they are (not yet as tensor lists: ``learned``), as
+        staging.if_lists holds them: a construct inside that makes one a tensor list makes the if do so too."""
+        return {id(value): (index, self.names[index], value) for index, value in self.originals.items()
+                if type(value) is list and index not in learned.tensor_lists}
 
     def restore(self) -> None:
         """Put back every list's and dict's contents from before the ``if``."""

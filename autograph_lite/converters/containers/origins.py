@@ -7,7 +7,7 @@ container) sees the change. Here that holder would keep the old object, without 
 silently wrong result. The loop cannot write its result back into the old object instead: its contents
 are symbolic tensors of one trace, while the function may be traced once and called many times (a
 caller's list would hold the first trace's tensors). So the staged construct refuses such a name with a
-StateError (staged_state.check_not_aliased), and this module decides, from the source, which names those are.
+StateError (operators/containers/checks.py), and this module decides, from the source, which names those are.
 
 A name is *own* at a construct (its object cannot be held elsewhere yet) when every binding of it makes a
 new container, or a statement of the function's body itself makes one before the construct, after every
@@ -292,5 +292,5 @@ def _hands_out(chain: List, generated: FrozenSet[str]) -> bool:
         return _hands_out(chain[:-1], generated)
     if isinstance(parent, (gast.Assign, gast.AnnAssign)) and node is parent.value:
         targets = parent.targets if isinstance(parent, gast.Assign) else [parent.target]
-        return not all(isinstance(target, gast.Name) for target in targets)   # a name: an alias (_aliased)
+        return not all(isinstance(target, gast.Name) for target in targets)   # a name: an alias (roles.py)
     return False

@@ -24,7 +24,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 import runtime as rt
-from autograph_lite.operators.staging import NeedsTensorList, staging
+from autograph_lite.operators.staging import Containers, Learned, NeedsTensorList, carrying, staging
 from runtime.core import context as rt_context
 from runtime.core.context import thread_state
 
@@ -99,7 +99,7 @@ def _changed_tensor_list(target: rt.TensorList, changed: rt.TensorList) -> rt.Te
     is passed to hold the same object, so the change is made in ``target`` itself, as Python would (the
     converter rebinding only the name written would leave them the old contents). Inside a branch or a loop
     body the object may be one the construct keeps to restore or compare, so a new one is returned there: the
-    name is rebound, and aliases of a list that a construct changes are refused (staged_state.check_not_aliased).
+    name is rebound, and aliases of a list that a construct changes are refused (checks.check_not_aliased).
     """
     if rt_context.outer_graph() is not None:
         return changed
@@ -133,6 +133,25 @@ def _stage_list_change(target: Any, element: Any, change: str) -> None:
     if target and element is not None:
         _check_one_dtype(name, [*target, element])
     raise NeedsTensorList(owner, index, element)
+
+
+def watch(containers: Containers, index: int, name: str, value: Any) -> None:
+    """Add ``value`` to a staged loop's ``containers`` if it is a Python list, set or dict: a change of a list makes
+    the loop carry it as a tensor list; of a set, or of a dict's keys, is refused at the user's line."""
+    if type(value) in (list, set, dict):
+        containers[id(value)] = (index, name, value)
+
+
+def carried_by_loop(owner: Learned, containers: Containers) -> Any:
+    """While a staged loop (``owner``) is traced: its Python lists, sets and dicts (see ``watch``)."""
+    return carrying(staging.loop_containers, owner, containers)
+
+
+def carried_by_if(owner: Learned, lists: Containers) -> Any:
+    """While a staged if (``owner``) traces its branches: its Python lists (BranchLists.carried), which a
+    construct inside may make tensor lists (stage_outer_list_change), but not a change of their own (the if
+    merges those)."""
+    return carrying(staging.if_lists, owner, lists)
 
 
 def note_list_rebuilt(before: Any, after: Any) -> None:
