@@ -1,7 +1,8 @@
 """``converted_call``: what every call in converted code goes through, and the policy of what to convert.
 
 User functions, methods, nested functions and lambdas are converted on first call (then cached);
-while a graph is being built, builtins that must understand tensors go to ``py_builtins``; everything else - other builtins,
+while a graph is being built, builtins that must understand tensors go to ``py_builtins``; everything else - other
+builtins,
 the standard library, numpy, ``runtime``, ``autograph_lite``, ``do_not_convert`` functions,
 ``rt.Function`` objects, code without source - is called as it is.
 
@@ -28,7 +29,7 @@ from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
 from runtime.core.context import in_graph_mode, thread_state
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import bool, dict, getattr, isinstance, str, tuple, type
+from builtins import bool, dict, getattr, str, tuple, type
 
 logger = logging.getLogger('autograph_lite')
 _FunctionType, _BuiltinType = types.FunctionType, types.BuiltinFunctionType
@@ -38,7 +39,8 @@ _LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'ast
                   'pytest', 'hypothesis'}
 _STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
 # id(function) -> (weak reference to it, the code, defaults and keyword defaults it had, what to call
-# in its place, None for the function itself). All three can be replaced after a first call (networkx's argmap compiles lazily and
+# in its place, None for the function itself). All three can be replaced after a first call (networkx's argmap
+# compiles lazily and
 # swaps in its own code): a converted copy is only good while they are the ones it was made from.
 # A plain dict read by id, not a WeakKeyDictionary: its get() builds a weak reference per lookup,
 # a third of a converted_call.

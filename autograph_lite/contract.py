@@ -124,7 +124,8 @@ def pattern_parts(pattern) -> 'tuple[list, list]':
     """(the names ``pattern`` binds, the expressions it looks up), each in source order.
 
     >>> import ast
-    >>> names, lookups = pattern_parts(ast.parse('match s:\\n case [Point(x=0, y=y), *rest]: pass').body[0].cases[0].pattern)
+    >>> match = ast.parse('match s:\\n case [Point(x=0, y=y), *rest]: pass').body[0]
+    >>> names, lookups = pattern_parts(match.cases[0].pattern)
     >>> names, [ast.unparse(e) for e in lookups]
     (['y', 'rest'], ['Point'])
     """

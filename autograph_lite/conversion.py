@@ -23,9 +23,9 @@ import gast
 
 from autograph_lite import contract
 from autograph_lite.converters import (annotations, asserts, break_statements, call_trees, checks, comprehensions,
-                                       conditional_expressions, containers, continue_statements, control_flow, deletions, hoisting,
-                                       lists, logical_expressions, match_statements, plain_form, return_statements, slices,
-                                       unbound_reads, unpacking)
+                                       conditional_expressions, containers, continue_statements, control_flow,
+                                       deletions, hoisting, lists, logical_expressions, match_statements, plain_form,
+                                       return_statements, slices, unbound_reads, unpacking)
 from autograph_lite.pyct import anno, codegen, mangling, origin_info, parser, rewritten_code, static_analysis
 from autograph_lite.pyct.allocation import without_cycle_collection
 from autograph_lite.pyct.errors import ConversionError
@@ -59,11 +59,13 @@ _ONLY_FOR = {
     comprehensions.ComprehensionTransformer: lambda ctx: _has(ctx, gast.ListComp, gast.SetComp, gast.DictComp,
                                                               gast.GeneratorExp),
     conditional_expressions.ConditionalExpressionTransformer: lambda ctx: _has(ctx, gast.IfExp),
-    break_statements.BreakTransformer: lambda ctx: ctx.loop_has_else or _has(ctx, gast.Break) or (   # also moves loop elses
+    # also moves loop elses
+    break_statements.BreakTransformer: lambda ctx: ctx.loop_has_else or _has(ctx, gast.Break) or (
         _has(ctx, gast.NamedExpr) and _has(ctx, gast.While)),   # and tests that assign of loops that may jump
     continue_statements.ContinueTransformer: lambda ctx: _has(ctx, gast.Continue),
     asserts.AssertTransformer: lambda ctx: _has(ctx, gast.Assert),
-    lists.ListTransformer: lambda ctx: not ctx.attribute_names.isdisjoint({'append', 'pop', *lists.IN_PLACE_METHODS}) or (
+    lists.ListTransformer: lambda ctx: (
+        not ctx.attribute_names.isdisjoint({'append', 'pop', *lists.IN_PLACE_METHODS})) or (
         _has(ctx, gast.AugAssign) and _has(ctx, *lists.CONTAINER_DISPLAYS)),   # `xs += [v]`
     slices.SliceTransformer: lambda ctx: _has(ctx, gast.Subscript, gast.Match),
     unpacking.UnpackingTransformer: lambda ctx: _has(ctx, gast.Tuple, gast.List, gast.Match),

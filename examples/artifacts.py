@@ -81,7 +81,8 @@ def onnx_check(concrete, args):
     except ImportError:
         return "skipped (onnx not installed)"
     except rt.errors.ExportError as error:
-        return "not exportable: " + str(error).split("no ONNX mapping for ")[1].split(". Ops that")[0].split(". Why: ")[0]
+        unmapped = str(error).split("no ONNX mapping for ")[1]
+        return "not exportable: " + unmapped.split(". Ops that")[0].split(". Why: ")[0]
     if onnxruntime is None:
         return "exported (onnxruntime not installed)"
     onnxruntime.set_default_logger_severity(3)

@@ -289,7 +289,7 @@ def tensor_statements(draw, scope: TensorScope, depth: int, loop_depth: int):
         return [f'if {draw(cond)}:', f'    {kind}']
     if kind == 'python_return':
         # p is a Python int that stays 0: the return never happens, inside a tensor loop.
-        return [f'if p == 1:', f'    return {draw(expr)}']
+        return ['if p == 1:', f'    return {draw(expr)}']
     if kind == 'unpack':
         return [f'a, b = {draw(expr)}, {draw(expr)}']
     if kind == 'walrus':
@@ -313,7 +313,7 @@ def tensor_statements(draw, scope: TensorScope, depth: int, loop_depth: int):
                                               f'    return {draw(int_expressions(["v", "n"], 1))}',
                                               f'return {draw(int_expressions(["v", "n"], 1))}'])
         if scope.has('scope') and draw(st.booleans()):
-            body = [f'def {name}(v):'] + indent(['nonlocal c', f'c = (c + v) % 97', 'return c'])
+            body = [f'def {name}(v):'] + indent(['nonlocal c', 'c = (c + v) % 97', 'return c'])
         return body + [f'{var} = {name}({draw(expr)})']
     loop_inner = tensor_blocks(scope, depth - 1, loop_depth + 1)
     orelse = []

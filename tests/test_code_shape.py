@@ -95,3 +95,38 @@ def test_the_container_rule_check_sees_each_kind_of_rule():
         (1, "names the container role PICKED"), (2, "tells a Python list, dict or set by its type"),
         (3, "touches the staged constructs' containers (staging.if_lists)"),
         (4, "writes the container roles annotation")]
+
+
+# Module-level state of the operators that changes while programs run, each with why it is not per trace.
+OPERATOR_MODULE_STATE = {
+    ("autograph_lite/operators/forms.py", "_always_staged"): "a switch for tests (staged_form_always)",
+    ("autograph_lite/operators/patterns.py", "_cache"): "a memo of parsed match patterns, a pure function of the key",
+}
+_MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary",
+                  "WeakSet", "deque"}
+
+
+def module_state(tree: ast.Module):
+    """(name, line) for each module-level name bound to a mutable container, other than an UPPER_CASE table."""
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) and node.value is not None else []
+        value = getattr(node, "value", None)
+        mutable = isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)) or (
+            isinstance(value, ast.Call) and getattr(value.func, "id", getattr(value.func, "attr", None)) in _MUTABLE_CALLS)
+        for target in targets:
+            if mutable and isinstance(target, ast.Name) and not (target.id.strip("_").isupper()
+                                                                 or target.id.startswith("__")):
+                yield target.id, node.lineno
+
+
+def test_the_operators_keep_no_state_in_their_modules():
+    # What a staged construct knows while it is traced lives in operators/staging.py's thread-local object:
+    # two threads may trace at once (tests/test_concurrent_tracing.py).
+    found = []
+    for path in sorted((ROOT / "autograph_lite" / "operators").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        found += [f"{where}:{line} {name}" for name, line in module_state(parsed(path))
+                  if (where, name) not in OPERATOR_MODULE_STATE]
+    assert found == [], "\n".join(found)
+    assert list(module_state(ast.parse("_seen = []\nTABLE = {}\n_stack: list = list()"))) == [("_seen", 1), ("_stack", 3)]

@@ -8,7 +8,6 @@ import ast
 import json
 import os
 
-import numpy as np
 import pytest
 
 import runtime as rt

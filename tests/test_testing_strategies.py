@@ -12,7 +12,6 @@ import runtime as rt
 hypothesis = pytest.importorskip('hypothesis')
 from hypothesis import HealthCheck, given, settings  # noqa: E402  (after the skip when hypothesis is absent)
 hypothesis = pytest.importorskip('hypothesis')
-from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 QUICK = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

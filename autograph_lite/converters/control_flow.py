@@ -15,8 +15,8 @@
 
 State = symbols the construct modifies that are live after it (loops: also read by the test or by
 the body before being written), from the static analysis, and the lists and dicts from before it that it
-changes in place (``xs[i] = v``, ``xs.append(v)``: another name may read them after it). Names the body assigns and that are
-state, or read before written, are declared ``nonlocal`` (``global`` for globals) in the body
+changes in place (``xs[i] = v``, ``xs.append(v)``: another name may read them after it). Names the body assigns and
+that are state, or read before written, are declared ``nonlocal`` (``global`` for globals) in the body
 functions; a name that no definition can reach yet is first set to ``ag__.Undefined('name')``.
 """
 from typing import List, Set
@@ -221,7 +221,8 @@ class ControlFlowTransformer(Transformer):
         state = self._state(node, anno.getanno(node, anno.LIVE_OUT))
         declared = self._declared(node, state)
         inits = self._undefined_inits(node, declared)
-        get_state, set_state, if_body, else_body = self._names(*contract.STATE_FUNCTION_NAMES, *contract.IF_FUNCTION_NAMES)
+        get_state, set_state, if_body, else_body = self._names(*contract.STATE_FUNCTION_NAMES,
+                                                               *contract.IF_FUNCTION_NAMES)
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
         node.test = self.visit(node.test)
         # Not outputs, but a branch rebinds them and one reads them: after the outputs in the state,
@@ -234,7 +235,8 @@ class ControlFlowTransformer(Transformer):
         else_code = self._body_function(else_body, self._declarations(declared), orelse)
         roles = self._roles(node, state + restored, state, anno.getanno(node, anno.GUARD_FLAG, None))
         call = templates.replace(
-            'ag__.if_stmt(test, if_body, else_body, get_state, set_state, symbols, nouts' + _ROLES_ARGUMENT[bool(roles)],
+            'ag__.if_stmt(test, if_body, else_body, get_state, set_state, symbols, nouts'
+            + _ROLES_ARGUMENT[bool(roles)],
             test=node.test, if_body=if_body, else_body=else_body, get_state=get_state,
             set_state=set_state, symbols=symbols, nouts=templates.literal(len(state)), role_map=roles)
         return inits + state_code + if_code + else_code + call
@@ -283,7 +285,8 @@ class ControlFlowTransformer(Transformer):
             'lambda: test', test=extra)
         roles = self._roles(node, state, state)
         call = templates.replace(
-            'ag__.for_stmt(iterable, extra_test, loop_body, get_state, set_state, symbols' + _ROLES_ARGUMENT[bool(roles)],
+            'ag__.for_stmt(iterable, extra_test, loop_body, get_state, set_state, symbols'
+            + _ROLES_ARGUMENT[bool(roles)],
             iterable=node.iter, extra_test=extra, loop_body=loop_body, get_state=get_state,
             set_state=set_state, symbols=symbols, role_map=roles)
         return inits + state_code + body_code + call + orelse

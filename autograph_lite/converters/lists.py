@@ -16,8 +16,9 @@ nothing Python would see (nothing the statement evaluates before it calls anythi
     total += xs.pop()    ->  xs, popped = ag__.list_pop(xs)
                              total += popped
 
-The same in an ``if`` test and a ``for`` iterable (evaluated once, before the loop, as Python does). Elsewhere (a ``while`` test, after another call, in a branch of
-``and``/``or``/``if else``, in a lambda or comprehension) it becomes ``ag__.list_pop_in_expression(xs, 'xs')``, followed by ``xs = xs`` so that a tensor loop carries
+The same in an ``if`` test and a ``for`` iterable (evaluated once, before the loop, as Python does). Elsewhere (a
+``while`` test, after another call, in a branch of ``and``/``or``/``if else``, in a lambda or comprehension) it becomes
+``ag__.list_pop_in_expression(xs, 'xs')``, followed by ``xs = xs`` so that a tensor loop carries
 ``xs``: Python's pop on Python values, a clear error when a tensor-dependent loop would change the list.
 
 The other methods that change a list, dict or set in place (``IN_PLACE_METHODS``), called on a local in a

@@ -20,7 +20,8 @@ A walrus in a later operand would bind inside a lambda: that chain becomes Pytho
 links (each inner operand still evaluated once), whose truth values go through ``ag__.walrus_guard``, so a
 symbolic tensor there is an error naming the walrus and the fix:
 
-    a < f(x) < (y := g(x))  ->  ag__.walrus_guard(a < (compared := f(x)), 'comparison', ('y',)) and compared < (y := g(x))
+    a < f(x) < (y := g(x))
+        ->  ag__.walrus_guard(a < (compared := f(x)), 'comparison', ('y',)) and compared < (y := g(x))
 
 An expression whose deferred operand binds a name with ``:=`` stays Python's own (a lambda would
 bind the name in its own scope): exact on Python values; each operand Python takes the truth of goes

@@ -85,7 +85,8 @@ class MatchTransformer(Transformer):
     def _value_case(self, case, rest):
         """The statements for ``case`` followed (when it does not match) by ``rest``."""
         test, name = _test(case.pattern, self.subject), _bound_name(case.pattern)
-        bind = templates.replace('name = subject', name=name, subject=templates.expression(self.subject)) if name else []
+        bind = (templates.replace('name = subject', name=name, subject=templates.expression(self.subject))
+                if name else [])
         if test is None:   # irrefutable: `_`, `n`, `_ as n`
             if case.guard is None:
                 return bind + case.body

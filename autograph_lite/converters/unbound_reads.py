@@ -176,4 +176,5 @@ def _keep_origin(new, old) -> None:
 
 def _has_docstring(function) -> bool:
     first = function.body[0]
-    return isinstance(first, gast.Expr) and isinstance(first.value, gast.Constant) and isinstance(first.value.value, str)
+    return (isinstance(first, gast.Expr) and isinstance(first.value, gast.Constant)
+            and isinstance(first.value.value, str))

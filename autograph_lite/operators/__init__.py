@@ -2,7 +2,7 @@
 (``autograph_lite.calls.AG_NAMESPACE``; docs/GENERATED_CODE.md).
 
 Each operator runs plain Python on Python values and eager tensors, and stages into ``rt.cond`` /
-``rt.while_loop`` when its condition or iterable is a symbolic tensor (SEMANTICS.md, "the one rule").
+``rt.while_loop`` when its condition or iterable is a symbolic tensor (docs/GENERATED_CODE.md, "The one rule").
 """
 import builtins
 
@@ -27,7 +27,9 @@ slice = builtins.slice  # noqa: A001 - the builtin, for subscripts converted to 
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt", "set_item",
            "set_item_augmented", "del_item", "slice", "list_append", "append_outside", "list_pop",
-           "list_pop_in_expression", "call_in_place", "changed_in_place", "augmented_in_place", "Undefined", "UndefinedReturnValue", "defined",
+           "list_pop_in_expression", "call_in_place", "changed_in_place", "augmented_in_place", "Undefined",
+           "UndefinedReturnValue", "defined",
            "defined_free", "deleted",
-           "return_value", "value_or_undefined", "del_attr_if_undefined", "del_item_if_undefined", "BUILTIN_OVERRIDES", "list_comp", "generator_exp", "set_comp",
-           "dict_comp", "unpack", "in_", "not_in", "walrus_guard", "and_then", "needs_staged_form", "match_subject", "matches"]
+           "return_value", "value_or_undefined", "del_attr_if_undefined", "del_item_if_undefined", "BUILTIN_OVERRIDES",
+           "list_comp", "generator_exp", "set_comp", "dict_comp", "unpack", "in_", "not_in", "walrus_guard", "and_then",
+           "needs_staged_form", "match_subject", "matches"]

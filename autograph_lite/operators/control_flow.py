@@ -1,6 +1,6 @@
 """``if``, ``while`` and ``for`` as functions: what converted code calls (see docs/GENERATED_CODE.md).
 
-Each operator decides at run time (SEMANTICS.md, "the one rule"): a symbolic tensor condition or
+Each operator decides at run time (docs/GENERATED_CODE.md, "The one rule"): a symbolic tensor condition or
 iterable is staged (staged_if.py / staged_loops.py); anything else — Python values, eager tensors —
 runs as the plain Python statement, with nothing more than two ``isinstance`` checks per test on top.
 A tensor list (or TensorArray) as a condition means ``len(xs) > 0``, as for a Python list

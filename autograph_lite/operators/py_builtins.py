@@ -62,7 +62,7 @@ def _staged_range(*args: Any) -> StagedRange:
     if not 1 <= len(args) <= 3:
         raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
     dtype = next(arg.dtype for arg in args if isinstance(arg, SymbolicTensor))
-    if not (dtype.kind in "iu"):
+    if dtype.kind not in "iu":
         raise TypeError(f"range() of a tensor needs an integer dtype, got {dtype.name}; "
                         "convert it with int(...) or rt.cast(x, rt.int32)")
     values = [arg if isinstance(arg, SymbolicTensor) else rt.constant(arg, dtype) for arg in args]

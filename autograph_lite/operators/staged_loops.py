@@ -327,7 +327,8 @@ class _Loop:
             return
         for index, start in zip(self.loop_indices, self.start_values):
             if type(start) is int:
-                note = (f"{display_name(self.names[index], self.roles)} is the Python int {start} before the tensor-dependent "
+                note = (f"{display_name(self.names[index], self.roles)} is the Python int {start} before the "
+                        "tensor-dependent "
                         "loop, so it is an int32 tensor inside it; if the loop makes it a float, initialize it as "
                         f"{float(start)!r} (or convert with rt.cast)")
                 if hasattr(error, "add_note"):
@@ -379,7 +380,8 @@ class _Loop:
         dtype, loop_dtype = dtype_of(value), dtype_of(loop_var)
         if dtype is not None and loop_dtype is not None and dtype != loop_dtype:
             raise rt.errors.StateError(
-                f"{display_name(name, self.roles)} has dtype {loop_dtype.name} before a tensor-dependent loop but dtype "
+                f"{display_name(name, self.roles)} has dtype {loop_dtype.name} before a tensor-dependent loop but "
+                "dtype "
                 f"{dtype.name} after an iteration; a loop variable must keep its dtype: initialize it with a "
                 f"{dtype.name} value (e.g. 0.0 instead of 0) or convert with rt.cast")
         return value

@@ -47,10 +47,10 @@ DEFINED_IN = 'defined_in'    # frozenset of names that may be defined before a s
 ASSIGNED_IN = 'assigned_in'  # loops: the names of DEFINED_IN that may hold a value (not an Undefined placeholder)
 SCOPE = 'scope'              # static_analysis.activity.FunctionScope of a function node
 BODY_FUNCTION = 'body_function'  # a helper function the control flow converter wrote (get_state, if_body, ...)
-CONTAINER_ROLES = 'container_roles'  # an if/while/for (or `x = a if c else b`): converters/containers' roles of its locals
+CONTAINER_ROLES = 'container_roles'  # an if/while/for (or `x = a if c else b`): roles of its locals (containers/)
 GUARD_FLAG = 'guard_flag'    # an `if not <flag>:` that guards what follows a jump: the flag's name
 USER_TEXT = 'user_text'      # an expression's text as the user wrote it (before any converter ran)
 UNBOUND_CHECK = 'unbound_check'  # a read that may find its local unassigned: 'defined' or 'defined_free'
 UNBOUND_INITS = 'unbound_inits'  # a function's names with such a read (each starts as ag__.Undefined)
-IN_PLACE = 'in_place'      # a statement a converter wrote for `xs[i] = v` / `xs.append(v)`...: the local it changes in place
+IN_PLACE = 'in_place'      # a converter's statement for `xs[i] = v` / `xs.append(v)`...: the local it changes in place
 PYTHON_TUPLE = 'python_tuple'  # an assignment whose value is always a Python tuple: unpacked as it is

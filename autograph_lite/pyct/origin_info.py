@@ -36,7 +36,8 @@ def resolve(tree, source_lines: Sequence[str], filename: str, first_line: int) -
     # One Origin per (line, function), shared by the nodes on that line (it is immutable).
     origins: Dict[Tuple[int, str], Origin] = {}
     count = len(source_lines)
-    fields_of, located_fields, ast_node, leaves = nodes.LOCATED_FIELDS, nodes.located_fields, gast.AST, nodes.CONTEXTS_AND_OPERATORS
+    fields_of, located_fields = nodes.LOCATED_FIELDS, nodes.located_fields
+    ast_node, leaves = gast.AST, nodes.CONTEXTS_AND_OPERATORS
     # Nodes to visit, each with the name of the function it is in (the walk's order does not matter).
     stack, names = [tree], [getattr(tree, 'name', '<lambda>')]
     while stack:

@@ -52,7 +52,8 @@ def from_gast(node, on_statement: Optional[Callable[[gast.stmt, ast.stmt], None]
     shared = dict(contexts)
     for name in _OPERATORS:
         shared[getattr(gast, name)] = getattr(ast, name)()
-    name_class, arguments_class, handler_class, assign_class = gast.Name, gast.arguments, gast.ExceptHandler, gast.Assign
+    name_class, arguments_class = gast.Name, gast.arguments
+    handler_class, assign_class = gast.ExceptHandler, gast.Assign
     ast_name = ast.Name
 
     def arg(name):

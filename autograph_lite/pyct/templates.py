@@ -212,7 +212,8 @@ def _compiled(statements: List[gast.stmt], placeholders) -> Callable[[Dict[str, 
         return f'_without_none({code}, {tuple(optional)!r})' if optional else code
 
     source = 'def build(r):\n    return [' + ', '.join(item(s) for s in statements) + ']\n'
-    namespace = {'K': constants, '_node': _node, '_new': gast.AST.__new__, '_one': _one, '_many': _many, '_statements': _statements,
+    namespace = {'K': constants, '_node': _node, '_new': gast.AST.__new__, '_one': _one, '_many': _many,
+                 '_statements': _statements,
                  '_without_none': _without_none, '_names': _names}
     exec(compile(source, '<autograph_lite template builder>', 'exec'), namespace)
     return namespace['build']

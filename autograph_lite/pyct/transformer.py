@@ -51,7 +51,8 @@ class Context:
         # Set by a converter that writes ``not flag`` (guards, loop tests): the logical converter has work.
         self.negations_written = False
         self.source_names: Set[str] = set()   # every name the code spells (rewritten_code's test)
-        kinds, leaves, fields_of, node_fields = self.node_kinds, nodes.CONTEXTS_AND_OPERATORS, nodes.FIELDS, nodes.node_fields
+        kinds, leaves = self.node_kinds, nodes.CONTEXTS_AND_OPERATORS
+        fields_of, node_fields = nodes.FIELDS, nodes.node_fields
         stack = [node]
         while stack:   # (in no particular order: it collects sets and counts)
             child = stack.pop()

@@ -171,7 +171,8 @@ def where_they_part(original: Callable, converted: Callable, context: Any, args:
     got = _lines_run(converted, *copy.deepcopy((args, kwargs)), context, user_files)
     for (filename, line), generated in got.items():
         if (filename, line) not in expected:
-            text = f'  where they part: the {label} ran line {line} of {filename} ({_source_line(filename, line)!r}), ' \
+            text = f'  where they part: the {label} ran line {line} of {filename} ' \
+                   f'({_source_line(filename, line)!r}), ' \
                    'which the original never ran'
             if generated:
                 # The construct's operator call says most (a `def get_state` of it says little).

@@ -219,4 +219,4 @@ def _name(function: Callable) -> str:
 
 
 def _kink_text(kinks) -> str:
-    return '; '.join(f'input {i} at {list(p)}: right {r:.6g}, left {l:.6g}' for i, p, r, l in kinks[:3])
+    return '; '.join(f'input {i} at {list(p)}: right {r:.6g}, left {left:.6g}' for i, p, r, left in kinks[:3])

@@ -264,7 +264,8 @@ def decode_graph(data: Dict[str, Any], arrays: Arrays, variables: List[Any],
         _expect(name not in ops_by_name, f"{where}: duplicate op name")
         inputs = [_tensor(ops_by_name, ref, where) for ref in op_data.get("inputs", [])]
         saved_attrs = op_data.get("attrs", {})
-        _expect(isinstance(saved_attrs, dict), f"{where}: attrs must be a JSON object, got {type(saved_attrs).__name__}")
+        _expect(isinstance(saved_attrs, dict),
+                f"{where}: attrs must be a JSON object, got {type(saved_attrs).__name__}")
         declared = declared_attrs(known[op_type])
         for key in saved_attrs:  # before decoding anything: a name the op does not declare is refused as it is
             _expect(key in declared, f"{where}: {attr_problem(known[op_type], {key: None}, len(inputs))}")

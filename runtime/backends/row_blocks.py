@@ -144,7 +144,7 @@ def thread_block_buffers(specs: Sequence[Tuple[Tuple[int, ...], np.dtype]]) -> L
 
 
 def _worker_pool() -> concurrent.futures.ThreadPoolExecutor:
-    global _workers
+    global _workers  # noqa: PLW0603 - one pool per process, made on first use (double-checked under the lock)
     if _workers is None:
         with _workers_lock:
             if _workers is None:

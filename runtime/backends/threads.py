@@ -12,7 +12,8 @@ default: the machine's cores):
 - a graph with a BLAS op (a matmul, an einsum) runs BLAS on one thread, unless one of its products is
   big (``BLAS_PARALLEL_MIN``: below it a second thread only costs) and a core is spare: then on
   ``min(budget, BLAS's own setting)`` threads. Products too small for BLAS to thread at all
-  (``BLAS_ALONE_MAX``) do not touch the setting (~5 µs a call). Workers never call BLAS and BLAS runs between regions, so
+  (``BLAS_ALONE_MAX``) do not touch the setting (~5 µs a call). Workers never call BLAS and BLAS runs between
+  regions, so
   at most ``budget`` of our threads compute at once.
 
 BLAS's threads are set through ``threadpoolctl`` (the optional extra ``autograph-lite[threads]``), for

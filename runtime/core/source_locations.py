@@ -51,7 +51,7 @@ def register_library(directory: str, mapper: Optional[LocationMapper] = None) ->
 
     Example: ``register_library(os.path.dirname(mylib.__file__), mylib.origin_of)``.
     """
-    global _library_prefixes
+    global _library_prefixes  # noqa: PLW0603 - a new tuple, read without a lock by every op creation
     prefix = os.path.abspath(directory) + os.sep
     if prefix not in _library_prefixes:
         _library_prefixes += (prefix,)

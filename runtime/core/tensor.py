@@ -113,7 +113,8 @@ def _user_location() -> str:
     return f' (File "{filename}", line {lineno}, in {function_name})'
 
 
-def _symbolic_misuse(tensor: "SymbolicTensor", what: str, fix: str, as_what: str = "") -> OperatorNotAllowedInGraphError:
+def _symbolic_misuse(tensor: "SymbolicTensor", what: str, fix: str,
+                     as_what: str = "") -> OperatorNotAllowedInGraphError:
     return OperatorNotAllowedInGraphError(
         f"{what} a symbolic tensor ({tensor.name}, dtype={tensor.dtype.name}, shape={tensor.shape}){as_what} "
         f"is not allowed while tracing{_user_location()}: its value is only known when the graph runs. {fix}")

@@ -31,7 +31,7 @@ F = TypeVar("F", bound=Callable)
 
 def set_traceback_filtering(mode: str) -> None:
     """``"on"`` (the default): tracebacks leaving the library show only user frames; ``"off"``: all frames."""
-    global _mode
+    global _mode  # noqa: PLW0603 - a process-wide setting, as in TensorFlow
     if mode not in _MODES:
         raise ValueError(f"traceback filtering mode must be one of {_MODES}, got {mode!r}")
     _mode = mode

@@ -144,7 +144,8 @@ INTS = AttrKind("a tuple of ints", lambda v: type(v) is tuple and all(_is_int(a)
 PADDINGS = AttrKind("a tuple of (before, after) pairs of ints >= 0",
                     lambda v: type(v) is tuple and len(v) <= MAX_RANK and all(
                         type(p) is tuple and len(p) == 2 and all(_is_nonnegative_int(n) for n in p) for p in v))
-ARRAY = AttrKind("a numeric or bool array", lambda v: isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "biuf")
+ARRAY = AttrKind("a numeric or bool array",
+                 lambda v: isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "biuf")
 GRAPH = AttrKind("a graph", lambda v: isinstance(v, Graph))
 GRADIENT_FUNCTION = AttrKind("a gradient function graph",
                              lambda v: isinstance(v, custom_gradient_ops.GradientFunction))

@@ -99,7 +99,8 @@ def _add_n_kernel(a, b):
 
 
 TENSOR_LIST_ADD_N = register_op("TensorListAddN", ("a", "b"), _add_n_infer, _add_n_kernel,
-                                doc="The elementwise sum of two lists (summing list gradients; None elements count as zeros).")
+                                doc="The elementwise sum of two lists (summing list gradients; None elements count "
+                                    "as zeros).")
 
 
 def _scatter_add_infer(specs, attrs):
@@ -296,7 +297,8 @@ def _zeros_like_gradient(op, grads, ops):
 
 @register_gradient(TENSOR_LIST_CONCAT)
 def _concat_gradient(op, grads, ops):
-    return [apply_op(TENSOR_LIST_SPLIT_LIKE, (op.inputs[0], grads[0]), {**_element_attrs(op), "axis": op.attrs["axis"]})]
+    return [apply_op(TENSOR_LIST_SPLIT_LIKE, (op.inputs[0], grads[0]),
+                     {**_element_attrs(op), "axis": op.attrs["axis"]})]
 
 
 @register_gradient(TENSOR_LIST_SCATTER_ADD)

@@ -108,7 +108,8 @@ def _declare_reduction(public: str, name: str, kernel: Callable, kinds: str, doc
 # The kernels call the array's methods: the same ufunc reductions as np.sum & co., without their Python
 # wrappers (a third of an eager reduce_sum of a small tensor).
 reduce_sum = _declare_reduction(
-    "reduce_sum", "Sum", lambda x, *, axis, keepdims: x.sum(axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC, "sum")
+    "reduce_sum", "Sum", lambda x, *, axis, keepdims: x.sum(axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC,
+    "sum")
 reduce_prod = _declare_reduction(
     "reduce_prod", "Prod", lambda x, *, axis, keepdims: x.prod(axis=axis, keepdims=keepdims, dtype=x.dtype), _NUMERIC,
     "product")

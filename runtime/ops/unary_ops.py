@@ -170,8 +170,8 @@ RECIPROCAL, reciprocal = _declare_validated("reciprocal", "Reciprocal", _quiet(n
                                             ufunc=np.reciprocal)
 RSQRT, rsqrt = _declare_validated("rsqrt", "Rsqrt", _rsqrt_kernel, "f", "1 / sqrt(x)")
 IS_NAN, is_nan = _declare_validated("is_nan", "IsNan", np.isnan, "f", "test for nan (a bool tensor)", dtypes.bool)
-IS_FINITE, is_finite = _declare_validated("is_finite", "IsFinite", np.isfinite, "f", "test for a finite value (a bool tensor)",
-                                          dtypes.bool)
+IS_FINITE, is_finite = _declare_validated("is_finite", "IsFinite", np.isfinite, "f",
+                                          "test for a finite value (a bool tensor)", dtypes.bool)
 
 
 # --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------

@@ -38,7 +38,8 @@ def optimize_graph(func_graph: FuncGraph) -> FuncGraph:
 
     All four rules run in one forward walk over the graph: each op sees its already-optimized
     inputs, so one walk reaches what repeated passes would (an op moved out of a loop goes through the
-    other three rules in the graph around the loop, so it folds or merges with what is there). Only an ``If`` replaced by its branch
+    other three rules in the graph around the loop, so it folds or merges with what is there). Only an ``If`` replaced
+    by its branch
     (constant condition) brings in ops the walk has not seen; then another round runs. Returns a new
     FuncGraph with the same inputs and outputs (and output structure).
     """

@@ -52,7 +52,8 @@ def function_gradient(function: Any, wrt: Any = None, *, output: Optional[Union[
     """A ``ConcreteFunction`` computing the gradient of ``function``'s outputs with respect to ``wrt``.
 
     ``function`` is a ``ConcreteFunction``, or a ``Function``/loaded function with exactly one traced
-    signature or an ``input_signature`` (else pick one with ``get_concrete_function``). It needs no Python source: a function
+    signature or an ``input_signature`` (else pick one with ``get_concrete_function``). It needs no Python source: a
+    function
     from ``rt.load`` works. The gradient function takes the same tensor arguments (plus, with
     ``output_gradients=True``, a last argument ``output_gradients`` shaped like the chosen outputs:
     the cotangents of a vector-Jacobian product) and returns one gradient per ``wrt`` entry.
@@ -241,8 +242,8 @@ def _chosen_outputs(concrete: ConcreteFunction, output: Any, output_gradients: b
     if output_gradients:
         if len(floats) != len(tensors) or len(tensors) != len(nest.flatten(chosen)):
             raise TypeError(f"rt.function_gradient: with output_gradients=True every chosen output must be a "
-                            f"floating-point tensor; {concrete.name} returns {describe_structure(chosen)}: choose one with "
-                            "output=")
+                            f"floating-point tensor; {concrete.name} returns {describe_structure(chosen)}: choose one "
+                            "with output=")
         return chosen, tensors
     return None, floats
 

@@ -6,7 +6,8 @@ item carries ``x`` as state.
 
 Lists (``ag__.list_append`` / ``ag__.list_pop``, converters/lists.py): a Python list stays a Python list,
 mutated in place, except when a tensor-dependent loop changes a Python list that is its state: then the loop
-is traced again with the list as an ``rt.TensorList`` (staged_loops.py), which grows in the graph. On anything else it is exactly Python's ``x[key] = v`` and returns the same
+is traced again with the list as an ``rt.TensorList`` (staged_loops.py), which grows in the graph. On anything else
+it is exactly Python's ``x[key] = v`` and returns the same
 object: lists, dicts and numpy arrays are mutated in place and every alias sees it.
 
 >>> values = [1, 2, 3]

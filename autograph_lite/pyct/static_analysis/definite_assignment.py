@@ -2,7 +2,8 @@
 
 Python raises UnboundLocalError (NameError from a nested function) at such a read; converted code
 keeps variables that some paths do not assign as ``ag__.Undefined`` values, and runs some reads in
-generated functions, so such a read may need a check (converters/unbound_reads.py writes those that do). A name is *definitely assigned* at a point when every path from the function's start
+generated functions, so such a read may need a check (converters/unbound_reads.py writes those that do). A name is
+*definitely assigned* at a point when every path from the function's start
 assigns it first; every other read of the name is marked. Runs on the user's own control flow (before
 ``break``/``continue``/``return`` become flags), where a jump simply ends its path.
 

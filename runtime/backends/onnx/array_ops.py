@@ -165,7 +165,8 @@ def _one_hot(b, op, inputs):
     position = rank if op.attrs["axis"] == -1 else op.attrs["axis"]
     wide = b.one("Unsqueeze", [_int64(b, indices, op.name + "/indices"),
                                b.constant(np.array([position], np.int64), op.name + "/axis")], op.name + "/expand")
-    classes = b.one("Range", [b.constant(np.array(0, np.int64), op.name + "/zero"), _int64(b, depth, op.name + "/depth"),
+    classes = b.one("Range", [b.constant(np.array(0, np.int64), op.name + "/zero"),
+                              _int64(b, depth, op.name + "/depth"),
                               b.constant(np.array(1, np.int64), op.name + "/one")], op.name + "/classes")
     trailing = rank - position  # the class axis of `classes` lines up with `position`
     classes = b.one("Reshape", [classes, b.constant(np.array([-1] + [1] * trailing, np.int64), op.name + "/column")],
