@@ -117,13 +117,19 @@ class PlainForm(NamedTuple):
     staged_name: str          # the free variable it calls the staged form by
 
 
-def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]], name: str,
-             user_file: str, extra_freevars: Sequence[str] = (), form: str = '',
-             plumbing: Sequence[int] = (), in_user_file: bool = False) -> ConvertedCode:
-    """Compile ``source`` in its factory; ``plumbing`` are 0-based lines of it no traceback should list.
+class _PlainFormParts(NamedTuple):
+    staged_name: str           # the free variable the plain form calls the staged form by
+    plumbing: Sequence[int]    # 0-based lines of its source (the dispatch) that no traceback should list
 
-    ``in_user_file`` (the plain form): the code is compiled under the original's own file name and lines
+
+def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]], name: str,
+             user_file: str, plain: Optional[_PlainFormParts] = None) -> ConvertedCode:
+    """Compile ``source`` in its factory.
+
+    ``plain`` (the plain form): the code is compiled under the original's own file name and lines
     (``_in_user_file``), so that its frames are the user's for everything that reads frames."""
+    extra_freevars, form, plumbing = ([plain.staged_name], ', plain form', plain.plumbing) if plain else ([], '', ())
+    in_user_file = plain is not None
     freevars = list(extra_freevars) + [v for v in entity.__code__.co_freevars if v != contract.OPERATORS]
     header = contract.factory_header(name, freevars)
     body = source if name != '<lambda>' else f'return {source}'
@@ -263,9 +269,8 @@ def plain_code(entity: types.FunctionType) -> Optional[PlainForm]:
         if made is not None:
             node, staged_name = made
             source, line_origins = codegen.unparse(node)
-            plain = PlainForm(_compile(entity, source, line_origins, node.name, filename, [staged_name],
-                                       ', plain form', plain_form.dispatch_lines(source), in_user_file=True),
-                              staged_name)
+            parts = _PlainFormParts(staged_name, plain_form.dispatch_lines(source))
+            plain = PlainForm(_compile(entity, source, line_origins, node.name, filename, parts), staged_name)
             _plain_form_codes.add(plain.converted.code)
     by_place[where] = plain
     return plain

@@ -311,7 +311,8 @@ _unsupported("tf.errors", "OpError AbortedError AlreadyExistsError CancelledErro
                           "ResourceExhaustedError UnauthenticatedError UnavailableError UnimplementedError "
                           "UnknownError",
              "the runtime raises InvalidArgumentError for bad data at run time, and Python's own exceptions "
-             "(TypeError, ValueError) for bad programs", "catch tf.errors.InvalidArgumentError, TypeError or ValueError")
+             "(TypeError, ValueError) for bad programs",
+             "catch tf.errors.InvalidArgumentError, TypeError or ValueError")
 
 # ==== tf.saved_model ======================================================================================
 _supported("tf.saved_model", "save load", "module")
@@ -322,7 +323,8 @@ _unsupported("tf.saved_model", "SaveOptions LoadOptions Asset contains_saved_mod
 # ==== tf.keras ============================================================================================
 _namespaces("tf.keras", "optimizers losses activations")
 _unsupported("tf.keras", "layers models Model Sequential Input backend callbacks metrics initializers regularizers "
-                         "constraints utils mixed_precision applications datasets preprocessing", _KERAS, _KERAS_INSTEAD)
+                         "constraints utils mixed_precision applications datasets preprocessing",
+             _KERAS, _KERAS_INSTEAD)
 _as("tf.keras.optimizers", "SGD", "rt.optimizers.SGD")
 _as("tf.keras.optimizers", "Adam", "rt.optimizers.Adam")
 _as("tf.keras.optimizers", "Optimizer", "rt.optimizers.Optimizer")

@@ -1,5 +1,4 @@
 """rt.Function: one trace per input signature, keyed the way the seeds describe."""
-import logging
 import warnings
 
 import numpy as np

@@ -3,7 +3,6 @@ project our CI runs), and names every public name of ag.testing."""
 import pathlib
 import re
 
-import autograph_lite as ag
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GUIDE = (ROOT / 'docs' / 'TESTING.md').read_text()

@@ -30,7 +30,7 @@ from runtime.core.registry import OpDef
 from runtime.ops import random_seeds, stateless_random_ops
 from runtime.ops import (combine_ops, control_flow_ops, creation_ops, custom_gradient_ops, debugging, einsum_ops,
                          gradient_ops, indexing, list_gradients, logging_ops, manipulation_ops, nn_ops, random_ops,
-                         reduction_ops, scatter_ops, set_ops, shape_ops, sort_ops, split_ops, variables)
+                         reduction_ops, set_ops, shape_ops, sort_ops, split_ops, variables)
 from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TILE, TRANSPOSE
 from runtime.ops.cast_op import CAST
 
@@ -149,7 +149,8 @@ ARRAY = AttrKind("a numeric or bool array",
 GRAPH = AttrKind("a graph", lambda v: isinstance(v, Graph))
 GRADIENT_FUNCTION = AttrKind("a gradient function graph",
                              lambda v: isinstance(v, custom_gradient_ops.GradientFunction))
-BOOLS = AttrKind("a tuple of bools", lambda v: type(v) is tuple and len(v) <= MAX_INT and all(type(b) is bool for b in v))
+BOOLS = AttrKind("a tuple of bools",
+                 lambda v: type(v) is tuple and len(v) <= MAX_INT and all(type(b) is bool for b in v))
 VARIABLE = AttrKind("a Variable", _is_variable)
 SLICE_KEY = AttrKind("a subscript key", lambda v: type(v) is tuple and len(v) <= MAX_RANK
                      and all(_is_key_item(item) for item in v))
@@ -390,7 +391,8 @@ def _declare_all() -> None:
         manipulation_ops.ONE_HOT: ("static_depth",), manipulation_ops.REPEAT: ("static_repeats",),
         random_ops.CATEGORICAL: ("static_num_samples",), random_ops.UNIFORM: ("static_shape",),
         random_ops.NORMAL: ("static_shape",), sort_ops.TOP_K: ("static_k",),
-        stateless_random_ops.STATELESS_UNIFORM: ("static_shape",), stateless_random_ops.STATELESS_NORMAL: ("static_shape",),
+        stateless_random_ops.STATELESS_UNIFORM: ("static_shape",),
+        stateless_random_ops.STATELESS_NORMAL: ("static_shape",),
         indexing.UNSORTED_SEGMENT_SUM: ("static_num_segments",),
         control_flow_ops.WHILE: ("maximum_iterations",),
     })

@@ -359,7 +359,8 @@ class TensorList:
 
     def concat(self, axis: int = 0) -> Tensor:
         """The elements joined along their existing axis ``axis``."""
-        return apply_op(TENSOR_LIST_CONCAT, (self.handle,), {**self._attrs(), "axis": shapes.axis_argument(axis, "TensorListConcat")})
+        return apply_op(TENSOR_LIST_CONCAT, (self.handle,),
+                        {**self._attrs(), "axis": shapes.axis_argument(axis, "TensorListConcat")})
 
     # nest: a tensor list is carried through loops and branches as its handle tensor
     def __rt_components__(self) -> List[Tensor]:

@@ -156,7 +156,8 @@ def log_softmax(logits: Any, axis: int = -1, name: Optional[str] = None) -> Tens
     >>> log_softmax([0.0, 1000.0])
     Tensor([-1000.     0.], shape=(2,), dtype=float32)
     """
-    return apply_validated(LOG_SOFTMAX, (convert_to_tensor(logits),), {"axis": shapes.axis_argument(axis, "LogSoftmax")}, name=name)
+    return apply_validated(LOG_SOFTMAX, (convert_to_tensor(logits),),
+                           {"axis": shapes.axis_argument(axis, "LogSoftmax")}, name=name)
 
 
 # --- gradients (VJPs; see runtime.core.registry.register_gradient) --------------------------------------

@@ -86,7 +86,7 @@ def set_seed(seed: Optional[int]) -> None:
     >>> rt.random.uniform([2], seed=7).numpy().tolist() == a.numpy().tolist() != b.numpy().tolist()
     True
     """
-    global _global_seed, _eager_op_count
+    global _global_seed, _eager_op_count  # noqa: PLW0603 - TensorFlow's global seed is process-wide (under _lock)
     seed = check_seed(seed, "set_seed")
     with _lock:
         _global_seed = seed
@@ -101,7 +101,7 @@ def get_global_seed() -> Optional[int]:
 
 def seed_pair(op_seed: Optional[int]) -> Optional[Tuple[int, int]]:
     """The (global, op) seeds of a new op under TensorFlow's rules; None when neither is set."""
-    global _eager_op_count
+    global _eager_op_count  # noqa: PLW0603 - counts eager random ops since set_seed, as TensorFlow does (under _lock)
     if _global_seed is None and op_seed is None:
         return None
     global_seed = DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed

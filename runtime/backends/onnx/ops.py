@@ -68,7 +68,8 @@ for _ours, _theirs in {
         "Maximum": "Max", "Minimum": "Min", "Pow": "Pow", "MatMul": "MatMul",
         "Greater": "Greater", "GreaterEqual": "GreaterOrEqual", "Less": "Less", "LessEqual": "LessOrEqual",
         "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or", "LogicalNot": "Not",
-        "StopGradient": "Identity", "Neg": "Neg", "Abs": "Abs", "Sign": "Sign", "Exp": "Exp", "Log": "Log", "Sqrt": "Sqrt",
+        "StopGradient": "Identity", "Neg": "Neg", "Abs": "Abs", "Sign": "Sign", "Exp": "Exp", "Log": "Log",
+        "Sqrt": "Sqrt",
         "Tanh": "Tanh", "Softplus": "Softplus", "Sin": "Sin", "Cos": "Cos",
         "Floor": "Floor", "Ceil": "Ceil", "Reciprocal": "Reciprocal", "Erf": "Erf", "IsNan": "IsNaN"}.items():
     CONVERTERS[_ours] = _same(_theirs)
@@ -150,8 +151,9 @@ def _is_finite(b, op, inputs):
 #   if mod == 0:                              mod = copysign(0, b)
 #   floordiv = floor(div), + 1 if div - floor(div) > 0.5; copysign(0, a / b) where div == 0
 #   b == 0:                                   floordiv = a / b, mod = fmod(a, 0) (nan)
-# with nan falling through every comparison as in C; zeros get their sign last (_zero_signed_like). float16 runs in float32 and rounds back, as numpy's
-# float16 loops do. Integers: truncating Div and Mod(fmod=1), then one step down where the signs differ;
+# with nan falling through every comparison as in C; zeros get their sign last (_zero_signed_like). float16 runs
+# in float32 and rounds back, as numpy's float16 loops do. Integers: truncating Div and Mod(fmod=1), then one step
+# down where the signs differ;
 # a divisor of -1 is x -> -x (wrapping at the minimum, as numpy does), never Div(INT_MIN, -1), which traps.
 @_converts("FloorDiv")
 def _floor_div(b, op, inputs):
@@ -186,8 +188,8 @@ def _float_floor_div_or_mod(b, name, x, y, dtype, wants_quotient):
     zero = const(0.0, "zero")
     mod = b.one("Mod", [x, y], name + "/fmod", fmod=1)
     mod_nonzero = b.one("Not", [b.one("Equal", [mod, zero], name + "/mod_is_0")], name + "/mod_nonzero")
-    signs_differ = b.one("Xor", [b.one("Less", [y, zero], name + "/y_neg"), b.one("Less", [mod, zero], name + "/mod_neg")],
-                         name + "/signs_differ")
+    signs_differ = b.one("Xor", [b.one("Less", [y, zero], name + "/y_neg"),
+                                 b.one("Less", [mod, zero], name + "/mod_neg")], name + "/signs_differ")
     flip = b.one("And", [mod_nonzero, signs_differ], name + "/flip")
     if not wants_quotient:
         result = b.one("Where", [flip, b.one("Add", [mod, y], name + "/mod_plus_y"), mod], name + "/adjusted")
