@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 import time
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -210,38 +210,44 @@ def _check(got, want, comparison: str) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
-def measure(name: str, repeat: int, eager: bool = True) -> Dict[str, float]:
-    """Seconds per call (medians) of the graph, numpy by hand and (if ``eager``) eager execution, and the
-    graph's first call (convert + trace + optimize + compile + run) in ms."""
+def measure(name: str, repeat: int, candidates: List[str], number: Optional[int] = None) -> Dict[str, float]:
+    """Seconds per call (medians) of each of ``candidates`` ("numpy" by hand, "graph", "eager"), side by side,
+    and the graph's first call (convert + trace + optimize + compile + run) in ms, wall and CPU. With
+    "numpy" among them the graph's and eager results are checked against numpy's first."""
     import autograph_lite as ag
-    graph_fn, numpy_fn, data, number, comparison = WORKLOADS[name]
+    graph_fn, numpy_fn, data, calls, comparison = WORKLOADS[name]
     arrays = data()
     tensors = [rt.constant(a) for a in arrays]
     start, start_cpu = time.perf_counter(), time.thread_time()
     function = ag.function(graph_fn)
     first = function(*tensors).numpy()
     first_ms, first_cpu_ms = (time.perf_counter() - start) * 1e3, (time.thread_time() - start_cpu) * 1e3
+    runs = {"numpy": lambda: numpy_fn(*arrays), "graph": lambda: function(*tensors),
+            "eager": lambda: graph_fn(*tensors)}
     with np.errstate(all="ignore"):
-        want = numpy_fn(*arrays)
-        _check(first, want, comparison)
-        _check(graph_fn(*tensors).numpy(), want, comparison)
-        candidates = {"numpy": lambda: numpy_fn(*arrays), "graph": lambda: function(*tensors)}
-        if eager:
-            candidates["eager"] = lambda: graph_fn(*tensors)
-        times = compare(candidates, number, repeat)
+        if "numpy" in candidates:
+            want = numpy_fn(*arrays)
+            _check(first, want, comparison)
+            if "eager" in candidates:
+                _check(graph_fn(*tensors).numpy(), want, comparison)
+        times = compare({c: runs[c] for c in candidates}, number or calls, repeat)
     times["first_ms"], times["first_cpu_ms"] = first_ms, first_cpu_ms
     return times
 
 
-def _in_child(names: List[str], repeat: int, env: Dict[str, str], spinners: int = 0, eager: bool = True) -> dict:
-    """``measure`` for each workload in a child process with ``env``, with ``spinners`` CPU-bound processes."""
+def _in_child(names: List[str], repeat: int, env: Dict[str, str], candidates: List[str], spinners: int = 0,
+              number: Optional[int] = None) -> dict:
+    """``measure`` for each workload in a child process with ``env``, with ``spinners`` CPU-bound processes.
+    Each child measures what it is given alone: a numpy call on BLAS's default threads leaves those threads
+    spinning, which would slow the graph timed next to it."""
     from workloads import _SPIN
     spinning = [subprocess.Popen([sys.executable, "-c", _SPIN, str(core % (os.cpu_count() or 1))])
                 for core in range(spinners)]
     try:
         if spinners:
             time.sleep(0.2)
-        output = subprocess.run([sys.executable, os.path.abspath(__file__), json.dumps([names, repeat, eager])],
+        output = subprocess.run([sys.executable, os.path.abspath(__file__),
+                                 json.dumps([names, repeat, candidates, number])],
                                 env=dict(os.environ, **env), capture_output=True, text=True, check=True).stdout
     finally:
         for process in spinning:
@@ -258,7 +264,7 @@ LABELS = {"lstm": "16 LSTM 50 unrolled steps, batch 32, hidden 128",
 
 
 def bench_compute_loops(repeat: int) -> List[dict]:
-    results = _in_child(list(WORKLOADS), repeat, ONE_THREAD)
+    results = _in_child(list(WORKLOADS), repeat, ONE_THREAD, ["numpy", "graph", "eager"])
     rows = []
     for name, times in results.items():
         label, target = LABELS[name], TARGETS[name]
@@ -276,24 +282,27 @@ def bench_compute_loops(repeat: int) -> List[dict]:
 
 def bench_compute_threads(repeat: int) -> List[dict]:
     """The LSTM and k-means graphs with BLAS's default threads, idle and with a spinner on every core, next
-    to the same graphs pinned to one thread under the same load."""
+    to the same graphs pinned to one BLAS thread under the same load (each in a process of its own), and
+    numpy by hand on the default threads (one call per sample: on a busy machine it collapses)."""
     cores = os.cpu_count() or 1
     names = ["lstm", "kmeans"]
     rows = []
     for load, spinners in (("idle", 0), (f"{cores} spinners", cores)):
-        pinned = _in_child(names, repeat, ONE_THREAD, spinners, eager=False)
-        default = _in_child(names, repeat, {}, spinners, eager=False)
+        pinned = _in_child(names, repeat, ONE_THREAD, ["graph"], spinners)
+        default = _in_child(names, repeat, {}, ["graph"], spinners)
+        numpy_default = _in_child(names, 2, {}, ["numpy"], spinners, number=1)
         for name in names:
             label = f"17 {name}, BLAS's default threads"
             ratio = default[name]["graph"] / pinned[name]["graph"]
             rows += [_row(label, f"{load}: graph, 1 BLAS thread", pinned[name]["graph"] * 1e3, "ms", 1.0),
                      _row(label, f"{load}: graph, default threads", default[name]["graph"] * 1e3, "ms", ratio,
                           "<= 1.2x pinned" if spinners else "report", ratio <= 1.2 if spinners else None),
-                     _row(label, f"{load}: numpy, default threads", default[name]["numpy"] * 1e3, "ms",
-                          default[name]["numpy"] / pinned[name]["numpy"], "report (vs its 1 thread)"),
+                     _row(label, f"{load}: numpy by hand, default threads", numpy_default[name]["numpy"] * 1e3,
+                          "ms", numpy_default[name]["numpy"] / pinned[name]["graph"], "report (vs graph pinned)"),
                      _row(label, f"{load}: graph first call, default threads", default[name]["first_ms"], "ms",
                           None, "<= 100 ms" if name == "lstm" else "",
-                          default[name]["first_ms"] <= 100 if name == "lstm" else None)]
+                          default[name]["first_ms"] <= 100 if name == "lstm" else None),
+                     _row(label, f"{load}: graph first call, CPU time", default[name]["first_cpu_ms"], "ms")]
     return rows
 
 
@@ -362,5 +371,5 @@ def bench_small_ops(repeat: int) -> List[dict]:
 BENCHMARKS = [bench_compute_loops, bench_compute_threads, bench_chain_threads, bench_small_ops]
 
 if __name__ == "__main__" and len(sys.argv) == 2:
-    chosen, repetitions, with_eager = json.loads(sys.argv[1])
-    print(json.dumps({name: measure(name, repetitions, with_eager) for name in chosen}))
+    chosen, repetitions, which, calls_per_sample = json.loads(sys.argv[1])
+    print(json.dumps({name: measure(name, repetitions, which, calls_per_sample) for name in chosen}))

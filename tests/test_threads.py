@@ -6,6 +6,7 @@ import runtime as rt
 from runtime.backends import row_blocks, threads
 from runtime.backends.buffer_plan import PARALLEL_MIN_ELEMENTS
 from runtime.backends.executor import generated_source
+from runtime.tracing import concrete_function
 
 
 @pytest.fixture(autouse=True)
@@ -144,3 +145,12 @@ def test_the_real_blas_count_is_restored_after_a_call():
     f(rt.constant(np.eye(16, dtype=np.float32)))
     after = [info["num_threads"] for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"]
     assert after == before
+
+
+def test_an_interpreted_first_call_runs_blas_on_one_thread_too(monkeypatch):
+    blas = _with_fake_blas(monkeypatch, 2)
+    monkeypatch.setattr(concrete_function, "check_first_calls", False)  # only the interpreter runs
+    f = rt.Function(lambda a: rt.matmul(a, a) + 1.0)
+    a = np.eye(65, dtype=np.float32)
+    np.testing.assert_array_equal(f(rt.constant(a)).numpy(), a + 1.0)
+    assert blas.changes == [1, 2] and blas.count == 2

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime import passes
-from runtime.backends import executor, interpreter
+from runtime.backends import executor, interpreter, threads
 from runtime.core import context, nest
 from runtime.core.traceback_filtering import api_boundary
 from runtime.core.graph import FuncGraph
@@ -268,7 +268,11 @@ def _first_run(concrete_ref: "weakref.ref[ConcreteFunction]") -> Callable[..., L
         interpret = interpreter.make_callable(concrete.unoptimized_graph)
         if check_first_calls and not concrete.unoptimized_graph.has_stateful_ops():
             return _checked_first_run(interpret, concrete.compiled(), arrays)
-        return interpret(*arrays)
+        entered = threads.enter_blas(False)  # BLAS on one thread, as the compiled graph's small products run
+        try:
+            return interpret(*arrays)
+        finally:
+            threads.leave_blas(entered)
 
     return first_run
 
