@@ -9,6 +9,7 @@ import autograph_lite as ag
 import runtime as rt
 from runtime.backends import interpreter
 from runtime.backends.onnx import ops as onnx_ops
+from runtime.core.registry import get_op
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -68,7 +69,7 @@ def test_sum_to_shape_exports_and_matches_the_kernel(x_spec, b_spec, shapes):
 
 def test_sum_to_shape_is_not_in_not_exported():
     assert "SumToShape" in rt.export.exportable_op_types()
-    assert "SumToShape" not in onnx_ops.NOT_EXPORTED
+    assert get_op("SumToShape") not in onnx_ops.NOT_EXPORTED
 
 
 def damped(x, w, n):
@@ -143,7 +144,7 @@ def test_an_invalid_model_is_an_export_error_and_is_not_written(tmp_path, monkey
     def wrong_neg(b, op, inputs):   # logical Not of a float: only type inference sees the problem
         return [b.one("Not", inputs, op.name)]
 
-    monkeypatch.setitem(onnx_ops.CONVERTERS, "Neg", wrong_neg)
+    monkeypatch.setitem(onnx_ops.CONVERTERS, get_op("Neg"), wrong_neg)
     concrete = ag.function(lambda x: -x).get_concrete_function(S([2], rt.float32))
     path = tmp_path / "neg.onnx"
     with pytest.raises(rt.errors.ExportError, match="made an invalid ONNX model \\(a bug in the exporter"):

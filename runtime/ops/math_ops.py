@@ -114,6 +114,11 @@ less = _declare_binary("less", "Less", np.less, _comparison, doc="x < y")
 less_equal = _declare_binary("less_equal", "LessEqual", np.less_equal, _comparison, doc="x <= y")
 equal = _declare_binary("equal", "Equal", np.equal, _comparison, doc="x == y")
 not_equal = _declare_binary("not_equal", "NotEqual", np.not_equal, _comparison, doc="x != y")
+# The registry constants of the ops declared above by their public functions (the backends' tables key by them).
+ADD, SUB, MUL, MAXIMUM, MINIMUM, FLOOR_DIV, FLOOR_MOD = (get_op(name) for name in (
+    "AddV2", "Sub", "Mul", "Maximum", "Minimum", "FloorDiv", "FloorMod"))
+GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, EQUAL, NOT_EQUAL = (get_op(name) for name in (
+    "Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual"))
 
 
 def _float_only_broadcast(specs, attrs):

@@ -69,6 +69,9 @@ square = _declare_unary("square", "Square", np.square, _NUMERIC, "x * x")
 exp = _declare_unary("exp", "Exp", _quiet(np.exp), "f", "e ** x", ufunc=np.exp)
 log = _declare_unary("log", "Log", _quiet(np.log), "f", "natural logarithm of x", ufunc=np.log)
 sqrt = _declare_unary("sqrt", "Sqrt", _quiet(np.sqrt), "f", "square root of x", ufunc=np.sqrt)
+# The registry constants of the ops declared above by their public functions (the backends' tables key by them).
+NEG, ABS, SIGN, SQUARE, EXP, LOG, SQRT = (get_op(name)
+                                         for name in ("Neg", "Abs", "Sign", "Square", "Exp", "Log", "Sqrt"))
 
 
 def _declare_validated(public: str, name: str, kernel: Callable, kinds: str, doc: str, result_dtype=None,

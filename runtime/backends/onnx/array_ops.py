@@ -13,6 +13,19 @@ import numpy as np
 from runtime.core.errors import ExportError
 from runtime.backends.onnx.checked_indexing import checked_python_index
 from runtime.backends.onnx.ops import CONVERTERS, Converter, _converts, _int64, _onnx_type
+from runtime.ops.combine_ops import CONCAT, SELECT, STACK, WHERE
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.creation_ops import FILL, ONES_LIKE, RANGE, ZEROS_LIKE
+from runtime.ops.custom_gradient_ops import CUSTOM_GRADIENT
+from runtime.ops.einsum_ops import EINSUM
+from runtime.ops.gradient_ops import BROADCAST_TO
+from runtime.ops.indexing import STRIDED_SLICE, STRIDED_SLICE_GRAD, STRIDED_SLICE_UPDATE
+from runtime.ops.linalg_ops import DET
+from runtime.ops.manipulation_ops import CLIP_BY_VALUE, MIRROR_PAD, ONE_HOT, PAD, REVERSE
+from runtime.ops.nn_ops import ELU, LEAKY_RELU, LOG_SOFTMAX, RELU, RELU6, SIGMOID_CROSS_ENTROPY, SOFTMAX
+from runtime.ops.set_ops import UNIQUE, UNIQUE_WITH_COUNTS
+from runtime.ops.sort_ops import ARG_SORT, SORT, TOP_K
+from runtime.ops.split_ops import SPLIT, UNSTACK
 
 
 # --- ordering: ONNX TopK lists the lower index first among equal values, as our kernels do ---------
@@ -25,7 +38,7 @@ def _top_k_node(b, op, x: str, k: str, axis: int, largest: bool) -> List[str]:
     return b.node("TopK", [x, k], op.name + "/topk", 2, axis=axis, largest=int(largest), sorted=1)
 
 
-@_converts("TopKV2")
+@_converts(TOP_K)
 def _top_k(b, op, inputs):
     values, indices = _top_k_node(b, op, inputs[0], _as_k(b, inputs[1], op.name + "/k"), -1, True)
     return [b.one("Identity", [values], op.name),
@@ -37,14 +50,14 @@ def _whole_axis(b, op, x: str) -> str:
     return b.one("Gather", [b.one("Shape", [x], op.name + "/shape"), axis], op.name + "/length", axis=0)
 
 
-@_converts("Sort")
+@_converts(SORT)
 def _sort(b, op, inputs):
     values, _ = _top_k_node(b, op, inputs[0], _whole_axis(b, op, inputs[0]), op.attrs["axis"],
                             op.attrs["direction"] == "DESCENDING")
     return [b.one("Identity", [values], op.name)]
 
 
-@_converts("ArgSort")
+@_converts(ARG_SORT)
 def _arg_sort(b, op, inputs):
     _, indices = _top_k_node(b, op, inputs[0], _whole_axis(b, op, inputs[0]), op.attrs["axis"],
                              op.attrs["direction"] == "DESCENDING")
@@ -64,14 +77,14 @@ def _unique_nodes(b, op, x: str) -> List[str]:
     return [y, first, inverse, counts]
 
 
-@_converts("Unique")
+@_converts(UNIQUE)
 def _unique(b, op, inputs):
     y, _, inverse, _ = _unique_nodes(b, op, inputs[0])
     return [b.one("Identity", [y], op.name),
             b.one("Cast", [inverse], op.name + "/idx", to=_onnx_type(b, op.attrs["out_idx"]))]
 
 
-@_converts("UniqueWithCounts")
+@_converts(UNIQUE_WITH_COUNTS)
 def _unique_with_counts(b, op, inputs):
     y, _, inverse, counts = _unique_nodes(b, op, inputs[0])
     index_type = _onnx_type(b, op.attrs["out_idx"])
@@ -84,25 +97,25 @@ def _scalar_like(b, op, value, hint: str) -> str:
     return b.constant(np.array(value, dtype=op.outputs[0].dtype), op.name + hint)
 
 
-@_converts("Relu")
+@_converts(RELU)
 def _relu(b, op, inputs):
     if op.outputs[0].dtype.kind == "f":
         return [b.one("Relu", inputs, op.name)]
     return [b.one("Max", [inputs[0], _scalar_like(b, op, 0, "/zero")], op.name)]  # integer Relu: Max
 
 
-@_converts("Relu6")
+@_converts(RELU6)
 def _relu6(b, op, inputs):
     positive = b.one("Max", [inputs[0], _scalar_like(b, op, 0, "/zero")], op.name + "/relu")
     return [b.one("Min", [positive, _scalar_like(b, op, 6, "/six")], op.name)]
 
 
-@_converts("LeakyRelu")
+@_converts(LEAKY_RELU)
 def _leaky_relu(b, op, inputs):
     return [b.one("LeakyRelu", inputs, op.name, alpha=float(op.attrs["alpha"]))]
 
 
-@_converts("Elu")
+@_converts(ELU)
 def _elu(b, op, inputs):
     # ONNX Elu is exp(x) - 1 below 0, which loses every digit near 0 (-1e-30 gave 0); ours is expm1(x). ONNX has
     # no Expm1, but expm1(x) = 2t / (1 - t) with t = tanh(x / 2) keeps them (tanh(x/2) ~ x/2 near 0).
@@ -117,12 +130,12 @@ def _elu(b, op, inputs):
                   op.name)]
 
 
-@_converts("CustomGradient")
+@_converts(CUSTOM_GRADIENT)
 def _custom_gradient(b, op, inputs):  # the forward values; the custom gradient is not part of an exported model
     return [b.one("Identity", [name], f"{op.name}/{i}") for i, name in enumerate(inputs[:op.attrs["num_outputs"]])]
 
 
-@_converts("SigmoidCrossEntropyWithLogits")
+@_converts(SIGMOID_CROSS_ENTROPY)
 def _sigmoid_cross_entropy(b, op, inputs):  # max(x, 0) - x z + softplus(-|x|): softplus of a value <= 0 is exact
     labels, logits = inputs
     name = op.name
@@ -132,29 +145,29 @@ def _sigmoid_cross_entropy(b, op, inputs):  # max(x, 0) - x z + softplus(-|x|): 
     return [b.one("Add", [hinge, tail], name)]
 
 
-@_converts("Softmax", "LogSoftmax")
+@_converts(SOFTMAX, LOG_SOFTMAX)
 def _softmax(b, op, inputs):
     return [b.one(op.type, inputs, op.name, axis=op.attrs["axis"])]
 
 
 # --- linear algebra and array ops ------------------------------------------------------------------
-@_converts("MatrixDeterminant")
+@_converts(DET)
 def _det(b, op, inputs):
     return [b.one("Det", inputs, op.name)]
 
 
-@_converts("Einsum")
+@_converts(EINSUM)
 def _einsum(b, op, inputs):
     return [b.one("Einsum", inputs, op.name, equation=op.attrs["equation"])]
 
 
-@_converts("ClipByValue")
+@_converts(CLIP_BY_VALUE)
 def _clip_by_value(b, op, inputs):
     t, low, high = inputs  # Min then Max, like our kernel: bounds may be tensors, and min > max gives min
     return [b.one("Max", [b.one("Min", [t, high], op.name + "/min"), low], op.name)]
 
 
-@_converts("OneHot")
+@_converts(ONE_HOT)
 def _one_hot(b, op, inputs):
     """indices[..., None] == range(depth) picks on_value or off_value, as our kernel does: an index outside
     [0, depth) matches nothing (ONNX OneHot would count negative ones from the end)."""
@@ -181,12 +194,12 @@ def _onnx_pads(b, op, paddings: str) -> str:
     return b.one("Reshape", [flat, b.constant(np.array([-1], np.int64), op.name + "/flat")], op.name + "/pads")
 
 
-@_converts("PadV2")
+@_converts(PAD)
 def _pad(b, op, inputs):
     return [b.one("Pad", [inputs[0], _onnx_pads(b, op, inputs[1]), inputs[2]], op.name, mode="constant")]
 
 
-@_converts("MirrorPad")
+@_converts(MIRROR_PAD)
 def _mirror_pad(b, op, inputs):
     if op.attrs["mode"] != "REFLECT":
         raise ExportError(f"{op.name}: MirrorPad mode {op.attrs['mode']} cannot be exported (ONNX Pad has "
@@ -194,7 +207,7 @@ def _mirror_pad(b, op, inputs):
     return [b.one("Pad", [inputs[0], _onnx_pads(b, op, inputs[1])], op.name, mode="reflect")]
 
 
-@_converts("ReverseV2")
+@_converts(REVERSE)
 def _reverse(b, op, inputs):
     axes = op.attrs["axis"]
     if not axes:
@@ -214,7 +227,7 @@ def _split_nodes(b, op, x: str, axis: int, sizes) -> List[str]:
                   count, axis=axis)
 
 
-@_converts("SplitV")
+@_converts(SPLIT)
 def _split(b, op, inputs):
     sizes = op.attrs["sizes"]
     if sizes is not None and -1 in sizes:
@@ -225,7 +238,7 @@ def _split(b, op, inputs):
     return [b.one("Identity", [piece], f"{op.name}/output{i}") for i, piece in enumerate(pieces)]
 
 
-@_converts("Unpack")
+@_converts(UNSTACK)
 def _unpack(b, op, inputs):
     axis = op.attrs["axis"]
     axes = b.constant(np.array([axis], np.int64), op.name + "/axis")
@@ -234,34 +247,34 @@ def _unpack(b, op, inputs):
 
 
 # --- combining, creating, indexing -----------------------------------------------------------------
-@_converts("ConcatV2")
+@_converts(CONCAT)
 def _concat(b, op, inputs):
     return [b.one("Concat", inputs, op.name, axis=op.attrs["axis"])]
 
 
-@_converts("Pack")
+@_converts(STACK)
 def _pack(b, op, inputs):
     axes = b.constant(np.array([op.attrs["axis"]], dtype=np.int64), op.name + "/axes")
     expanded = [b.one("Unsqueeze", [name, axes], op.name + "/expand") for name in inputs]
     return [b.one("Concat", expanded, op.name, axis=op.attrs["axis"])]
 
 
-@_converts("SelectV2")
+@_converts(SELECT)
 def _select(b, op, inputs):
     return [b.one("Where", inputs, op.name)]
 
 
-@_converts("Where")
+@_converts(WHERE)
 def _where(b, op, inputs):
     return [b.one("Transpose", [b.one("NonZero", inputs, op.name + "/nonzero")], op.name, perm=[1, 0])]
 
 
-@_converts("Fill")
+@_converts(FILL)
 def _fill(b, op, inputs):
     return [b.one("Expand", [inputs[1], _int64(b, inputs[0], op.name + "/dims")], op.name)]
 
 
-@_converts("BroadcastTo")
+@_converts(BROADCAST_TO)
 def _broadcast_to(b, op, inputs):
     return [b.one("Expand", [inputs[0], _int64(b, inputs[1], op.name + "/shape")], op.name)]
 
@@ -273,11 +286,11 @@ def _like(value: int) -> Converter:
     return convert
 
 
-CONVERTERS["ZerosLike"] = _like(0)
-CONVERTERS["OnesLike"] = _like(1)
+CONVERTERS[ZEROS_LIKE] = _like(0)
+CONVERTERS[ONES_LIKE] = _like(1)
 
 
-@_converts("Range")
+@_converts(RANGE)
 def _range(b, op, inputs):
     return [b.one("Range", inputs, op.name)]
 
@@ -285,7 +298,7 @@ def _range(b, op, inputs):
 _INT64_MAX, _INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
 
 
-@_converts("StridedSlice")
+@_converts(STRIDED_SLICE)
 def _strided_slice(b, op, inputs):
     """``x[key]`` item by item: slices → Slice, indices → Gather (drops the axis), None → Unsqueeze."""
     value, dynamic = inputs[0], inputs[1:]
@@ -334,7 +347,7 @@ def _strided_slice(b, op, inputs):
     return [b.one("Identity", [value], op.name)]
 
 
-@_converts("TensorStridedSliceUpdate")
+@_converts(STRIDED_SLICE_UPDATE)
 def _strided_slice_update(b, op, inputs):
     """``x[key] = v``: number x's elements (an int64 grid shaped like x), slice the grid with ``key`` exactly as
     ``x[key]`` is exported, and write the broadcast value at those flat positions with ScatterND."""
@@ -355,7 +368,7 @@ def _strided_slice_update(b, op, inputs):
     return [b.one("Reshape", [updated, shape], name)]
 
 
-@_converts("StridedSliceGrad")
+@_converts(STRIDED_SLICE_GRAD)
 def _strided_slice_grad(b, op, inputs):
     """The gradient of ``x[key]``: zeros of x's shape with the gradient written at ``key``, exported exactly as
     ``zeros[key] = grad`` is (a strided slice selects each element at most once, so writing is adding)."""
@@ -370,7 +383,7 @@ def _strided_slice_grad(b, op, inputs):
 
 
 # --- control flow ----------------------------------------------------------------------------------
-@_converts("If")
+@_converts(IF)
 def _if(b, op, inputs):
     condition, branch_inputs = inputs[0], inputs[1:]
     branches = {}
@@ -381,7 +394,7 @@ def _if(b, op, inputs):
     return b.node("If", [condition], op.name, len(op.outputs), **branches)
 
 
-@_converts("While")
+@_converts(WHILE)
 def _while(b, op, inputs):
     count = op.attrs["num_loop_vars"]
     initial, captured = inputs[:count], inputs[count:]

@@ -27,6 +27,8 @@ import numpy as np
 from runtime.core.errors import ExportError
 from runtime.backends.onnx.ops import _converts, _int64
 from runtime.ops.scatter_ops import TENSOR_SCATTER_ADD
+from runtime.ops.indexing import GATHER, UNSORTED_SEGMENT_SUM
+from runtime.ops.scatter_ops import GATHER_ND, TENSOR_SCATTER_UPDATE
 
 
 def _rows_in_range(b, indices: str, rank, upper: str, name: str, rows_of: bool = False, lower: str = None) -> str:
@@ -62,7 +64,7 @@ def _row_bounds(b, shape_of: str, indices: str, name: str) -> str:
                            b.one("Shape", [indices], name + "/depth", start=-1)], name + "/bounds")
 
 
-@_converts("GatherV2")
+@_converts(GATHER)
 def _gather(b, op, inputs):
     params, indices = inputs
     axis, name = op.attrs["axis"], op.name
@@ -82,7 +84,7 @@ def _row_length(op) -> object:
     return None if shape is None else shape[-1]
 
 
-@_converts("GatherNd")
+@_converts(GATHER_ND)
 def _gather_nd(b, op, inputs):
     params, indices = inputs
     name, rank = op.name, op.inputs[1].ndim
@@ -98,7 +100,7 @@ def _gather_nd(b, op, inputs):
     return [b.one("Reshape", [gathered, shape], name)]
 
 
-@_converts("TensorScatterUpdate", "TensorScatterAdd")
+@_converts(TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD)
 def _scatter_nd(b, op, inputs):
     tensor, indices, updates = inputs
     name, rank = op.name, op.inputs[1].ndim
@@ -118,7 +120,7 @@ def _scatter_nd(b, op, inputs):
     return [b.one("ScatterND", [tensor, checked, updates], name, reduction=reduction)]
 
 
-@_converts("UnsortedSegmentSum")
+@_converts(UNSORTED_SEGMENT_SUM)
 def _unsorted_segment_sum(b, op, inputs):
     """Zeros of (num_segments, *rest) and ScatterND with reduction 'add' (repeated ids add up); ids outside
     ``[0, num_segments)`` make the graph fail, as our kernel raises."""

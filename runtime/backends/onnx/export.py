@@ -42,7 +42,7 @@ def _import_onnx():
 
 def exportable_op_types() -> List[str]:
     """Op types (registry names) that have an ONNX mapping."""
-    return sorted(onnx_ops.CONVERTERS)
+    return sorted(op_def.name for op_def in onnx_ops.CONVERTERS)
 
 
 def _ops_for(graph, outputs: Sequence[Any]) -> List[Any]:
@@ -55,8 +55,8 @@ def _unmapped(graph, outputs: Sequence[Any], found: Dict[str, List[str]]) -> Non
     """Collect op types without a converter: needed ones, and every side effect (it can't be dropped)."""
     needed = set(_ops_for(graph, outputs))
     for op in graph.operations:
-        side_effect = op.op_def.stateful and op.type not in onnx_ops.SNAPSHOT_OPS + onnx_ops.NEW_VALUE_OPS
-        unmapped = op.type not in onnx_ops.CONVERTERS and op.op_def is not PLACEHOLDER
+        side_effect = op.op_def.stateful and op.op_def not in onnx_ops.SNAPSHOT_OPS + onnx_ops.NEW_VALUE_OPS
+        unmapped = op.op_def not in onnx_ops.CONVERTERS and op.op_def is not PLACEHOLDER
         if side_effect or (op in needed and unmapped):
             found.setdefault(op.type, []).append(op.name)
         if op in needed or op.is_stateful:
@@ -154,7 +154,7 @@ class ModelBuilder:
                 if op.outputs[0] not in names:
                     raise ExportError(f"placeholder '{op.name}' of graph '{graph.name}' has no value")
                 continue
-            results = onnx_ops.CONVERTERS[op.type](self, op, [names[t] for t in op.inputs])
+            results = onnx_ops.CONVERTERS[op.op_def](self, op, [names[t] for t in op.inputs])
             if len(results) != len(op.outputs):
                 raise ExportError(f"ONNX converter for {op.type} gave {len(results)} outputs, "
                                   f"expected {len(op.outputs)}")
@@ -209,8 +209,8 @@ def to_onnx(concrete_function: Any, path: Optional[str] = None):
     if found:
         listed = "; ".join(f"{op_type} (node {', '.join(repr(n) for n in nodes[:3])}"
                            f"{', ...' if len(nodes) > 3 else ''})" for op_type, nodes in sorted(found.items()))
-        reasons = "; ".join(f"{op_type}: {onnx_ops.NOT_EXPORTED[op_type]}" for op_type in sorted(found)
-                            if op_type in onnx_ops.NOT_EXPORTED)
+        refused = {op_def.name: reason for op_def, reason in onnx_ops.NOT_EXPORTED.items()}
+        reasons = "; ".join(f"{op_type}: {refused[op_type]}" for op_type in sorted(found) if op_type in refused)
         why = f". Why: {reasons}" if reasons else ""
         raise ExportError(f"cannot export '{graph.name}' to ONNX: no ONNX mapping for {listed}{why}. Ops that "
                           f"export: {', '.join(exportable_op_types())}")

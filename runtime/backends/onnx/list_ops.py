@@ -18,9 +18,14 @@ import numpy as np
 from runtime.core.dtypes import variant
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.backends.onnx.ops import _converts, _int64, _onnx_type
+from runtime.ops.list_gradients import (TENSOR_LIST_ADD_N, TENSOR_LIST_INSERT, TENSOR_LIST_SPLIT_LIKE,
+                                        TENSOR_LIST_ZEROS_LIKE)
+from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS,
+                                  TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK,
+                                  TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK)
 
 
-_ELEMENTWISE_LIST_OPS = ("TensorListZerosLike", "TensorListAddN")
+_ELEMENTWISE_LIST_OPS = (TENSOR_LIST_ZEROS_LIKE, TENSOR_LIST_ADD_N)
 
 
 def element_dtypes(graph: Any, found: Dict[Any, Any]) -> Dict[Any, Any]:
@@ -45,7 +50,7 @@ def _collect(graph: Any, found: Dict[Any, Any], links: List[List[Any]]) -> None:
             for tensor in [*op.inputs, *op.outputs]:
                 if tensor.dtype == variant:
                     found[tensor] = op.attrs["element_dtype"]
-        elif op.type in _ELEMENTWISE_LIST_OPS:  # lists of one element dtype in and out
+        elif op.op_def in _ELEMENTWISE_LIST_OPS:  # lists of one element dtype in and out
             links.append([t for t in [*op.inputs, *op.outputs] if t.dtype == variant])
         if op.op_def is WHILE:
             count, cond, body = op.attrs["num_loop_vars"], op.attrs["cond"], op.attrs["body"]
@@ -64,24 +69,24 @@ def _collect(graph: Any, found: Dict[Any, Any], links: List[List[Any]]) -> None:
                 _collect(branch, found, links)
 
 
-@_converts("TensorListFromTensors")
+@_converts(TENSOR_LIST_FROM_TENSORS)
 def _from_tensors(b, op, inputs):
     if not inputs:
         return [b.one("SequenceEmpty", [], op.name, dtype=_onnx_type(b, op.attrs["element_dtype"]))]
     return [b.one("SequenceConstruct", inputs, op.name)]
 
 
-@_converts("TensorListFromTensor")
+@_converts(TENSOR_LIST_FROM_TENSOR)
 def _from_tensor(b, op, inputs):
     return [b.one("SplitToSequence", inputs, op.name, axis=0, keepdims=0)]
 
 
-@_converts("TensorListPushBack")
+@_converts(TENSOR_LIST_PUSH_BACK)
 def _push_back(b, op, inputs):
     return [b.one("SequenceInsert", inputs, op.name)]
 
 
-@_converts("TensorListPopItem")
+@_converts(TENSOR_LIST_POP)
 def _pop(b, op, inputs):
     handle, index = inputs
     position = _int64(b, index, op.name + "/index")
@@ -89,13 +94,13 @@ def _pop(b, op, inputs):
     return [b.one("SequenceErase", [handle, position], op.name), element]
 
 
-@_converts("TensorListGetItem")
+@_converts(TENSOR_LIST_GET_ITEM)
 def _get_item(b, op, inputs):
     handle, index = inputs
     return [b.one("SequenceAt", [handle, _int64(b, index, op.name + "/index")], op.name)]
 
 
-@_converts("TensorListSetItem")
+@_converts(TENSOR_LIST_SET_ITEM)
 def _set_item(b, op, inputs):
     """Erase, then insert at the same position: a negative index is made positive first (inserting at -1
     would put the element before the last one)."""
@@ -111,13 +116,13 @@ def _set_item(b, op, inputs):
     return [b.one("SequenceInsert", [erased, element, positive], name)]
 
 
-@_converts("TensorListLength")
+@_converts(TENSOR_LIST_LENGTH)
 def _length(b, op, inputs):
     length = b.one("SequenceLength", inputs, op.name + "/int64")
     return [b.one("Cast", [length], op.name, to=b.onnx.TensorProto.INT32)]
 
 
-@_converts("TensorListStack")
+@_converts(TENSOR_LIST_STACK)
 def _stack(b, op, inputs):
     """ConcatFromSequence with a new axis; an empty list stacks to zeros of its element shape when that is
     fully known (as our kernel does), so the export is an If on the length."""
@@ -136,7 +141,7 @@ def _stack(b, op, inputs):
     return [b.one("If", [empty], name, then_branch=zeros, else_branch=stacked)]
 
 
-@_converts("TensorListConcat")
+@_converts(TENSOR_LIST_CONCAT)
 def _concat(b, op, inputs):
     return [b.one("ConcatFromSequence", inputs, op.name, axis=op.attrs["axis"], new_axis=0)]
 
@@ -160,7 +165,7 @@ def _map_elements(b, op, lists, element_dtype, compute) -> str:
     return b.one("Loop", [length, "", empty], name, body=graph)
 
 
-@_converts("TensorListZerosLike")
+@_converts(TENSOR_LIST_ZEROS_LIKE)
 def _zeros_like_list(b, op, inputs):
     dtype = b.element_dtypes[op.inputs[0]]
     zero = b.onnx.numpy_helper.from_array(np.zeros([1], dtype), name=b.fresh(op.name + "/zero"))
@@ -168,14 +173,14 @@ def _zeros_like_list(b, op, inputs):
         "ConstantOfShape", [inner.one("Shape", elements, op.name + "/shape")], op.name + "/zeros", value=zero))]
 
 
-@_converts("TensorListAddN")
+@_converts(TENSOR_LIST_ADD_N)
 def _add_lists(b, op, inputs):
     """Element by element (the gradients of one tensor list: the lists have one length)."""
     return [_map_elements(b, op, inputs, b.element_dtypes[op.inputs[0]],
                           lambda inner, elements: inner.one("Add", elements, op.name + "/add"))]
 
 
-@_converts("TensorListInsertItem")
+@_converts(TENSOR_LIST_INSERT)
 def _insert_item(b, op, inputs):
     """The element lands at ``index`` of the result: a negative index counts from the end of the result, one
     past ONNX's (which counts from the end of the list before the insert)."""
@@ -190,7 +195,7 @@ def _insert_item(b, op, inputs):
                                                             name + "/position")], name)]
 
 
-@_converts("TensorListSplitLike")
+@_converts(TENSOR_LIST_SPLIT_LIKE)
 def _split_like(b, op, inputs):
     """Each element's length along ``axis`` (a Loop with a scan output), then SplitToSequence by them."""
     handle, tensor = inputs

@@ -1,6 +1,6 @@
 """How each registered op type becomes ONNX nodes (opset 18).
 
-``CONVERTERS`` maps an op type (the registry's name; a test checks every key is registered) to
+``CONVERTERS`` maps an op (its ``OpDef``, a registry constant: tables key by identity, never by name) to
 ``convert(builder, op, input_names) -> [output names]`` (the ordering, nn, linalg and array
 converters are in ``runtime.backends.onnx.array_ops``). Ops not listed here cannot be exported;
 ``to_onnx`` names them in its error. Semantics follow our kernels, not ONNX's defaults where they
@@ -13,45 +13,69 @@ from typing import Callable, Dict, List
 import numpy as np
 
 from runtime.core.errors import ExportError
+from runtime.core.registry import OpDef
+from runtime.core.graph import CONST, PLACEHOLDER
+from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TILE, TRANSPOSE
+from runtime.ops.cast_op import CAST
+from runtime.ops.core import IDENTITY
+from runtime.ops.debugging import ASSERT, ENSURE_DEFINED
+from runtime.ops.gradient_ops import STOP_GRADIENT, SUM_TO_SHAPE
+from runtime.ops.linalg_ops import DIAG_PART, INV
+from runtime.ops.list_gradients import TENSOR_LIST_RESIZE, TENSOR_LIST_SCATTER_ADD
+from runtime.ops.list_ops import TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS
+from runtime.ops.logging_ops import PRINT
+from runtime.ops.logical_ops import LOGICAL_AND, LOGICAL_NOT, LOGICAL_OR
+from runtime.ops.manipulation_ops import REPEAT
+from runtime.ops.math_ops import (ADD, EQUAL, FLOOR_DIV, FLOOR_MOD, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, MATMUL,
+                                  MAXIMUM, MINIMUM, MUL, NOT_EQUAL, POW, REAL_DIV, SUB)
+from runtime.ops.random_ops import CATEGORICAL, NORMAL, UNIFORM
+from runtime.ops.reduction_ops import ALL, ANY, ARG_MAX, ARG_MIN, CUMPROD, CUMSUM, MAX, MEAN, MIN, PROD, SUM
+from runtime.ops.shape_ops import RANK, SHAPE, SIZE
+from runtime.ops.special_math_ops import ERF, ERFC
+from runtime.ops.stateless_random_ops import STATELESS_NORMAL, STATELESS_UNIFORM
+from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE, TENSOR_LIST_SCATTER, TENSOR_LIST_SPLIT
+from runtime.ops.unary_ops import (ABS, CEIL, COS, EXP, EXPM1, FLOOR, IS_FINITE, IS_NAN, LOG, LOG1P, LOG_SIGMOID, NEG,
+                                   RECIPROCAL, ROUND, RSQRT, SIGMOID, SIGN, SIN, SOFTPLUS, SQRT, SQUARE, TANH)
+from runtime.ops.variables import ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE, READ_VARIABLE
 
 Converter = Callable[..., List[str]]
-CONVERTERS: Dict[str, Converter] = {}
-SNAPSHOT_OPS = ("ReadVariableOp",)  # stateful, but exported as the variable's current value
+CONVERTERS: Dict[OpDef, Converter] = {}
+SNAPSHOT_OPS = (READ_VARIABLE,)  # stateful, but exported as the variable's current value
 # stateful only so that each run makes a new list (never a shared constant): no side effect to refuse
-NEW_VALUE_OPS = ("TensorListFromTensors", "TensorListFromTensor")
+NEW_VALUE_OPS = (TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_FROM_TENSOR)
 # Every registered op is either in CONVERTERS or here, with the reason (tests/test_op_homes.py checks it).
-NOT_EXPORTED: Dict[str, str] = {
-    "Placeholder": "becomes a model input, not a node",
-    "PrintV2": "a side effect: ONNX has no printing",
-    "Assert": "a side effect: ONNX cannot raise",
-    "EnsureDefined": "ONNX cannot raise: a loop that ran zero times would give zeros instead of an error",
-    "RandomUniform": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
-    "AssignVariableOp": "a side effect: ONNX models have no mutable state",
-    "AssignAddVariableOp": "a side effect: ONNX models have no mutable state",
-    "AssignSubVariableOp": "a side effect: ONNX models have no mutable state",
-    "Cumprod": "ONNX has CumSum but no cumulative product",
-    "Erfc": "ONNX has no Erfc, and 1 - Erf(x) loses every digit for large x",
-    "Expm1": "ONNX has no Expm1, and Exp(x) - 1 loses the digits that make expm1 useful near 0",
-    "Log1p": "ONNX has no Log1p, and Log(1 + x) loses the digits that make log1p useful near 0",
-    "MatrixDiagPart": "ONNX has no diagonal op (EyeLike is 2-D only)",
-    "MatrixInverse": "ONNX's standard opset has no matrix inverse",
-    "Repeat": "ONNX has no repeat-each op",
-    "RandomNormal": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
-    "Multinomial": "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
-    "StatelessRandomUniform": "the draws would differ from ours (ONNX's generators are not numpy's)",
-    "StatelessRandomNormal": "the draws would differ from ours (ONNX's generators are not numpy's)",
-    "TensorListScatterAdd": "a gradient op (of a TensorArray's gather); TensorArrays do not export",
+NOT_EXPORTED: Dict[OpDef, str] = {
+    PLACEHOLDER: "becomes a model input, not a node",
+    PRINT: "a side effect: ONNX has no printing",
+    ASSERT: "a side effect: ONNX cannot raise",
+    ENSURE_DEFINED: "ONNX cannot raise: a loop that ran zero times would give zeros instead of an error",
+    UNIFORM: "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
+    ASSIGN_VARIABLE: "a side effect: ONNX models have no mutable state",
+    ASSIGN_ADD_VARIABLE: "a side effect: ONNX models have no mutable state",
+    ASSIGN_SUB_VARIABLE: "a side effect: ONNX models have no mutable state",
+    CUMPROD: "ONNX has CumSum but no cumulative product",
+    ERFC: "ONNX has no Erfc, and 1 - Erf(x) loses every digit for large x",
+    EXPM1: "ONNX has no Expm1, and Exp(x) - 1 loses the digits that make expm1 useful near 0",
+    LOG1P: "ONNX has no Log1p, and Log(1 + x) loses the digits that make log1p useful near 0",
+    DIAG_PART: "ONNX has no diagonal op (EyeLike is 2-D only)",
+    INV: "ONNX's standard opset has no matrix inverse",
+    REPEAT: "ONNX has no repeat-each op",
+    NORMAL: "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
+    CATEGORICAL: "a side effect: the draws would differ from ours (ONNX's generators are not numpy's)",
+    STATELESS_UNIFORM: "the draws would differ from ours (ONNX's generators are not numpy's)",
+    STATELESS_NORMAL: "the draws would differ from ours (ONNX's generators are not numpy's)",
+    TENSOR_LIST_SCATTER_ADD: "a gradient op (of a TensorArray's gather); TensorArrays do not export",
     **{op: "a TensorArray op: ONNX sequences have no unwritten elements, so reading one could not be an error "
            "there; collect values in a Python list instead (it becomes a tensor list, which exports)"
-       for op in ("TensorListReserve", "TensorListGather", "TensorListScatterIntoExistingList", "TensorListSplit")},
-    "TensorListResize": "a gradient op (of a TensorArray's split); TensorArrays do not export",
+       for op in (TENSOR_LIST_RESERVE, TENSOR_LIST_GATHER, TENSOR_LIST_SCATTER, TENSOR_LIST_SPLIT)},
+    TENSOR_LIST_RESIZE: "a gradient op (of a TensorArray's split); TensorArrays do not export",
 }
 
 
-def _converts(*op_types: str):
+def _converts(*op_defs: OpDef):
     def register(function: Converter) -> Converter:
-        for op_type in op_types:
-            CONVERTERS[op_type] = function
+        for op_def in op_defs:
+            CONVERTERS[op_def] = function
         return function
     return register
 
@@ -64,14 +88,14 @@ def _same(onnx_type: str) -> Converter:
 
 
 for _ours, _theirs in {
-        "Identity": "Identity", "AddV2": "Add", "Sub": "Sub", "Mul": "Mul", "RealDiv": "Div",
-        "Maximum": "Max", "Minimum": "Min", "Pow": "Pow", "MatMul": "MatMul",
-        "Greater": "Greater", "GreaterEqual": "GreaterOrEqual", "Less": "Less", "LessEqual": "LessOrEqual",
-        "Equal": "Equal", "LogicalAnd": "And", "LogicalOr": "Or", "LogicalNot": "Not",
-        "StopGradient": "Identity", "Neg": "Neg", "Abs": "Abs", "Sign": "Sign", "Exp": "Exp", "Log": "Log",
-        "Sqrt": "Sqrt",
-        "Tanh": "Tanh", "Softplus": "Softplus", "Sin": "Sin", "Cos": "Cos",
-        "Floor": "Floor", "Ceil": "Ceil", "Reciprocal": "Reciprocal", "Erf": "Erf", "IsNan": "IsNaN"}.items():
+        IDENTITY: "Identity", ADD: "Add", SUB: "Sub", MUL: "Mul", REAL_DIV: "Div",
+        MAXIMUM: "Max", MINIMUM: "Min", POW: "Pow", MATMUL: "MatMul",
+        GREATER: "Greater", GREATER_EQUAL: "GreaterOrEqual", LESS: "Less", LESS_EQUAL: "LessOrEqual",
+        EQUAL: "Equal", LOGICAL_AND: "And", LOGICAL_OR: "Or", LOGICAL_NOT: "Not",
+        STOP_GRADIENT: "Identity", NEG: "Neg", ABS: "Abs", SIGN: "Sign", EXP: "Exp", LOG: "Log",
+        SQRT: "Sqrt",
+        TANH: "Tanh", SOFTPLUS: "Softplus", SIN: "Sin", COS: "Cos",
+        FLOOR: "Floor", CEIL: "Ceil", RECIPROCAL: "Reciprocal", ERF: "Erf", IS_NAN: "IsNaN"}.items():
     CONVERTERS[_ours] = _same(_theirs)
 
 
@@ -83,45 +107,45 @@ def _onnx_type(b, dtype) -> int:
     return b.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
 
 
-@_converts("LogSigmoid")
+@_converts(LOG_SIGMOID)
 def _log_sigmoid(b, op, inputs):  # -softplus(-x)
     negated = b.one("Neg", inputs, op.name + "/neg")
     return [b.one("Neg", [b.one("Softplus", [negated], op.name + "/softplus")], op.name)]
 
 
-@_converts("Const")
+@_converts(CONST)
 def _const(b, op, inputs):
     return [b.constant(op.attrs["value"], op.name)]
 
 
-@_converts("ReadVariableOp")
+@_converts(READ_VARIABLE)
 def _read_variable(b, op, inputs):
     return [b.constant(np.asarray(op.attrs["variable"]), op.name)]  # a snapshot of the current value
 
 
-@_converts("NotEqual")
+@_converts(NOT_EQUAL)
 def _not_equal(b, op, inputs):
     return [b.one("Not", [b.one("Equal", inputs, op.name + "/eq")], op.name)]
 
 
-@_converts("Square")
+@_converts(SQUARE)
 def _square(b, op, inputs):
     return [b.one("Mul", [inputs[0], inputs[0]], op.name)]
 
 
-@_converts("Round")
+@_converts(ROUND)
 def _round(b, op, inputs):
     if op.outputs[0].dtype.kind != "f":  # integers are already round; ONNX Round takes floats only
         return [b.one("Identity", inputs, op.name)]
     return [b.one("Round", inputs, op.name)]  # ONNX Round also rounds halves to even
 
 
-@_converts("Rsqrt")
+@_converts(RSQRT)
 def _rsqrt(b, op, inputs):
     return [b.one("Reciprocal", [b.one("Sqrt", inputs, op.name + "/sqrt")], op.name)]
 
 
-@_converts("Sigmoid")
+@_converts(SIGMOID)
 def _sigmoid(b, op, inputs):
     """Our kernel's formula, [x >= 0 ? 1 : e] / (1 + e) with e = exp(-|x|): within Exp's ulps of ours, where ONNX
     Runtime's Sigmoid is off by 0.2% in the tail (3.1888e-06 for 3.1941e-06 at x = -12.65)."""
@@ -134,7 +158,7 @@ def _sigmoid(b, op, inputs):
     return [b.one("Div", [numerator, b.one("Add", [e, one], op.name + "/denominator")], op.name)]
 
 
-@_converts("IsFinite")
+@_converts(IS_FINITE)
 def _is_finite(b, op, inputs):
     infinite = b.one("IsInf", inputs, op.name + "/inf")
     return [b.one("Not", [b.one("Or", [infinite, b.one("IsNaN", inputs, op.name + "/nan")], op.name + "/or")],
@@ -155,12 +179,12 @@ def _is_finite(b, op, inputs):
 # in float32 and rounds back, as numpy's float16 loops do. Integers: truncating Div and Mod(fmod=1), then one step
 # down where the signs differ;
 # a divisor of -1 is x -> -x (wrapping at the minimum, as numpy does), never Div(INT_MIN, -1), which traps.
-@_converts("FloorDiv")
+@_converts(FLOOR_DIV)
 def _floor_div(b, op, inputs):
     return _floor_div_or_mod(b, op, inputs, wants_quotient=True)
 
 
-@_converts("FloorMod")
+@_converts(FLOOR_MOD)
 def _floor_mod(b, op, inputs):
     return _floor_div_or_mod(b, op, inputs, wants_quotient=False)
 
@@ -243,17 +267,17 @@ def _integer_floor_div_or_mod(b, name, x, y, dtype, wants_quotient):
     return b.one("Where", [b.one("Equal", [y, minus_one], name + "/y_is_m1_again"), negated, floored], name)
 
 
-@_converts("Cast")
+@_converts(CAST)
 def _cast(b, op, inputs):
     return [b.one("Cast", inputs, op.name, to=_onnx_type(b, op.attrs["dtype"]))]
 
 
-@_converts("Reshape")
+@_converts(RESHAPE)
 def _reshape(b, op, inputs):
     return [b.one("Reshape", [inputs[0], _int64(b, inputs[1], op.name + "/shape")], op.name)]
 
 
-@_converts("Transpose")
+@_converts(TRANSPOSE)
 def _transpose(b, op, inputs):
     perm = op.attrs["perm"]
     if perm is None:
@@ -264,13 +288,13 @@ def _transpose(b, op, inputs):
     return [b.one("Transpose", inputs, op.name, perm=list(perm))]
 
 
-@_converts("ExpandDims")
+@_converts(EXPAND_DIMS)
 def _expand_dims(b, op, inputs):
     axes = b.constant(np.array([op.attrs["axis"]], dtype=np.int64), op.name + "/axes")
     return [b.one("Unsqueeze", [inputs[0], axes], op.name)]
 
 
-@_converts("Squeeze")
+@_converts(SQUEEZE)
 def _squeeze(b, op, inputs):
     axis = op.attrs["axis"]
     if axis is None:
@@ -279,24 +303,24 @@ def _squeeze(b, op, inputs):
     return [b.one("Squeeze", [inputs[0], axes], op.name)]
 
 
-@_converts("Tile")
+@_converts(TILE)
 def _tile(b, op, inputs):
     return [b.one("Tile", [inputs[0], _int64(b, inputs[1], op.name + "/multiples")], op.name)]
 
 
-@_converts("Shape")
+@_converts(SHAPE)
 def _shape(b, op, inputs):
     shape = b.one("Shape", inputs, op.name + "/int64")
     return [b.one("Cast", [shape], op.name, to=_onnx_type(b, op.attrs["out_type"]))]
 
 
-@_converts("Size")
+@_converts(SIZE)
 def _size(b, op, inputs):
     size = b.one("Size", inputs, op.name + "/int64")
     return [b.one("Cast", [size], op.name, to=_onnx_type(b, op.attrs["out_type"]))]
 
 
-@_converts("Rank")
+@_converts(RANK)
 def _rank(b, op, inputs):
     rank = b.one("Size", [b.one("Shape", inputs, op.name + "/shape")], op.name + "/int64")
     return [b.one("Cast", [rank], op.name, to=b.onnx.TensorProto.INT32)]
@@ -315,7 +339,7 @@ def _reduction(onnx_type: str) -> Converter:
     return convert
 
 
-for _ours, _theirs in {"Prod": "ReduceProd", "Max": "ReduceMax", "Min": "ReduceMin"}.items():
+for _ours, _theirs in {PROD: "ReduceProd", MAX: "ReduceMax", MIN: "ReduceMin"}.items():
     CONVERTERS[_ours] = _reduction(_theirs)
 
 
@@ -329,12 +353,12 @@ def _wrapping_sum(b, name, value, dtype, axes, **attrs):
     return b.one("ReduceSum", [value] + axes, name, **attrs)
 
 
-@_converts("Sum")
+@_converts(SUM)
 def _sum(b, op, inputs):
     return [_wrapping_sum(b, op.name, inputs[0], op.outputs[0].dtype, _axes(b, op), keepdims=int(op.attrs["keepdims"]))]
 
 
-@_converts("Mean")
+@_converts(MEAN)
 def _mean(b, op, inputs):
     if op.outputs[0].dtype.kind == "f":
         return _reduction("ReduceMean")(b, op, inputs)
@@ -347,7 +371,7 @@ def _mean(b, op, inputs):
     return [b.one("Cast", [mean], op.name, to=_onnx_type(b, op.outputs[0].dtype))]
 
 
-@_converts("SumToShape")
+@_converts(SUM_TO_SHAPE)
 def _sum_to_shape(b, op, inputs):
     """A gradient summed back to the shape its input was broadcast from: ReduceSum (keepdims) over the
     leading extra axes and the axes where the target is 1, then Reshape to the target. The axes are
@@ -382,8 +406,8 @@ def _boolean_reduction(onnx_type: str) -> Converter:
     return convert
 
 
-CONVERTERS["Any"] = _boolean_reduction("ReduceMax")
-CONVERTERS["All"] = _boolean_reduction("ReduceMin")
+CONVERTERS[ANY] = _boolean_reduction("ReduceMax")
+CONVERTERS[ALL] = _boolean_reduction("ReduceMin")
 
 
 def _arg(onnx_type: str) -> Converter:
@@ -393,11 +417,11 @@ def _arg(onnx_type: str) -> Converter:
     return convert
 
 
-CONVERTERS["ArgMax"] = _arg("ArgMax")
-CONVERTERS["ArgMin"] = _arg("ArgMin")
+CONVERTERS[ARG_MAX] = _arg("ArgMax")
+CONVERTERS[ARG_MIN] = _arg("ArgMin")
 
 
-@_converts("Cumsum")
+@_converts(CUMSUM)
 def _cumsum(b, op, inputs):
     axis = b.constant(np.array(op.attrs["axis"], dtype=np.int64), op.name + "/axis")
     return [b.one("CumSum", [inputs[0], axis], op.name, exclusive=int(op.attrs["exclusive"]),
