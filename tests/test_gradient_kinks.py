@@ -245,6 +245,7 @@ def test_safe_sqrt_where_pattern_in_a_traced_function():
     ("logsumexp with -inf", lambda x: rt.reduce_logsumexp(x), [0.0, -np.inf], [1.0, 0.0]),
     ("softplus far right", lambda x: rt.math.softplus(x), [800.0], [1.0]),
     ("softplus far left", lambda x: rt.math.softplus(x), [-800.0], [0.0]),
+    ("log_sigmoid in both tails", lambda x: rt.math.log_sigmoid(x), [-800.0, 0.0, 800.0], [1.0, 0.5, 0.0]),
     # x / sqrt(max(sum x^2, eps)) at 0: the eps side of the max, 1/sqrt(eps) on the diagonal (TF)
     ("l2_normalize at 0", lambda x: rt.reduce_sum(rt.nn.l2_normalize(x)), [0.0, 0.0], [1e6, 1e6]),
     # sqrt(sum x^2) at 0: 0.5/0 * 2*0 is nan in TF and JAX alike
