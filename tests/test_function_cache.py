@@ -343,6 +343,15 @@ def test_max_traces_bounds_the_cache_of_a_long_running_loop():
     assert f.experimental_get_tracing_count() == 200
 
 
+def test_an_evicted_general_trace_no_longer_accepts_calls():
+    f = rt.function(lambda x: x * 2, max_traces=1)
+    general = f.get_concrete_function(rt.TensorSpec([None], rt.int32))
+    assert f(rt.constant([1, 2])).numpy().tolist() == [2, 4] and f.experimental_get_tracing_count() == 1
+    f(rt.constant(3.0))  # a second trace evicts the general one
+    assert f.concrete_functions != [general]
+    assert f(rt.constant([1, 2, 3])).numpy().tolist() == [2, 4, 6] and f.experimental_get_tracing_count() == 3
+
+
 @pytest.mark.parametrize("bad", [0, -1, 2.5, "3", True])
 def test_max_traces_must_be_a_positive_int(bad):
     with pytest.raises(ValueError, match=r"max_traces must be an int >= 1 \(or None for no bound\)"):

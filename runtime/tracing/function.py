@@ -241,8 +241,7 @@ class Function:
             gone = {id(concrete) for concrete in evicted}
             for key in [k for k, c in self._cache.items() if id(c) in gone]:
                 del self._cache[key]
-            keys = {k for k, c in self._traces if id(c) in gone}
-            self._traces.remove_where(lambda k: k in keys)
+            self._traces.discard(evicted)
 
     def _note_trace(self, key: Tuple[Any, ...]) -> None:
         """Warn (once) when tracing happens on most calls: the graphs are not being reused."""

@@ -68,6 +68,19 @@ class TraceIndex:
         for _, key, concrete in kept:
             self.add(key, concrete)
 
+    def discard(self, concretes: Any) -> None:
+        """Forget the traces of these concrete functions (max_traces evictions); the rest keep their order."""
+        gone = {id(c) for c in concretes}
+
+        def kept(entries: List[Entry]) -> List[Entry]:
+            return [e for e in entries if id(e[2]) not in gone]
+        self._traces, self._any_rank = kept(self._traces), kept(self._any_rank)
+        for by_form in (self._by_form, self._general_by_form):
+            for form in list(by_form):
+                by_form[form] = kept(by_form[form])
+                if not by_form[form]:
+                    del by_form[form]
+
     def __len__(self) -> int:
         return len(self._traces)
 
