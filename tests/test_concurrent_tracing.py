@@ -20,8 +20,7 @@ VALUES = np.arange(1, 8, dtype=np.int32)   # evens 2 4 6 (sum 12), odds 1 3 5 7 
 def fresh_parity_split():
     """A new function object each time, so that every call converts and traces it from the start."""
     def parity_split(xs):
-        evens = []
-        odds = []
+        evens, odds = [], []
         totals = {'even': 0, 'odd': 0}
         for x in xs:
             if x % 2 == 0:

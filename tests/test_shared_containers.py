@@ -221,6 +221,32 @@ def test_own_lists_and_copies_work_as_before():
     assert 'borrowed' not in code
 
 
+def split_by_parity(xs):
+    evens, odds = [], []          # two new lists, bound by one unpacking assignment
+    for x in xs:
+        if x % 2 == 0:
+            evens.append(x)
+        else:
+            odds.append(x)
+    return rt.stack(evens), rt.stack(odds)
+
+
+def unpacks_the_parameter_and_a_new_list(x, acc, n):
+    held, fresh = acc, []         # `held` is the caller's list; `fresh` is new
+    for i in range(n):
+        fresh.append(x)
+    return rt.stack(fresh), len(held)
+
+
+def test_lists_made_by_an_unpacking_assignment_are_own():
+    # `evens, odds = [], []` was borrowed: the unpacking converter's ag__.unpack((...)) hid the new lists
+    assert run_three_ways(split_by_parity, rt.constant([1, 2, 3, 4, 5])) == ([2, 4], [1, 3, 5])
+    assert run_three_ways(unpacks_the_parameter_and_a_new_list, rt.constant(1.5), [rt.constant(0.5)],
+                          rt.constant(2)) == ([1.5, 1.5], 1)
+    code = ag.to_code(split_by_parity) + ag.to_code(unpacks_the_parameter_and_a_new_list)
+    assert 'borrowed' not in code
+
+
 def test_an_if_that_keeps_the_length_writes_into_the_callers_list():
     # same length on both paths: the merged values go back into the same object, which the caller reads
     for x, expected in ((2.0, 2.0), (-3.0, 3.0)):

@@ -44,6 +44,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 import gast
 
 from autograph_lite import contract
+from autograph_lite.converters.unpacking import unpacked_value
 from autograph_lite.pyct import anno, nodes
 from autograph_lite.pyct.nodes import NESTED_SCOPES
 
@@ -154,6 +155,7 @@ class ContainerOrigins:
                                                             value is not None and _fresh(value),
                                                             statement is self._top_level))
         elif isinstance(target, (gast.Tuple, gast.List)):
+            value = unpacked_value(value)   # `evens, odds = [], []` reaches here as `ag__.unpack(([], []))`
             values = value.elts if (isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts)
                                     and not any(isinstance(v, gast.Starred) for v in value.elts)) else None
             for position, element in enumerate(target.elts):
