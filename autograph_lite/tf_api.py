@@ -247,11 +247,11 @@ _unsupported("tf.linalg", "adjoint band_part cross diag set_diag tensor_diag ten
              "write it with tf.linalg.matrix_transpose, tf.einsum, tf.linalg.diag_part and elementwise ops")
 
 # ==== tf.random ===========================================================================================
-_supported("tf.random", "uniform normal categorical", "rt.random")
-_unsupported("tf.random", "set_seed Generator create_rng_state stateless_uniform stateless_normal "
-                          "stateless_categorical stateless_truncated_normal stateless_binomial stateless_gamma "
-                          "stateless_poisson", "TensorFlow's global and stateless seeding schemes are not in the shim",
-             "pass seed= to each tf.random call for a reproducible op")
+_supported("tf.random", "uniform normal categorical set_seed Generator stateless_uniform stateless_normal", "rt.random")
+_unsupported("tf.random", "create_rng_state stateless_categorical stateless_truncated_normal stateless_binomial "
+                          "stateless_gamma stateless_poisson", "the runtime has these stateless ops only for uniform "
+                          "and normal draws", "tf.random.stateless_uniform / stateless_normal with a seed pair, or "
+                          "tf.random.Generator.from_seed(s).uniform / normal")
 _unsupported("tf.random", "truncated_normal gamma poisson shuffle", _NO_KERNEL,
              "draw with numpy outside the tf.function and pass the array in")
 _unsupported("tf.random", "all_candidate_sampler fixed_unigram_candidate_sampler learned_unigram_candidate_sampler "
