@@ -217,13 +217,21 @@ class ControlFlowTransformer(Transformer):
 
     # --- the constructs ------------------------------------------------------------------------
 
-    def visit_If(self, node):
-        state = self._state(node, anno.getanno(node, anno.LIVE_OUT))
+    def _begin(self, node, live, function_names):
+        """What every construct starts with: its state (``live``: what may be read after it), the names its
+        body functions declare, the ``Undefined`` inits, the generated functions' names (chosen before nested
+        constructs are converted, so outer constructs get the plain names), and its converted blocks."""
+        state = self._state(node, live)
         declared = self._declared(node, state)
         inits = self._undefined_inits(node, declared)
-        get_state, set_state, if_body, else_body = self._names(*contract.STATE_FUNCTION_NAMES,
-                                                               *contract.IF_FUNCTION_NAMES)
+        names = self._names(*contract.STATE_FUNCTION_NAMES, *function_names)
         body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
+        return state, declared, inits, names, body, orelse
+
+    def visit_If(self, node):
+        state, declared, inits, names, body, orelse = self._begin(node, anno.getanno(node, anno.LIVE_OUT),
+                                                                  contract.IF_FUNCTION_NAMES)
+        get_state, set_state, if_body, else_body = names
         node.test = self.visit(node.test)
         # Not outputs, but a branch rebinds them and one reads them: after the outputs in the state,
         # so a staged if restores them before tracing each branch (the else must not see the if's).
@@ -242,12 +250,9 @@ class ControlFlowTransformer(Transformer):
         return inits + state_code + if_code + else_code + call
 
     def visit_While(self, node):
-        state = self._state(node, anno.getanno(node, anno.LOOP_HEAD_LIVE))
-        declared = self._declared(node, state)
-        inits = self._undefined_inits(node, declared)
-        get_state, set_state, loop_test, loop_body = self._names(*contract.STATE_FUNCTION_NAMES,
-                                                                 *contract.WHILE_FUNCTION_NAMES)
-        body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
+        state, declared, inits, names, body, orelse = self._begin(node, anno.getanno(node, anno.LOOP_HEAD_LIVE),
+                                                                  contract.WHILE_FUNCTION_NAMES)
+        get_state, set_state, loop_test, loop_body = names
         body = _unbound_iteration_locals(body, declared) + body
         node.test = self.visit(node.test)
         state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
@@ -264,11 +269,9 @@ class ControlFlowTransformer(Transformer):
         return inits + state_code + test_code + body_code + call + orelse
 
     def visit_For(self, node):
-        state = self._state(node, anno.getanno(node, anno.LOOP_HEAD_LIVE))
-        declared = self._declared(node, state)
-        inits = self._undefined_inits(node, declared)
-        get_state, set_state, loop_body = self._names(*contract.STATE_FUNCTION_NAMES, *contract.FOR_FUNCTION_NAMES)
-        body, orelse = self._convert_blocks(node, declared, inits, node.body, node.orelse)
+        state, declared, inits, names, body, orelse = self._begin(node, anno.getanno(node, anno.LOOP_HEAD_LIVE),
+                                                                  contract.FOR_FUNCTION_NAMES)
+        get_state, set_state, loop_body = names
         body = _unbound_iteration_locals(body, set(declared) | bound_names([node.target])) + body
         node.iter = self.visit(node.iter)
         state_code, symbols = self._state_functions(node, state, self._declarations(declared), get_state, set_state)
