@@ -52,6 +52,9 @@ def test_passes_on_correct_conversions_and_returns_the_original_result():
     assert ag.testing.assert_converted_equivalent(checked_sqrt, 4.0) == 2.0
     assert ag.testing.assert_converted_equivalent(fill, Box([]), 3).items == [0, 1, 2]
     assert ag.testing.assert_converted_equivalent(sign, x=5) == 1
+    # an ag.function or an ag.to_graph wrapper stands for its Python function
+    assert ag.testing.assert_converted_equivalent(ag.function(sign), -7) == -1
+    assert ag.testing.assert_converted_equivalent(ag.to_graph(sign), 7) == 1
 
 
 def test_the_same_exception_both_ways_is_equivalent_and_reraised():

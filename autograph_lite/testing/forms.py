@@ -24,7 +24,7 @@ import contextlib
 from typing import Any, Callable, ContextManager, Dict, Iterator, Tuple
 
 import runtime as rt
-from autograph_lite import api
+from autograph_lite import api, calls
 from autograph_lite.operators.forms import staged_form_always
 
 PLAIN_FORM = 'plain form'
@@ -46,8 +46,11 @@ def in_form(form: str, function: Callable, *args: Any, **kwargs: Any) -> Any:
 
 
 def python_function_of(function: Callable) -> Callable:
-    """The Python function under an ``ag.function``/``rt.Function`` (itself otherwise)."""
-    return function.python_function if isinstance(function, rt.Function) else function
+    """The Python function under an ``ag.function``/``rt.Function`` or an ``ag.to_graph`` wrapper (itself
+    otherwise)."""
+    if isinstance(function, rt.Function):
+        function = function.python_function
+    return calls.converted_from(function) or function
 
 
 def graph_function_of(function: Callable) -> rt.Function:
