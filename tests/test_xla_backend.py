@@ -346,3 +346,27 @@ def test_the_tf_shim_takes_jit_compile():
     f = tf.function(lambda x: tf.reduce_sum(x * x), jit_compile=True)
     assert f(tf.constant([1.0, 2.0])).numpy() == 5.0
     assert f.get_concrete_function(tf.constant([1.0, 2.0]))._run.program.jitted is not None
+
+
+def test_gradients_through_branches_compile_and_through_tensor_loops_say_they_do_not():
+    def branches(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.tanh(x) * 1.5 if rt.reduce_sum(x) > 0.5 else x * x + 0.5
+            loss = rt.reduce_sum(y * x)
+        return loss, tape.gradient(loss, x)
+    both(branches, rt.constant([0.3, -0.7, 1.1]))
+    both(branches, rt.constant([0.3, -0.7, 0.1]))
+
+    def loop(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for i in range(n):
+                y = rt.tanh(y) * 1.5
+            loss = rt.reduce_sum(y * x)
+        return tape.gradient(loss, x)
+    with pytest.raises(rt.errors.LoweringError, match="a gradient through a tensor loop keeps each iteration's"):
+        ag.function(loop, jit_compile=True)(rt.constant([0.3, -0.7]), rt.constant(3))
+    expected = ag.function(loop)(rt.constant([0.3, -0.7]), rt.constant(3))
+    assert_same(expected, ag.function(loop, jit_compile="auto")(rt.constant([0.3, -0.7]), rt.constant(3)))

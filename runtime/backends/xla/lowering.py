@@ -341,5 +341,7 @@ def _changing_shape(ctx: Context, op: Operation, body_graph: FuncGraph, count: i
     return ctx.error(op, f"a loop variable (of {', '.join(names)}) changes shape or structure between iterations, "
                          "and XLA needs one shape per loop variable: preallocate it at its final size; for a list "
                          "appended to in the loop, collect the values in a TensorArray of a fixed size "
-                         "(rt.TensorArray(dtype, size=n), n a Python int) written at the loop counter; or use "
+                         "(rt.TensorArray(dtype, size=n), n a Python int) written at the loop counter; a gradient "
+                         "through a tensor loop keeps each iteration's values in such lists (its '_accumulator' "
+                         "variables), so it does not compile yet: take it with jit_compile=None; or use "
                          f"jit_compile='auto' to run this graph on the numpy executor ({error})")
