@@ -15,19 +15,17 @@ A test using ``ag_modes`` runs four times, with these ids:
 """
 from __future__ import annotations
 
-import contextlib
 from typing import Any, Callable, Dict, Iterator, List
 
 import pytest
 
-import runtime as rt
 from autograph_lite import api
 from autograph_lite.testing import forms, snapshots, subjects
-from autograph_lite.testing.traces import TraceCount, count_traces
+from autograph_lite.testing.traces import TraceCount
+from runtime.tracing.function import trace_observers
 
 MARKER = 'ag_run_eagerly'
 _RECORDER = pytest.StashKey[TraceCount]()
-_RECORDING = pytest.StashKey[contextlib.ExitStack]()
 _UPDATING = pytest.StashKey[bool]()
 _MAX_FUNCTIONS_SHOWN = 5
 
@@ -74,17 +72,15 @@ def ag_trace_count(request: pytest.FixtureRequest) -> TraceCount:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     subjects.clear()
-    recording = contextlib.ExitStack()
-    item.stash[_RECORDER] = recording.enter_context(count_traces())
-    item.stash[_RECORDING] = recording
+    counter = item.stash[_RECORDER] = TraceCount()
+    trace_observers.append(counter._observe)   # what count_traces() does, without a context manager per test
 
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     # Items live for the whole session: drop what the test traced, so its graphs can be freed.
-    recording = item.stash.get(_RECORDING, None)
-    if recording is not None:
-        recording.close()
-        del item.stash[_RECORDING]
+    counter = item.stash.get(_RECORDER, None)
+    if counter is not None:
+        trace_observers.remove(counter._observe)
         del item.stash[_RECORDER]
     subjects.clear()
 
@@ -94,12 +90,8 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     if item.get_closest_marker(MARKER) is None:
         yield
         return
-    was_eager = rt.functions_run_eagerly()
-    rt.run_functions_eagerly(True)
-    try:
+    with forms.eagerly(True):
         yield
-    finally:
-        rt.run_functions_eagerly(was_eager)
 
 
 @pytest.hookimpl(hookwrapper=True)
