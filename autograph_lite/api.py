@@ -12,7 +12,7 @@ import os
 import types
 import warnings
 import weakref
-from typing import Any, Callable, Literal, Optional, Sequence
+from typing import Any, Callable, List, Literal, Optional, Sequence
 
 from runtime.core.errors import USER_FACING
 from runtime.core.context import in_graph_mode, thread_state
@@ -122,7 +122,7 @@ convert = to_graph
 def _with_user_locations(converted: types.FunctionType, original: types.FunctionType) -> Callable:
     # [the function to call, whether it still lacks its plain form (made while tracing), and the code,
     # defaults and keyword defaults of `original` it was made from]
-    target = [converted, in_graph_mode() and original.__code__.co_name != '<lambda>',
+    target: List[Any] = [converted, in_graph_mode() and original.__code__.co_name != '<lambda>',
               original.__code__, original.__defaults__, original.__kwdefaults__]
 
     def current() -> Callable:
@@ -168,7 +168,7 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
             original_error.__context__ = context
             filter_leaving_traceback(original_error)
             raise
-    wrapper.__ag_converted__ = converted   # for reading only: functools.wraps copies it onto other functions
+    wrapper.__ag_converted__ = converted  # type: ignore[attr-defined]  # for reading only: functools.wraps copies it onto other functions
     inline_api_boundary(wrapper)
     calls.register_wrapper(wrapper, original, current)
     # Held weakly by `current` (the wrapper holds it): no reference cycle, so a wrapper nobody uses
@@ -177,11 +177,11 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
     return wrapper
 
 
-def _show_converted(boundary_ref: 'weakref.ref[Callable]', converted: Callable) -> None:
+def _show_converted(boundary_ref: 'weakref.ref[Any]', converted: Callable) -> None:
     """``__ag_converted__`` of the wrapper ``to_graph`` returned names what it runs now."""
     boundary = boundary_ref()
     if boundary is not None:
-        boundary.__ag_converted__ = converted
+        boundary.__ag_converted__ = converted  # type: ignore[attr-defined]
 
 
 def _converted_or_itself(function: types.FunctionType) -> Callable:
