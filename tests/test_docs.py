@@ -2,6 +2,8 @@
 runs as written, in order, in one namespace per page (started with ``ag``, ``rt`` and ``np`` imported, as the
 first block of Getting started does), in a scratch working directory.
 
+The README's blocks run the same way.
+
 A ``python`` block followed by a plain (unlabelled) block shows what it does: if the block raises, the plain block
 holds ``ErrorType: first line of the message`` (a whole traceback may be shown around it, and the type may be
 qualified); otherwise the plain
@@ -54,16 +56,17 @@ def squeezed(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def run_page(page: str) -> None:
-    namespace: dict = {"__name__": f"docs_{page[:-3].replace('/', '_')}"}
+def run_page(path: pathlib.Path) -> None:
+    page = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
+    namespace: dict = {"__name__": "docs_" + re.sub(r"\W", "_", page[:-3])}
     exec("import autograph_lite as ag\nimport numpy as np\nimport runtime as rt", namespace)
-    for block in load_blocks((DOCS / page).read_text(encoding="utf-8")):
-        where = f"docs/{page}, the block at line {block.line}"
+    for block in load_blocks(path.read_text(encoding="utf-8")):
+        where = f"{page}, the block at line {block.line}"
         printed = io.StringIO()
         try:
             with contextlib.redirect_stdout(printed), warnings.catch_warnings():
                 warnings.simplefilter("ignore")   # a page may show a warning (a retrace, an unconverted call)
-                value = _run(block, namespace, f"docs/{page}")
+                value = _run(block, namespace, page)
         except ModuleNotFoundError as error:
             if error.name in OPTIONAL:   # the rest of the page needs an extra that is not installed
                 pytest.skip(f"{where} needs {error.name} (pip install 'autograph-lite[{OPTIONAL[error.name]}]')")
@@ -98,4 +101,17 @@ def test_pages_run_elsewhere_have_their_runner():
 @pytest.mark.parametrize("page", runnable_pages())
 def test_every_python_block_runs_as_written(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    run_page(page)
+    run_page(DOCS / page)
+
+
+def test_the_readmes_python_blocks_run_as_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run_page(ROOT / "README.md")
+
+
+def test_the_readme_is_a_front_door():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) < 300
+    for page in NAV:   # each guide is linked
+        if "/" not in page and page != "index.md":
+            assert f"(docs/{page})" in readme, page

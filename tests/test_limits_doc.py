@@ -1,4 +1,4 @@
-"""Every ``python`` block of docs/LIMITS.md (and of the README's Limits section) runs as written, in order,
+"""Every ``python`` block of docs/LIMITS.md runs as written, in order,
 in one namespace; a block followed by a plain (unlabelled) block raises the error that block shows: its
 type's name, then its message's first line, exactly. A ``# Tensor(...)`` comment after a block's last
 expression is that expression's value."""
@@ -12,7 +12,6 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "LIMITS.md"
-README = ROOT / "README.md"
 
 
 class Block(NamedTuple):
@@ -35,12 +34,6 @@ def load_blocks(text: str) -> List[Block]:
 
 
 BLOCKS = load_blocks(DOC.read_text(encoding="utf-8"))
-
-
-def _readme_limits() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("### Limits, and how to work with them")
-    return text[start:text.index("\n### ", start + 1)]
 
 
 def _run(block: Block, namespace: dict, doc: str = "docs/LIMITS.md") -> object:
@@ -76,16 +69,3 @@ def test_every_block_runs_as_written_or_raises_the_error_it_shows():
             _run(block, namespace)
         first_line = str(caught.value).split("\n")[0]
         assert f"{type(caught.value).__name__}: {first_line}" == block.error, f"block at line {block.line}"
-
-
-def test_the_readme_limits_blocks_run_as_written():
-    blocks = load_blocks(_readme_limits())
-    assert blocks
-    namespace: dict = {"__name__": "readme_limits"}
-    exec("import autograph_lite as ag\nimport runtime as rt", namespace)   # the README's tour imports them
-    for block in blocks:
-        assert block.error is None
-        value = _run(block, namespace, "README.md Limits")
-        shown = _shown_value(block.code)
-        if shown is not None:
-            assert repr(value) == shown, f"README Limits block at line {block.line} of the section"
