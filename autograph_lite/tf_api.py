@@ -9,10 +9,11 @@ unsupported one raises ``AttributeError`` with the reason and the alternative, a
 not know raises ``AttributeError`` too. ``tests/test_tf_api.py`` checks the table against the shim both
 ways. Namespaces named after a class (``tf.GradientTape``, ``tf.Variable``, ...) list its members.
 
->>> TABLE["tf.math"]["reduce_std"]
+>>> math = TABLE["tf.math"]
+>>> math.get("reduce_std")
 Supported(target='rt.math.reduce_std')
->>> TABLE["tf"]["py_function"].alternative[:40]
-'compute the value outside the tf.functio'
+>>> math.get("bessel_i0").reason
+"the runtime's op registry has no such op yet"
 """
 from typing import Dict, NamedTuple, Union
 
