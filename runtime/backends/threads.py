@@ -131,8 +131,12 @@ def _blas_libraries() -> List[Tuple[Callable[[], int], Callable[[int], object]]]
         from threadpoolctl import ThreadpoolController
     except ImportError:  # optional: BLAS then keeps its own setting
         return []
+    try:
+        libraries = ThreadpoolController().select(user_api="blas").lib_controllers
+    except Exception:  # noqa: BLE001 - it could not inspect this process: BLAS keeps its own setting
+        return []
     found = []
-    for library in ThreadpoolController().select(user_api="blas").lib_controllers:
+    for library in libraries:
         getter, setter = library.get_num_threads, library.set_num_threads
         symbol = getattr(library, "_get_symbol", None)  # the C functions themselves: ~1 µs instead of ~4
         if symbol is not None and getattr(library, "threading_layer", None) != "openmp":
