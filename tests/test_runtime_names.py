@@ -55,6 +55,28 @@ def test_tensor_shape():
     assert hash(rt.TensorShape((1, None))) == hash((1, None))
 
 
+def test_a_tensors_shape_is_a_tensor_shape_eagerly_while_tracing_and_for_variables():
+    x = rt.constant([[1.0, 2.0, 3.0]])
+    assert isinstance(x.shape, rt.TensorShape) and x.shape.as_list() == [1, 3] and x.shape.rank == 2
+    assert x.shape == (1, 3) and x.shape == [1, 3] and x.get_shape() == (1, 3) and str(x.shape) == "(1, 3)"
+    assert hash(x.shape) == hash((1, 3)) and x.shape + (4,) == (1, 3, 4) and repr(x.shape) == "TensorShape([1, 3])"
+    v = rt.Variable([1.0, 2.0])
+    assert v.shape.as_list() == [2] and v.get_shape().is_fully_defined()
+    seen = []
+
+    @rt.function(input_signature=[rt.TensorSpec([None, 3])])
+    def f(t):
+        seen.append((t.shape.as_list(), t.shape.rank, t.shape.is_fully_defined(), t.get_shape() == (None, 3)))
+        return rt.reduce_sum(t)
+
+    f(x)
+    assert seen == [([None, 3], 2, False, True)]
+    unknown_rank = []
+    rt.function(lambda t: unknown_rank.append((t.shape, t.get_shape().rank)) or t,
+                input_signature=[rt.TensorSpec(None)]).get_concrete_function()
+    assert unknown_rank == [(None, None)]   # the symbolic tensor's shape stays None; get_shape() is TensorShape(None)
+
+
 def grow(n, invariants):
     return rt.while_loop(lambda i, x: i < n, lambda i, x: (i + 1, rt.concat([x, [1.0]], 0)), (0, rt.zeros([0])),
                          shape_invariants=invariants)

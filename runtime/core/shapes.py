@@ -1,11 +1,12 @@
 """Shape inference helpers shared by op declarations (None = unknown dim; shape None = unknown rank)."""
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from runtime.core.tensor import Shape
+from runtime.core.tensor_shape import TensorShape, as_shape_tuple  # noqa: F401  (their home before tensor.shape was one)
 
 
 def broadcast(a: Shape, b: Shape) -> Shape:
@@ -102,107 +103,3 @@ def reduced(shape: Shape, axis: Optional[Sequence[int]], keepdims: bool) -> Shap
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
-
-
-class TensorShape:
-    """A static shape, as TensorFlow's ``tf.TensorShape``: dims that may be unknown (``None``), or an
-    unknown rank (``TensorShape(None)``). It equals the tuple of its dims.
-
-    >>> shape = TensorShape([None, 3])
-    >>> shape.rank, shape.as_list(), shape == (None, 3), shape[1]
-    (2, [None, 3], True, 3)
-    >>> TensorShape(None).rank is None
-    True
-    """
-
-    __slots__ = ("_dims",)
-
-    def __init__(self, dims: Any):
-        self._dims = as_shape_tuple(dims)
-
-    @property
-    def rank(self) -> Optional[int]:
-        """The number of dims, or None when unknown."""
-        return None if self._dims is None else len(self._dims)
-
-    ndims = rank
-
-    @property
-    def dims(self) -> Optional[tuple]:
-        return self._dims
-
-    def as_list(self) -> List[Optional[int]]:
-        """The dims as a list (ValueError when the rank is unknown, as in TensorFlow)."""
-        if self._dims is None:
-            raise ValueError("as_list() is not defined on an unknown TensorShape")
-        return list(self._dims)
-
-    def is_fully_defined(self) -> bool:
-        return self._dims is not None and all(dim is not None for dim in self._dims)
-
-    def is_compatible_with(self, other: Any) -> bool:
-        """True if some shape fits both (unknown dims and unknown rank fit anything).
-
-        >>> TensorShape([None, 3]).is_compatible_with((2, 3))
-        True
-        """
-        other = as_shape_tuple(other)
-        if self._dims is None or other is None:
-            return True
-        return len(self._dims) == len(other) and all(
-            a is None or b is None or a == b for a, b in zip(self._dims, other))
-
-    def __len__(self) -> int:
-        if self._dims is None:
-            raise ValueError("len() of a TensorShape of unknown rank")
-        return len(self._dims)
-
-    def __iter__(self) -> Iterator[Optional[int]]:
-        if self._dims is None:
-            raise ValueError("cannot iterate over a TensorShape of unknown rank")
-        return iter(self._dims)
-
-    def __getitem__(self, key: Any) -> Any:
-        if self._dims is None:
-            raise ValueError("cannot index a TensorShape of unknown rank")
-        if isinstance(key, slice):
-            return TensorShape(self._dims[key])
-        return self._dims[key]
-
-    def __eq__(self, other: Any) -> bool:
-        try:
-            return self._dims == as_shape_tuple(other)
-        except TypeError:
-            return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._dims)
-
-    def __repr__(self) -> str:
-        return "TensorShape(None)" if self._dims is None else f"TensorShape({list(self._dims)})"
-
-
-def as_shape_tuple(shape: Any) -> Optional[tuple]:
-    """``shape`` (a TensorShape, a list/tuple of ints and None, or None) as a tuple of dims, or None.
-
-    >>> as_shape_tuple(TensorShape([2, None])), as_shape_tuple([]), as_shape_tuple(None)
-    ((2, None), (), None)
-    """
-    if shape is None:
-        return None
-    if isinstance(shape, TensorShape):
-        return shape.dims
-    if isinstance(shape, (str, bytes)):
-        raise TypeError(f"a shape must be a list of ints and None, got {shape!r}")
-    try:
-        dims = tuple(shape)
-    except TypeError:
-        raise TypeError(f"a shape must be a list of ints and None, got {shape!r}") from None
-    out = []
-    for dim in dims:
-        if dim is not None and not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-            raise TypeError(f"a shape must be a list of ints and None, got {shape!r}")
-        if dim is not None and dim < 0:
-            raise ValueError(f"a shape's dims must be >= 0 or None, got {shape!r}")
-        out.append(None if dim is None else int(dim))
-    return tuple(out)

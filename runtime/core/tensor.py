@@ -17,6 +17,7 @@ import numpy as np
 
 from runtime.core import dtypes, source_locations
 from runtime.core.errors import OperatorNotAllowedInGraphError
+from runtime.core.tensor_shape import TensorShape, known
 
 Shape = Optional[Tuple[Optional[int], ...]]  # None = unknown rank; a None dim = unknown size
 
@@ -81,8 +82,12 @@ class EagerTensor(Tensor):
         return self._value.dtype
 
     @property
-    def shape(self) -> Tuple[int, ...]:  # type: ignore[override]
-        return self._value.shape
+    def shape(self) -> TensorShape:  # type: ignore[override]
+        return known(self._value.shape)
+
+    def get_shape(self) -> TensorShape:
+        """``self.shape``, as TensorFlow's ``get_shape()``."""
+        return known(self._value.shape)
 
     @property
     def ndim(self) -> int:  # the array's own (Tensor.ndim goes through .shape: hot in eager ops)
@@ -155,7 +160,11 @@ class SymbolicTensor(Tensor):
         self.op = op
         self.index = index
         self.dtype = dtype
-        self.shape = shape
+        self.shape = shape if shape is None else known(shape)  # a TensorShape (None: unknown rank)
+
+    def get_shape(self) -> TensorShape:
+        """``self.shape``, as TensorFlow's ``get_shape()`` (a TensorShape; TensorShape(None) for unknown rank)."""
+        return TensorShape(self.shape)
 
     @property
     def graph(self):

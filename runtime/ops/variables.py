@@ -21,6 +21,7 @@ from runtime.ops.convert import convert_to_tensor
 from runtime.core.graph import PLACEHOLDER
 from runtime.core.registry import (apply_op, eager_op_hooks, not_differentiable, register_gradient, register_op,
                                    run_kernel)
+from runtime.core.tensor_shape import known
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor, _symbolic_misuse, shape_compatible
 
 
@@ -155,7 +156,11 @@ class Variable(Tensor):
 
     @property
     def shape(self):
-        return self._array.shape
+        return known(self._array.shape)
+
+    def get_shape(self):
+        """``self.shape``, as TensorFlow's ``get_shape()``."""
+        return known(self._array.shape)
 
     def _graph_tensor(self, graph):
         """Read the variable inside ``graph`` (a stateful op), tracking it in the enclosing FuncGraphs."""
