@@ -46,7 +46,7 @@ def test_tensor_shape():
     assert shape.is_compatible_with((5, 3)) and not shape.is_compatible_with((5, 4))
     assert shape.is_compatible_with(rt.TensorShape(None))
     unknown = rt.TensorShape(None)
-    assert unknown.rank is None and repr(unknown) == 'TensorShape(None)' and repr(shape) == 'TensorShape([None, 3])'
+    assert unknown.rank is None and repr(unknown) == 'TensorShape(None)' and repr(shape) == '(None, 3)'
     with pytest.raises(ValueError, match="as_list\\(\\) is not defined on an unknown TensorShape"):
         unknown.as_list()
     with pytest.raises(TypeError, match="a shape must be a list of ints and None, got 'ab'"):
@@ -59,7 +59,7 @@ def test_a_tensors_shape_is_a_tensor_shape_eagerly_while_tracing_and_for_variabl
     x = rt.constant([[1.0, 2.0, 3.0]])
     assert isinstance(x.shape, rt.TensorShape) and x.shape.as_list() == [1, 3] and x.shape.rank == 2
     assert x.shape == (1, 3) and x.shape == [1, 3] and x.get_shape() == (1, 3) and str(x.shape) == "(1, 3)"
-    assert hash(x.shape) == hash((1, 3)) and x.shape + (4,) == (1, 3, 4) and repr(x.shape) == "TensorShape([1, 3])"
+    assert hash(x.shape) == hash((1, 3)) and x.shape + (4,) == (1, 3, 4) and repr(x.shape) == "(1, 3)"
     v = rt.Variable([1.0, 2.0])
     assert v.shape.as_list() == [2] and v.get_shape().is_fully_defined()
     seen = []
