@@ -170,7 +170,7 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
             raise
     wrapper.__ag_converted__ = converted  # type: ignore[attr-defined]  # for reading only: functools.wraps copies it onto other functions
     inline_api_boundary(wrapper)
-    calls.register_wrapper(wrapper, original, current)
+    calls.register_wrapper(wrapper, original, current, target)
     # Held weakly by `current` (the wrapper holds it): no reference cycle, so a wrapper nobody uses
     # any more is freed at once, not by the cyclic garbage collector.
     boundary_ref = weakref.ref(wrapper)

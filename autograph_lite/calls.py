@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional
 
 from autograph_lite import conversion
 from autograph_lite import operators
+from autograph_lite.operators import forms
 from autograph_lite.converters import frame_readers
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
@@ -32,7 +33,7 @@ from runtime.core.context import in_graph_mode, thread_state
 from builtins import bool, dict, getattr, str, tuple, type
 
 logger = logging.getLogger('autograph_lite')
-_FunctionType, _BuiltinType = types.FunctionType, types.BuiltinFunctionType
+_FunctionType, _BuiltinType, _MethodType = types.FunctionType, types.BuiltinFunctionType, types.MethodType
 
 DO_NOT_CONVERT = '__ag_do_not_convert__'
 _LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'astunparse', '_pytest',
@@ -54,14 +55,39 @@ _targets: Dict[int, tuple] = {}
 _wrappers: Dict[int, tuple] = {}
 
 
-def register_wrapper(wrapper: Callable, original: types.FunctionType, current: Callable[[], Callable]) -> None:
-    """Remember ``wrapper`` (returned by ag.to_graph for ``original``) for as long as it lives."""
+def register_wrapper(wrapper: Callable, original: types.FunctionType, current: Callable[[], Callable],
+                     state: list) -> None:
+    """Remember ``wrapper`` (returned by ag.to_graph for ``original``) for as long as it lives. ``state`` is
+    the wrapper's [function it runs, whether that still lacks its plain form, and the code, defaults and
+    keyword defaults of ``original`` it was made from]: while they are ``original``'s, converted code calls
+    the function without calling ``current``."""
     key = id(wrapper)
 
     def forget(reference, key=key, wrappers=_wrappers):
         if wrappers.get(key, (None,))[0] is reference:
             del wrappers[key]
-    _wrappers[key] = (weakref.ref(wrapper, forget), original, current)
+    _wrappers[key] = (weakref.ref(wrapper, forget), original, current, state)
+
+
+def _wrapper_target(entry: tuple) -> Callable:
+    """What the wrapper of a ``_wrappers`` entry runs now."""
+    state, original = entry[3], entry[1]
+    if (not state[1] and state[2] is original.__code__ and state[3] is original.__defaults__
+            and state[4] is original.__kwdefaults__):
+        return state[0]
+    return entry[2]()
+
+
+def _function_target(f: types.FunctionType) -> Callable:
+    """What to call in place of the function ``f`` (its converted copy, what a to_graph wrapper runs, or ``f``)."""
+    cached = _targets.get(id(f))
+    if (cached is not None and cached[0]() is f and cached[1] is f.__code__ and cached[2] is f.__defaults__
+            and cached[3] is f.__kwdefaults__):
+        return cached[4] or f   # None: called as it is
+    entry = _wrappers.get(id(f))
+    if entry is not None and entry[0]() is f:
+        return _wrapper_target(entry)
+    return _target_for(f)
 
 
 def converted_from(entity: Any) -> Optional[types.FunctionType]:
@@ -113,7 +139,7 @@ def _target_for(function: types.FunctionType) -> Callable:
         return function if cached[4] is None else cached[4]
     wrapper = _wrappers.get(id(function))
     if wrapper is not None and wrapper[0]() is function:   # the wrapper checks its original's code and defaults
-        return wrapper[2]()
+        return _wrapper_target(wrapper)
     reason = _why_not_convert(function)
     target = function
     # While tracing only the staged form runs: the plain form waits for a call outside a graph.
@@ -216,11 +242,11 @@ def _object_call(f: Any, kind: type, args: tuple, kwargs: dict) -> Any:
         return f(*args, **kwargs)
     call_kind = type(call)
     if call_kind is _FunctionType:   # a user class's __call__: converted, with the instance as `self`
-        return _target_for(call)(f, *args, **kwargs)
+        return _function_target(call)(f, *args, **kwargs)
     if call_kind is staticmethod and type(call.__func__) is _FunctionType:
-        return _target_for(call.__func__)(*args, **kwargs)
+        return _function_target(call.__func__)(*args, **kwargs)
     if call_kind is classmethod and type(call.__func__) is _FunctionType:
-        return _target_for(call.__func__)(kind, *args, **kwargs)
+        return _function_target(call.__func__)(kind, *args, **kwargs)
     return f(*args, **kwargs)
 
 
@@ -241,8 +267,8 @@ def converted_call(f: Callable, args: tuple, kwargs: Optional[dict]) -> Any:
         return f(*args, **kwargs) if kwargs else f(*args)
     if kwargs is None:
         kwargs = {}
-    if kind is types.MethodType and type(f.__func__) is _FunctionType:
-        return _target_for(f.__func__)(f.__self__, *args, **kwargs)
+    if kind is _MethodType and type(f.__func__) is _FunctionType:
+        return _function_target(f.__func__)(f.__self__, *args, **kwargs)
     override = (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f))
     if override is not None:
         return override(*args, **kwargs)
@@ -260,12 +286,12 @@ def _object_target(f: Any, kind: type) -> Callable:
         return f
     call_kind = type(call)
     if call_kind is _FunctionType:   # a user class's __call__: converted, bound to the instance
-        target = _target_for(call)
+        target = _function_target(call)
         return f if target is call else types.MethodType(target, f)
     if call_kind is staticmethod and type(call.__func__) is _FunctionType:
-        return _target_for(call.__func__)
+        return _function_target(call.__func__)
     if call_kind is classmethod and type(call.__func__) is _FunctionType:
-        return types.MethodType(_target_for(call.__func__), kind)
+        return types.MethodType(_function_target(call.__func__), kind)
     return f
 
 
@@ -278,25 +304,39 @@ def call_target(f: Callable) -> Callable:
     >>> call_target(len) is len
     True
     """
+    # _function_target and _wrapper_target written out for functions and methods: this runs for every call
+    # the plain form makes, and each Python call it saves is a tenth of a converted call.
     kind = type(f)
     if kind is _FunctionType:
-        cached = _targets.get(id(f))
-        if (cached is not None and cached[0]() is f and cached[1] is f.__code__ and cached[2] is f.__defaults__
-                and cached[3] is f.__kwdefaults__):
-            return cached[4] or f   # None: called as it is
-        return _target_for(f)
-    if kind is _BuiltinType or kind is type:   # a builtin, or a class: its override, else itself
-        return (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f), f)
-    if kind is types.MethodType:
+        func = f
+    elif kind is _MethodType:
         func = f.__func__
-        if type(func) is _FunctionType:
+        if type(func) is not _FunctionType:
+            return f
+    elif kind is _BuiltinType or kind is type:   # a builtin, or a class: its override, else itself
+        return (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f), f)
+    else:
+        override = (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f))
+        return override if override is not None else _object_target(f, kind)
+    key = id(func)
+    cached = _targets.get(key)
+    if (cached is not None and cached[0]() is func and cached[1] is func.__code__
+            and cached[2] is func.__defaults__ and cached[3] is func.__kwdefaults__):
+        target = cached[4] or func   # None: called as it is
+    else:
+        entry = _wrappers.get(key)
+        if entry is not None and entry[0]() is func:   # a to_graph wrapper: what it runs now
+            state, original = entry[3], entry[1]
+            if (not state[1] and state[2] is original.__code__ and state[3] is original.__defaults__
+                    and state[4] is original.__kwdefaults__):
+                target = state[0]
+            else:
+                target = entry[2]()
+        else:
             target = _target_for(func)
-            return f if target is func else types.MethodType(target, f.__self__)
-        return f
-    override = (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f))
-    if override is not None:
-        return override
-    return _object_target(f, kind)
+    if kind is _FunctionType or target is func:
+        return target if kind is _FunctionType else f
+    return _MethodType(target, f.__self__)
 
 
 def _ag_namespace() -> types.ModuleType:
@@ -305,6 +345,8 @@ def _ag_namespace() -> types.ModuleType:
         setattr(namespace, name, getattr(operators, name))
     namespace.converted_call = converted_call
     namespace.call_target = call_target
+    namespace.needs_staged_form = forms.dispatch_operator()   # the same answer, without a Python frame
+    forms.register_namespace(namespace)
     return namespace
 
 

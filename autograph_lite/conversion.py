@@ -128,8 +128,7 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
 
     ``plain`` (the plain form): the code is compiled under the original's own file name and lines
     (``_in_user_file``), so that its frames are the user's for everything that reads frames."""
-    extra_freevars, form, plumbing = ([plain.staged_name], ', plain form', plain.plumbing) if plain else ([], '', ())
-    in_user_file = plain is not None
+    extra_freevars, plumbing = ([plain.staged_name], plain.plumbing) if plain else ([], ())
     freevars = list(extra_freevars) + [v for v in entity.__code__.co_freevars if v != contract.OPERATORS]
     header = contract.factory_header(name, freevars)
     body = source if name != '<lambda>' else f'return {source}'
@@ -141,11 +140,11 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
     factory_source = '\n'.join(lines) + '\n'
     first_line = entity.__code__.co_firstlineno
     filename = (f'<autograph_lite #{next(_counter)}: converted {entity.__qualname__} '
-                f'from {os.path.basename(user_file)}:{first_line}{form}>')
+                f'from {os.path.basename(user_file)}:{first_line}{", plain form" if plain else ""}>')
     plumbing_lines = [len(header) + line + 1 for line in plumbing]
     # (The line map is kept for the plain form too: ``to_code --annotate`` reads it by ``filename``.)
     origin_info.register(filename, origins, plumbing_lines)
-    if in_user_file:
+    if plain:
         module_code = _in_user_file(factory_source, origins, plumbing_lines, entity)
         _register_codes(module_code, _plain_codes)
     else:

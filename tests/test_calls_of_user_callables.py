@@ -5,6 +5,7 @@ import functools
 from unittest import mock
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import autograph_lite as ag
 import runtime as rt
@@ -207,3 +208,76 @@ def keyword_builtins(values):
 @pytest.mark.parametrize('form', FORMS)
 def test_builtins_called_with_keywords_they_accept(form):
     assert in_form(form, ag.to_graph(keyword_builtins), [1, 2]) == keyword_builtins([1, 2])
+
+
+# --- a property: any stack of the callable kinds above, converted, behaves as the original ----------------
+
+def _kinds():
+    def plain(g):
+        def plain_call(x):
+            return g(x)
+        return plain_call
+
+    def wrapped(g):
+        @functools.wraps(g)
+        def decorated(x):
+            return g(x) + 1
+        return decorated
+
+    def converted(g):
+        return ag.to_graph(wrapped(g))
+
+    def partial(g):
+        return functools.partial(lambda g, x: g(x) * 2, g)
+
+    def logged_partial(g):
+        return LoggedPartial(lambda g, x: g(x) - 3, g)
+
+    def static_call(g):
+        class Static:
+            __call__ = staticmethod(lambda x: g(x) * 3)
+        return Static()
+
+    def bound(g):
+        class Holder:
+            def method(self, x):
+                if x > 10:
+                    return g(x) - 10
+                return g(x)
+        return Holder().method
+
+    def mocked(g):
+        return mock.Mock(side_effect=g)
+
+    return [plain, wrapped, converted, partial, logged_partial, static_call, bound, mocked]
+
+
+def _base(x):
+    if x == 13:
+        raise ValueError('unlucky')
+    return x + 1
+
+
+def outcome(function, x):
+    try:
+        return 'value', function(x)
+    except Exception as error:   # noqa: BLE001 - the exact exception is what is compared
+        return 'raised', type(error), str(error), getattr(error, '__notes__', None)
+
+
+def calls_through(f, x):
+    return f(x)
+
+
+@settings(max_examples=15, deadline=None)
+@given(stack=st.lists(st.integers(0, 7), min_size=1, max_size=4), x=st.integers(-3, 16),
+       form=st.sampled_from(FORMS))
+def test_any_stack_of_callable_kinds_converted_behaves_as_the_original(stack, x, form):
+    """Decorators (functools.wraps, to_graph), partials and a partial subclass, a staticmethod __call__, bound
+    methods and mocks, stacked in any order around a function that may raise: same value or same exception."""
+    kinds = _kinds()
+    f = _base
+    for index in stack:
+        f = kinds[index](f)
+    converted = ag.to_graph(calls_through)
+    assert in_form(form, outcome, lambda y: converted(f, y), x) == outcome(lambda y: calls_through(f, y), x)
