@@ -14,7 +14,7 @@ import pytest
 import autograph_lite as ag
 import runtime as rt
 from tests.converted_forms import FORMS, form_context, in_form
-from tests.user_errors import line_of, raises
+from tests.user_errors import raises, raises_as_python
 
 UNBOUND = "cannot access local variable '{}' where it is not associated with a value"
 
@@ -127,8 +127,7 @@ def test_a_name_the_suppressed_body_did_not_assign_raises_what_python_raises(fun
         function(*args)
     assert f"'{name}'" in str(original.value)
     with form_context(form):
-        message = raises(error, ag.to_graph(function), args, str(original.value))
-    assert f'File "{__file__}", line {line_of(function, line)}' in message, message
+        raises_as_python(original.value, ag.to_graph(function), args, form, line)
 
 
 @pytest.mark.parametrize('function, args, error, name, line', RAISING, ids=[c[0].__name__ for c in RAISING])

@@ -15,7 +15,7 @@ import pytest
 import autograph_lite as ag
 import runtime as rt
 from tests.converted_forms import FORMS, form_context, in_form
-from tests.user_errors import line_of, raises
+from tests.user_errors import raises, raises_as_python
 
 UNBOUND = "cannot access local variable '{}' where it is not associated with a value"
 FREE = "cannot access free variable '{}' where it is not associated with a value in enclosing scope"
@@ -220,8 +220,7 @@ def test_converted_raises_exactly_what_python_raises(function, args, error, mess
         function(*args)
     assert type(original.value) is error and str(original.value) == message
     with form_context(form):
-        shown = raises(error, ag.to_graph(function), args, message)
-    assert f'File "{__file__}", line {line_of(function, line)}' in shown, shown
+        raises_as_python(original.value, ag.to_graph(function), args, form, line)
 
 
 @pytest.mark.parametrize('function, args, error, message, line', RAISING, ids=[c[0].__name__ for c in RAISING])

@@ -2,11 +2,13 @@
 line, and no location inside the library."""
 import inspect
 import os
+import traceback
 
 import pytest
 
 import autograph_lite as ag
 import runtime as rt
+from autograph_lite.calls import converted_from
 
 LIBRARY_DIRS = tuple(os.path.dirname(package.__file__) for package in (ag, rt))
 
@@ -40,3 +42,19 @@ def raises(error_type, function, args, *fragments, at=None):
     for library_dir in LIBRARY_DIRS:
         assert library_dir not in message, message
     return message
+
+
+def raises_as_python(original, function, args, form, line):
+    """``function(*args)`` (converted) raises exactly the exception ``original`` the original raised: the same
+    type and message and no note (issue 23); in the plain form its traceback lists the user's line containing
+    ``line``, as the original's does (the staged form's frames are generated code, left out of tracebacks)."""
+    with pytest.raises(type(original)) as info:
+        function(*args)
+    assert (type(info.value), str(info.value), getattr(info.value, "__notes__", None)) == (
+        type(original), str(original), getattr(original, "__notes__", None))
+    if form == "plain form":
+        python_function = converted_from(function) or function
+        expected = (inspect.getsourcefile(python_function), line_of(python_function, line))
+        frames = [(frame.filename, frame.lineno) for frame in traceback.extract_tb(info.value.__traceback__)]
+        assert expected in frames, (expected, frames)
+    return info.value
