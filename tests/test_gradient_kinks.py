@@ -22,7 +22,7 @@ from gradient_checks import graph_gradients, tape_gradients
 from runtime.core.registry import NotDifferentiable, registered_ops
 from test_gradient_rules import CHECKED_ELSEWHERE
 
-SETTINGS = settings(max_examples=15, deadline=None)
+SETTINGS = settings(max_examples=10, deadline=None)
 ALPHA = 0.2  # leaky_relu's default slope
 
 
