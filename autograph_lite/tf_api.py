@@ -6,7 +6,7 @@ Each name is either ``Supported`` (by which object of ours, written ``"rt.math.e
 under its own path, e.g. ``tf.keras.losses``) or ``Unsupported`` (why, and what to write instead).
 ``autograph_lite.tf`` is built from this table and nothing else: a supported name is that object, an
 unsupported one raises ``AttributeError`` with the reason and the alternative, and a name the table does
-not know raises ``AttributeError`` too. ``tests/test_tf_api.py`` checks the table against the shim both
+not know raises ``AttributeError`` too. ``tests/api/test_tf_api.py`` checks the table against the shim both
 ways. Namespaces named after a class (``tf.GradientTape``, ``tf.Variable``, ...) list its members.
 
 >>> math = TABLE["tf.math"]

@@ -2,11 +2,21 @@
 (bug class 2: generated code that was not valid Python). Every test starts and ends in graph mode (a
 test that switches to eager execution cannot leak it into the next). Every first call of a concrete function that the
 reference interpreter runs (runtime/tracing/concrete_function.py) is also run compiled: both must agree."""
+import pathlib
+import sys
+
 import pytest
 
 import runtime as rt
 from autograph_lite import conversion
 from runtime.tracing import concrete_function
+
+# tests/ has rooms (tests/<room>/, shared helpers in tests/support/); the tests import the helpers, and some
+# each other, by module name as when the directory was flat: every room is on the path.
+_TESTS = pathlib.Path(__file__).resolve().parent
+for _room in ['api', 'converters', 'differential', 'gradients', 'operators', 'programs', 'project', 'pyct', 'runtime/backends', 'runtime/ops', 'runtime/passes', 'runtime/saving', 'runtime/tracing', 'support']:
+    if str(_TESTS / _room) not in sys.path:
+        sys.path.insert(0, str(_TESTS / _room))
 
 
 def compile_to_code_output(entity, converted) -> None:

@@ -124,7 +124,7 @@ def _substituted(node: gast.AST, replacements: Dict[str, Any]):
 #                              'value': _one(r['value'], K[2]), 'type_comment': None, 'lineno': 1, ...})]
 #
 # (``K`` holds the node classes, the placeholders' own contexts and other non-literal constants). It
-# makes exactly what ``_substituted`` makes, dict order included (tests/test_pyct_templates.py checks
+# makes exactly what ``_substituted`` makes, dict order included (tests/pyct/test_pyct_templates.py checks
 # both on every template the converters use); the first use of a template goes through
 # ``_substituted``, so that a template used once (a user's name in ``expression``) costs no compile.
 

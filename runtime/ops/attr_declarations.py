@@ -6,7 +6,7 @@ naming the op and the attr. An op that declares nothing takes no attrs. So a sav
 what tracing itself could have produced, and nothing from a file reaches a kernel or the compiled executor
 without having been checked here first.
 
-``tests/test_attr_declarations.py`` checks that the declarations match the kernels (every attr a
+``tests/runtime/ops/test_attr_declarations.py`` checks that the declarations match the kernels (every attr a
 kernel needs is declared, every declared attr is one the kernel takes): an op added without its
 declaration fails that test, not a user's load.
 

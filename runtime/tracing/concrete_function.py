@@ -251,7 +251,7 @@ def _first_run(concrete_ref: "weakref.ref[ConcreteFunction]") -> Callable[..., L
     more than interpreting once (0.46 ms against 0.07 for simple_relu's; an LSTM unrolled 50 steps, 750
     ops on 32x512 values: ~75 ms against ~10 ms of interpreting overhead), and a function traced for
     Python arguments may never be called again.
-    The same results bit for bit (tests/test_first_call_tier.py; with ``check_first_calls`` every first
+    The same results bit for bit (tests/runtime/backends/test_first_call_tier.py; with ``check_first_calls`` every first
     call of the test suite compares both), the same errors (the failing node and the user's line), the
     same side effects in the same order. From the second call on (and for big inputs, where the
     executor's memory plan and row blocks pay off at once) the optimized graph runs compiled.

@@ -43,7 +43,7 @@ CONVERTERS: Dict[OpDef, Converter] = {}
 SNAPSHOT_OPS = (READ_VARIABLE,)  # stateful, but exported as the variable's current value
 # stateful only so that each run makes a new list (never a shared constant): no side effect to refuse
 NEW_VALUE_OPS = (TENSOR_LIST_FROM_TENSORS, TENSOR_LIST_FROM_TENSOR)
-# Every registered op is either in CONVERTERS or here, with the reason (tests/test_op_homes.py checks it).
+# Every registered op is either in CONVERTERS or here, with the reason (tests/project/test_op_homes.py checks it).
 NOT_EXPORTED: Dict[OpDef, str] = {
     PLACEHOLDER: "becomes a model input, not a node",
     PRINT: "a side effect: ONNX has no printing",

@@ -5,7 +5,7 @@ returns the op's output (or a tuple of outputs) as JAX values; ``ctx`` is the ``
 context (``ctx.jnp``, ``ctx.lax``, ``ctx.static(...)``, ``ctx.check(...)``). An op whose kernel is a numpy
 ufunc (``OpDef.elementwise_ufunc``) lowers through ``UFUNC_NAMES`` (the ``jax.numpy`` function of the same
 name: a fact about numpy, not a list of our ops). ``NOT_LOWERED`` gives the reason for every other op;
-``tests/test_op_homes.py`` checks that every registered op is in exactly one of them.
+``tests/project/test_op_homes.py`` checks that every registered op is in exactly one of them.
 """
 from __future__ import annotations
 
