@@ -75,9 +75,13 @@ def main(spec_path: str, result_path: str) -> None:
     import pytest
     collector = Collector(spec['seconds_per_test'], spec.get('keep_failures', 40))
     start = time.perf_counter()
-    # The package's own pytest configuration applies, minus addopts (they may need plugins).
-    args = ['-q', '-p', 'no:cacheprovider', '-o', 'addopts=', '--rootdir', spec['sdist'],
-            '-W', 'ignore::DeprecationWarning'] + spec['pytest_args']
+    # The package's own pytest configuration applies, minus addopts (they may need plugins). Our own plugin
+    # (installed as a pytest11 entry point) stays out, and since pytest still marks an installed plugin's
+    # distribution for assert rewriting, its 'already imported' warning is ignored: autograph_lite and runtime
+    # are imported by now, and a package whose configuration turns warnings into errors would stop there.
+    args = ['-q', '-p', 'no:cacheprovider', '-p', 'no:autograph_lite.testing.plugin', '-o', 'addopts=',
+            '--rootdir', spec['sdist'], '-W', 'ignore::DeprecationWarning',
+            '-W', 'ignore::pytest.PytestAssertRewriteWarning'] + spec['pytest_args']
     if spec.get('staged_form'):
         from autograph_lite.operators.forms import staged_form_always
         with staged_form_always():
