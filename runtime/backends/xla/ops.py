@@ -287,27 +287,37 @@ def _shape(ctx, op, dims):
     return tuple(int(d) for d in ctx.static(dims, op, "shape"))
 
 
-@lowers(UNIFORM)
-def _uniform(ctx, op, dims, low, high):
+def _wide_float(dtype):
+    # JAX draws floats in float32 or float64; narrower dtypes are drawn wide and rounded
+    return np.float64 if dtype == np.float64 else np.float32
+
+
+def _draw_uniform(ctx, op, key, dims, low, high):
+    """Uniform values in ``[low, high)`` from ``key``: the stateful and the stateless op differ only in the key."""
     jax, dtype, shape = ctx.jax, op.attrs["dtype"], _shape(ctx, op, dims)
-    key = _key(ctx, op)
     if dtype.kind in "iu":
         ctx.check(ctx.jnp.asarray(low) < ctx.jnp.asarray(high), op)
         return jax.random.randint(key, shape, low, high, dtype=dtype)
-    values = low + (high - low) * jax.random.uniform(key, shape, dtype=np.float64 if dtype == np.float64
-                                                     else np.float32)
-    values = values.astype(dtype)
+    values = (low + (high - low) * jax.random.uniform(key, shape, dtype=_wide_float(dtype))).astype(dtype)
     # rounding to a narrow float could reach maxval; the interval is half-open, as the kernel keeps it
     below = ctx.jnp.nextafter(ctx.jnp.asarray(high, dtype), ctx.jnp.asarray(low, dtype))
     return ctx.jnp.where(high > low, ctx.jnp.minimum(values, below), values)
 
 
+def _draw_normal(ctx, op, key, dims, mean, stddev):
+    dtype = op.attrs["dtype"]
+    draws = ctx.jax.random.normal(key, _shape(ctx, op, dims), dtype=_wide_float(dtype))
+    return (mean + stddev * draws).astype(dtype)
+
+
+@lowers(UNIFORM)
+def _uniform(ctx, op, dims, low, high):
+    return _draw_uniform(ctx, op, _key(ctx, op), dims, low, high)
+
+
 @lowers(NORMAL)
 def _normal(ctx, op, dims, mean, stddev):
-    dtype = op.attrs["dtype"]
-    draws = ctx.jax.random.normal(_key(ctx, op), _shape(ctx, op, dims),
-                                  dtype=np.float64 if dtype == np.float64 else np.float32)
-    return (mean + stddev * draws).astype(dtype)
+    return _draw_normal(ctx, op, _key(ctx, op), dims, mean, stddev)
 
 
 def _stateless_key(ctx, seed):
@@ -320,23 +330,12 @@ def _stateless_key(ctx, seed):
 
 @lowers(STATELESS_UNIFORM)
 def _stateless_uniform(ctx, op, dims, seed, low, high):
-    jax, dtype, shape = ctx.jax, op.attrs["dtype"], _shape(ctx, op, dims)
-    key = _stateless_key(ctx, seed)
-    if dtype.kind in "iu":
-        ctx.check(ctx.jnp.asarray(low) < ctx.jnp.asarray(high), op)
-        return jax.random.randint(key, shape, low, high, dtype=dtype)
-    values = low + (high - low) * jax.random.uniform(key, shape, dtype=np.float64 if dtype == np.float64
-                                                     else np.float32)
-    below = ctx.jnp.nextafter(ctx.jnp.asarray(high, dtype), ctx.jnp.asarray(low, dtype))
-    return ctx.jnp.where(high > low, ctx.jnp.minimum(values.astype(dtype), below), values.astype(dtype))
+    return _draw_uniform(ctx, op, _stateless_key(ctx, seed), dims, low, high)
 
 
 @lowers(STATELESS_NORMAL)
 def _stateless_normal(ctx, op, dims, seed, mean, stddev):
-    dtype = op.attrs["dtype"]
-    draws = ctx.jax.random.normal(_stateless_key(ctx, seed), _shape(ctx, op, dims),
-                                  dtype=np.float64 if dtype == np.float64 else np.float32)
-    return (mean + stddev * draws).astype(dtype)
+    return _draw_normal(ctx, op, _stateless_key(ctx, seed), dims, mean, stddev)
 
 
 @lowers(CATEGORICAL)
