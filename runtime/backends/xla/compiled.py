@@ -144,6 +144,13 @@ class Program:
     def __call__(self, *arrays: np.ndarray) -> List[np.ndarray]:
         if self.plain:  # no state, no checks, 32-bit: the jitted function is the whole call
             return [np.asarray(value) for value in self.jitted(*arrays)]
+        # One call at a time: a call reads the Variables, runs, then writes them back, so two calls at once
+        # would both read the old values and one's update would be lost (and the key generator is not
+        # thread-safe). The numpy rerun of a failed check takes only the Variables' own locks.
+        with self._lock:
+            return self._call_stateful(arrays)
+
+    def _call_stateful(self, arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
         flat = self.arguments(arrays)
         if self.wide and not self.jax.config.jax_enable_x64:
             with self.jax.enable_x64(True):

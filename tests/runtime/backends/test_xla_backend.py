@@ -370,3 +370,27 @@ def test_gradients_through_branches_compile_and_through_tensor_loops_say_they_do
         ag.function(loop, jit_compile=True)(rt.constant([0.3, -0.7]), rt.constant(3))
     expected = ag.function(loop)(rt.constant([0.3, -0.7]), rt.constant(3))
     assert_same(expected, ag.function(loop, jit_compile="auto")(rt.constant([0.3, -0.7]), rt.constant(3)))
+
+
+def test_concurrent_calls_of_a_jitted_step_lose_no_variable_update():
+    # Each call reads the Variable, runs, and writes it back: two calls at once lost one update (675 of 1601).
+    import threading
+    counter = rt.Variable(0.0)
+
+    @ag.function(jit_compile=True)
+    def step():
+        counter.assign_add(1.0)
+        return counter + 0.0
+
+    step()
+
+    def work():
+        for _ in range(100):
+            step()
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert float(counter.numpy()) == 801.0
