@@ -79,8 +79,15 @@ def custom_gradient(f: Callable) -> Callable:
 
 
 # --- what both forms share -----------------------------------------------------------------------------
-def _tensor_arguments(args: Sequence[Any]) -> List[Tensor]:
-    return [leaf for leaf in nest.flatten(list(args)) if isinstance(leaf, Tensor) and not isinstance(leaf, Variable)]
+def _tensor_arguments(args: Sequence[Any]) -> List[Any]:
+    """The tensor arguments, Variables among them: as in TensorFlow, a Variable passed *as an argument* is an input
+    (``grad_fn`` returns its gradient with the others'); only Variables ``f`` reads without being given them are
+    its ``variables``."""
+    return [leaf for leaf in nest.flatten(list(args)) if isinstance(leaf, (Tensor, Variable))]
+
+
+def _not_arguments(variables: Sequence[Variable], inputs: Sequence[Any]) -> List[Variable]:
+    return [v for v in variables if not any(v is x for x in inputs)]
 
 
 def _split_result(result: Any, name: str) -> Tuple[Any, Callable]:
@@ -183,8 +190,9 @@ def _eager_call(f: Callable, name: str, args: Tuple[Any, ...], kwargs: dict) -> 
         variables, _reads.seen = _reads.seen, outer_reads
         if outer_reads is not None:
             outer_reads.extend(v for v in variables if not any(v is known for known in outer_reads))
-    _check_variables(grad_fn, name, variables)
     inputs = _tensor_arguments(args)
+    variables = _not_arguments(variables, inputs)
+    _check_variables(grad_fn, name, variables)
     step = _EagerCall(name, grad_fn, inputs, variables)
     tensors = tuple(t for t in outputs if isinstance(t, Tensor))
     for tape in recording:
@@ -208,9 +216,9 @@ def _traced_call(f: Callable, name: str, args: Tuple[Any, ...], kwargs: dict) ->
     value, grad_fn = _split_result(f(*args, **kwargs), name)
     flat = nest.flatten(value)
     outputs = [_ops.convert_to_tensor(t) for t in flat]
-    inputs = [x if isinstance(x, SymbolicTensor) and x.graph is graph else _ops.identity(x)
-              for x in _tensor_arguments(args)]
-    variables = _variables_read(graph.operations[start:])
+    arguments = _tensor_arguments(args)
+    inputs = [x if isinstance(x, SymbolicTensor) and x.graph is graph else _ops.identity(x) for x in arguments]
+    variables = _not_arguments(_variables_read(graph.operations[start:]), arguments)
     _check_variables(grad_fn, name, variables)
     reads = [apply_op(READ_VARIABLE, (), {"variable": v}, name=f"{v.name}_read") for v in variables]
 

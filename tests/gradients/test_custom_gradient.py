@@ -140,6 +140,42 @@ def test_a_function_reading_variables_without_the_keyword_is_tensorflows_error()
         rt.function(scaled)(rt.constant(1.0))
 
 
+def test_a_variable_passed_as_the_argument_is_an_input_not_a_read_variable():
+    """TensorFlow converts a Variable argument to a tensor input: ``grad_fn`` returns its gradient as an input
+    gradient and needs no ``variables`` keyword. Only Variables read without being passed are ``variables``."""
+    v = rt.Variable(np.array([0.3, -0.6, 0.9]), name="v")
+    w = rt.Variable(np.array([1.0, 2.0, 3.0]), name="w")
+
+    @rt.custom_gradient
+    def smooth_step(u):
+        value = rt.tanh(u)
+        return value, lambda dy: dy * (1.0 - value * value)
+
+    @rt.custom_gradient
+    def scaled_by_w(u):
+        def grad(dy, variables):
+            assert [x.name for x in variables] == ["w"]  # v came as the argument: an input
+            return dy * 10.0, [dy * 100.0]
+        return u * w, grad
+
+    def loss():
+        return rt.reduce_sum(smooth_step(v)) + rt.reduce_sum(scaled_by_w(v))
+
+    with rt.GradientTape() as tape:
+        y = loss()
+    eager = [np.asarray(g) for g in tape.gradient(y, [v, w])]
+
+    @ag.function
+    def traced():
+        with rt.GradientTape() as tape:
+            y = loss()
+        return tape.gradient(y, [v, w])
+    expected_v = 1.0 - np.tanh([0.3, -0.6, 0.9]) ** 2 + 10.0
+    for gradients in (eager, [np.asarray(g) for g in traced()]):
+        np.testing.assert_allclose(gradients[0], expected_v, rtol=1e-15)
+        np.testing.assert_array_equal(gradients[1], [100.0, 100.0, 100.0])
+
+
 def test_wrong_gradient_count_and_wrong_return_are_clear_errors():
     @rt.custom_gradient
     def two_gradients(x):
