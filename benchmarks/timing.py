@@ -6,7 +6,7 @@ import platform
 import statistics
 import sys
 import time
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 
@@ -39,6 +39,30 @@ def compare(candidates: Dict[str, Callable[[], object]], number: int, repeat: in
                 fn()
             samples[name].append((time.perf_counter() - start) / number)
     return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def compare_wall_and_cpu(candidates: Dict[str, Callable[[], object]], number: int,
+                         repeat: int) -> Tuple[Dict[str, float], Dict[str, float]]:
+    """``compare``'s medians of wall-clock seconds per call, and of the process's CPU seconds per call over
+    the same samples (every thread of the process: BLAS's and row-block workers' too).
+
+    On a machine shared with other jobs the wall clock also counts the time spent waiting for a core; the
+    CPU time does not, so its ratios stay close to a quiet machine's (cache and memory-bus contention
+    still count in both).
+    """
+    for fn in candidates.values():
+        fn()  # warm up
+    wall: Dict[str, List[float]] = {name: [] for name in candidates}
+    cpu: Dict[str, List[float]] = {name: [] for name in candidates}
+    for _ in range(repeat):
+        for name, fn in candidates.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            for _ in range(number):
+                fn()
+            cpu[name].append((time.process_time() - start_cpu) / number)
+            wall[name].append((time.perf_counter() - start) / number)
+    return ({name: statistics.median(values) for name, values in wall.items()},
+            {name: statistics.median(values) for name, values in cpu.items()})
 
 
 def median_once(make_and_run: Callable[[], object], repeat: int) -> float:
