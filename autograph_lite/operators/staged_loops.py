@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import Roles
-from autograph_lite.operators.containers.checks import before_loop_tensor_list, check_loop_state
+from autograph_lite.operators.containers.checks import before_loop_tensor_list, check_loop_state, check_not_aliased
 from autograph_lite.operators.containers.data_structures import (carried_by_loop, note_list_rebuilt, tensor_list_from,
                                                                  watch)
 from autograph_lite.operators.logical import as_condition, truth_value
@@ -136,7 +136,7 @@ def _run(spec: LoopSpec) -> None:
 
     def trace_loop() -> None:  # traced at most once more per placeholder, constant flag, tensor list, options
         loop = _Loop(spec, learned, init)
-        with carried_by_loop(learned, loop.watched):
+        with carried_by_loop(learned, loop.watched, loop.copies, loop.before_item_assigned):
             outputs = rt.while_loop(loop.cond, loop.body, loop.initial_vars(),
                                     loop_var_names=loop.loop_var_names, **loop.while_loop_options())
         final = loop.final_state(outputs)
@@ -186,6 +186,8 @@ class _Loop:
         self.watched: Containers = {}
         for index, value in enumerate(init):
             watch(self.watched, index, self.names[index], value)
+        # The body's copies of the Python lists carried as structures of loop variables (see body).
+        self.copies: Containers = {}
         self.loop_var_names = ((_COUNTER_NAME,) if spec.iterable is not None else ()) + tuple(
             self.names[index] for index in self.loop_indices) + tuple(
             f"{self.names[index]} (defined)" for index in self.flagged) + ("<loop condition>",) * self.carried
@@ -280,6 +282,8 @@ class _Loop:
         state = self.compose(loop_vars)
         for index in self.loop_indices:
             watch(self.watched, index, self.names[index], state[index])
+            if type(state[index]) is list:   # the body's own copy: item assignment may change it in place
+                self.copies[id(state[index])] = (index, self.names[index], state[index])
         self.spec.set_state(state)
         element = None if self.spec.iterable is None else self.spec.iterable.element(loop_vars[0])
         self.body_inputs = tuple(loop_vars[self.offset:self.offset + len(self.loop_indices)])
@@ -316,9 +320,14 @@ class _Loop:
                 # Loop-invariant: the flag keeps the value it had before the loop (a Python bool, or an
                 # enclosing loop's flag), so an enclosing loop can see that it is unchanged too.
                 raise FlagUnchanged(self.learned, index)
-            outputs.append(self._loop_output(index, after[index], loop_var))
+            outputs.append(self._loop_output(index, after[index], loop_var, self.start_values[position]))
         outputs += [rt.constant(True)] * len(self.flagged)  # a finished iteration assigned them all
         return tuple(outputs + carried)
+
+    def before_item_assigned(self, index: int) -> None:
+        """An item of the body's copy of the list variable ``index`` is assigned: after the loop the name holds
+        a new list of the loop's outputs, which a holder of the list from before the loop would not see."""
+        check_not_aliased(self.roles, self.names[index], "loop", "list", "makes it a new list")
 
     def _explain_promoted_ints(self, error: TypeError) -> None:
         """A dtype error in the body often comes from a loop variable that started as a Python int (now an
@@ -368,14 +377,17 @@ class _Loop:
                     f"{describe(value)} after an iteration; a loop variable must keep its dtype and structure, "
                     "so initialize it before the loop with a value of the kind the loop assigns")
 
-    def _loop_output(self, index: int, value: Any, loop_var: Any) -> Any:
+    def _loop_output(self, index: int, value: Any, loop_var: Any, start: Any) -> Any:
+        """The body's new ``value`` of loop variable ``index``, checked against ``loop_var`` (the body's input)
+        and ``start`` (its value before the loop: the body may have changed its copy of a list in place)."""
         name = self.names[index]
         if isinstance(value, PartialReturnValue):
             value = value.value
+        before = start if value is loop_var else loop_var   # a list the body changed in place: compare its start
         if (isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value)
-                or not nest.same_structure(value, loop_var)):
+                or not nest.same_structure(value, before)):
             raise rt.errors.StateError(
-                f"{display_name(name, self.roles)} is {describe(loop_var)} before a tensor-dependent loop but "
+                f"{display_name(name, self.roles)} is {describe(before)} before a tensor-dependent loop but "
                 f"{describe(value)} after an iteration; a loop variable must keep its dtype and structure")
         dtype, loop_dtype = dtype_of(value), dtype_of(loop_var)
         if dtype is not None and loop_dtype is not None and dtype != loop_dtype:

@@ -43,6 +43,9 @@ class Staging(threading.local):
         self.constructs: List[Learned] = []   # every if and loop in retrace_until_settled
         self.loop_bodies: List[Any] = []      # loops whose bodies run (None: a Python loop in one): set_loop_options
         self.loop_containers: List[Tuple[Learned, Containers]] = []   # each loop's Python lists, sets and dicts
+        # each loop's body copies of its list variables (carried as structures), and what checks an item
+        # assignment to one of them (staged_loops._Loop.before_item_assigned)
+        self.loop_copies: List[Tuple[Containers, Callable[[int], None]]] = []
         self.if_lists: List[Tuple[Learned, Containers]] = []          # each if's Python lists
 
 

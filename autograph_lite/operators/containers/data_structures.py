@@ -19,8 +19,9 @@ Tensor([10  2  3], shape=(3,), dtype=int32)
 """
 from __future__ import annotations
 
+import contextlib
 import operator
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -50,7 +51,8 @@ def set_item(target: Any, key: Any, value: Any) -> Any:
         return rt.update_by_key(target, key, value)
     if isinstance(target, rt.TensorList):
         return _changed_tensor_list(target, target.set_item(key, value))
-    _stage_list_change(target, value, "assign an item of")
+    if not _loop_copy_item_assigned(target, key):
+        _stage_list_change(target, value, "assign an item of")
     target[key] = value
     return target
 
@@ -85,7 +87,7 @@ def set_item_augmented(target: Any, key: Any, operator_text: str, value: Any) ->
         return rt.update_by_key(target, key, in_place(target[key], value))  # tensors have no in-place forms
     if isinstance(target, rt.TensorList):
         return _changed_tensor_list(target, target.set_item(key, in_place(target[key], value)))
-    if _watched_entry(target) is not None:
+    if not _loop_copy_item_assigned(target, key) and _watched_entry(target) is not None:
         _stage_list_change(target, target[key], "assign an item of")
     target[key] = in_place(target[key], value)
     return target
@@ -106,6 +108,23 @@ def _changed_tensor_list(target: rt.TensorList, changed: rt.TensorList) -> rt.Te
         return changed
     target.handle = changed.handle
     return target
+
+
+def _loop_copy_item_assigned(target: Any, key: Any) -> bool:
+    """Whether ``target`` is a staged loop body's copy of a list variable the loop carries as a structure of
+    loop variables (one tensor per element); if so, the loop is told that an item of it is assigned, which it may
+    refuse (another holder of the list would keep the old one). Item assignment keeps the length, so the list
+    stays such a structure, as in TensorFlow: changing the copy in place is the body's new value. (Anything that
+    grows or shrinks the list, or a tensor ``key``, makes it a tensor list instead: _stage_list_change.)"""
+    if type(target) is not list or isinstance(key, rt.Tensor) or (   # a tensor index needs a tensor list
+            isinstance(key, slice) and any(isinstance(part, rt.Tensor) for part in (key.start, key.stop, key.step))):
+        return False
+    for copies, before_item_assigned in reversed(staging.loop_copies):
+        entry = copies.get(id(target))
+        if entry is not None:
+            before_item_assigned(entry[0])
+            return True
+    return False
 
 
 def _watched_entry(target: Any) -> Optional[Tuple[Any, int, str]]:
@@ -143,9 +162,18 @@ def watch(containers: Containers, index: int, name: str, value: Any) -> None:
         containers[id(value)] = (index, name, value)
 
 
-def carried_by_loop(owner: Learned, containers: Containers) -> Any:
-    """While a staged loop (``owner``) is traced: its Python lists, sets and dicts (see ``watch``)."""
-    return carrying(staging.loop_containers, owner, containers)
+@contextlib.contextmanager
+def carried_by_loop(owner: Learned, containers: Containers, copies: Containers,
+                    before_item_assigned: Callable[[int], None]) -> Iterator[None]:
+    """While a staged loop (``owner``) is traced: its Python lists, sets and dicts (see ``watch``), and the
+    body's copies of the lists it carries as structures of loop variables (``copies``: an item assignment to one
+    calls ``before_item_assigned(index)``, then changes the copy in place)."""
+    staging.loop_copies.append((copies, before_item_assigned))
+    try:
+        with carrying(staging.loop_containers, owner, containers):
+            yield
+    finally:
+        staging.loop_copies.pop()
 
 
 def carried_by_if(owner: Learned, lists: Containers) -> Any:
@@ -159,10 +187,12 @@ def note_list_rebuilt(before: Any, after: Any) -> None:
     """A staged loop left its Python list state ``before`` as a new list ``after`` (built from its outputs).
     The ifs and loops around that carry ``before`` carry ``after`` too: a loop after this one that makes
     ``after`` a tensor list must make them carry it as a tensor list (stage_outer_list_change), as for
-    ``before``. (The entries keep ``after`` alive, so that its id stays its own.)"""
+    ``before``; and a loop body whose copy of a list variable was ``before`` may assign items of ``after`` in place.
+    (The entries keep ``after`` alive, so that its id stays its own.)"""
     if type(before) is not list or type(after) is not list or before is after:
         return
-    for _, lists in (*staging.if_lists, *staging.loop_containers):
+    for lists in (*(lists for _, lists in (*staging.if_lists, *staging.loop_containers)),
+                  *(copies for copies, _ in staging.loop_copies)):
         entry = lists.get(id(before))
         if entry is not None:
             lists[id(after)] = (entry[0], entry[1], after)
