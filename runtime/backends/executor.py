@@ -48,7 +48,6 @@ from runtime.core.errors import InvalidArgumentError
 from runtime.core.graph import FuncGraph, Operation
 from runtime.passes.analysis import needed_ops
 from runtime.core.source_locations import with_creation_site
-from runtime.ops.attr_declarations import declared_attrs
 from runtime.ops.combine_ops import SELECT
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.core import CONST, PLACEHOLDER
@@ -121,8 +120,8 @@ class _CodeGenerator:
 
     def keyword_attrs(self, op: Operation) -> List[str]:
         """``name=bound_value`` for each attr of ``op``. The name written is the op's own declaration of it
-        (runtime.ops.attr_declarations), never the key the graph holds: a graph read from a file cannot put
-        text into the generated source. An attr the op does not declare is refused."""
+        (``OpDef.attrs``), never the key the graph holds: a graph read from a file cannot put text into the
+        generated source. An attr the op does not declare is refused."""
         declared = _declared_names(op)
         return [f"{declared[key]}={self.bind(value, declared[key])}" for key, value in op.attrs.items()]
 
@@ -396,7 +395,7 @@ class _CodeGenerator:
 
 def _declared_names(op: Operation) -> Dict[str, str]:
     """``op``'s attr keys mapped to the op's declared names for them; ValueError for any undeclared key."""
-    declared = {name: name for name in declared_attrs(op.op_def) if name.isidentifier()}
+    declared = {name: name for name in op.op_def.attrs if name.isidentifier()}
     for key in op.attrs:
         if type(key) is not str or key not in declared:
             raise ValueError(f"{op.name}: op {op.op_def.name} does not declare an attr {key!r}; refusing to "

@@ -43,12 +43,12 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 from runtime.core import dtypes
+from runtime.core.attrs import attr_problem, input_problem
 from runtime.core.errors import LoadError, SaveError
 from runtime.core.graph import FuncGraph, Graph
 from runtime.core.registry import registered_ops
 from runtime.core.tensor import TensorSpec
 from runtime.core.graph import PLACEHOLDER
-from runtime.ops.attr_declarations import attr_problem, declared_attrs, input_problem
 from runtime.ops.custom_gradient_ops import GradientFunction
 from runtime.ops.random_seeds import RandomStream
 
@@ -266,7 +266,7 @@ def decode_graph(data: Dict[str, Any], arrays: Arrays, variables: List[Any],
         saved_attrs = op_data.get("attrs", {})
         _expect(isinstance(saved_attrs, dict),
                 f"{where}: attrs must be a JSON object, got {type(saved_attrs).__name__}")
-        declared = declared_attrs(known[op_type])
+        declared = known[op_type].attrs
         for key in saved_attrs:  # before decoding anything: a name the op does not declare is refused as it is
             _expect(key in declared, f"{where}: {attr_problem(known[op_type], {key: None}, len(inputs))}")
         attrs = {key: decode_value(value, arrays, variables, f"{where} attr '{key}'", outer_graph=graph)

@@ -9,11 +9,12 @@ to ``Greater``'s ``y``). Stateful ops are chained by control inputs, so they kee
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from runtime.core import context, dtypes
+from runtime.core.attrs import ARRAY, DTYPE, OPTIONAL_SHAPE
 from runtime.core.errors import InaccessibleTensorError
 from runtime.core.source_locations import FROM_STACK, CreationSite, creation_site, format_user_code, resolve
 from runtime.core.registry import OpDef, infer_output_specs, register_op
@@ -22,13 +23,20 @@ from runtime.core.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
 
 # The two ops a graph makes itself (constants it captures, inputs it is fed); every other op is declared
 # in runtime.ops.
+def _const_check(attrs: Mapping[str, Any], input_count: int) -> Optional[str]:
+    if attrs["value"].dtype != attrs["dtype"]:
+        return f"attr 'dtype' is {attrs['dtype']}, but attr 'value' holds {attrs['value'].dtype}"
+    return None
+
+
 CONST = register_op(
     "Const", (), lambda specs, attrs: [(attrs["value"].dtype, attrs["value"].shape)],
-    kernel=lambda *, value, dtype: value, doc="A constant value, stored in attr 'value'.")
+    kernel=lambda *, value, dtype: value, doc="A constant value, stored in attr 'value'.",
+    attrs={"value": ARRAY, "dtype": DTYPE}, attrs_check=_const_check)
 
 PLACEHOLDER = register_op(
     "Placeholder", (), lambda specs, attrs: [(attrs["dtype"], attrs["shape"])], kernel=None,
-    doc="A graph input; fed by the caller (its kernel never runs).")
+    doc="A graph input; fed by the caller (its kernel never runs).", attrs={"dtype": DTYPE, "shape": OPTIONAL_SHAPE})
 
 
 class Operation:

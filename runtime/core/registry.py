@@ -11,12 +11,14 @@ ops up here by name.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from runtime.core import context, dtypes
+from runtime.core.attrs import AttrKind, AttrsCheck
 from runtime.core.errors import InvalidArgumentError
 from runtime.core.numpy_errors import QUIET_ERROR_STATE, RESET_ERROR_STATE, SET_ERROR_STATE
 from runtime.core.tensor import EagerTensor, Shape, Tensor
@@ -71,6 +73,12 @@ class OpDef:
     and dtype, sharing no memory with an input), returning it. Each result element depends only on the
     same element of the inputs, so the compiled executor may run it on row blocks and into pooled
     buffers, like a ufunc; the kernel itself should call it, so that both give the same bits.
+    ``attrs``: the attrs the op takes, each name with the kind of its value (``runtime.core.attrs``); an op
+    that declares none takes none. The loader refuses any other attr, and the compiled executor writes only
+    these names into its source. ``attrs_check``: what the attrs must say about the inputs, checked by the
+    loader after the kinds (``attrs_check(attrs, input_count) -> problem or None``). ``variadic``: the op
+    takes any number of inputs after the named ones (If's branch inputs, While's loop variables; an input
+    name starting with ``*`` says the same).
     """
 
     name: str
@@ -85,6 +93,9 @@ class OpDef:
     algebra: Algebra = NO_ALGEBRA
     in_place_kernel: Optional[Callable[..., Any]] = None
     into_kernel: Optional[Callable[..., Any]] = None
+    attrs: Mapping[str, AttrKind] = field(default_factory=dict)
+    attrs_check: Optional[AttrsCheck] = None
+    variadic: bool = False
 
     # The VJP rule, set once by ``register_gradient``/``not_differentiable`` right below the op's
     # declaration: ``rule(op, output_grads, ops) -> input grads`` (see ``register_gradient``).
@@ -95,6 +106,11 @@ class OpDef:
         # wraps its ufunc to silence them (``np.errstate``, ~1.3 us) is skipped, as the executor does.
         direct = self.ufunc is not None and not self.zero_divisor_error
         object.__setattr__(self, "eager_kernel", self.ufunc if direct else self.kernel)
+        for attr_name, kind in self.attrs.items():
+            if not isinstance(kind, AttrKind):
+                raise TypeError(f"op {self.name!r}: attr {attr_name!r} must be declared with an AttrKind "
+                                f"(runtime.core.attrs), got {kind!r}")
+        object.__setattr__(self, "attrs", MappingProxyType(dict(self.attrs)))  # read-only, as the op is
 
     @property
     def elementwise_ufunc(self) -> Optional[np.ufunc]:
@@ -116,7 +132,8 @@ _REGISTRY: Dict[str, OpDef] = {}
 def register_op(name: str, inputs: Sequence[str], infer: InferFn, kernel: Optional[Callable[..., Any]],
                 stateful: bool = False, doc: str = "", **features: Any) -> OpDef:
     """Declare an op. ``features``: OpDef's other fields by keyword (``shape_only``, ``ufunc``,
-    ``zero_divisor_error``, ``algebra``, ``in_place_kernel``, ``into_kernel``; see OpDef). Registering the
+    ``zero_divisor_error``, ``algebra``, ``in_place_kernel``, ``into_kernel``, ``attrs``, ``attrs_check``,
+    ``variadic``; see OpDef). Registering the
     same name twice is a programming error, and so is a gradient given here (``register_gradient`` declares it)."""
     if name in _REGISTRY:
         raise ValueError(f"op {name!r} is already registered")

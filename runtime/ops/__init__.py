@@ -41,4 +41,3 @@ from runtime.ops import operators  # noqa: F401  (installs +, *, <, [] ... on Te
 from runtime.ops import control_flow_ops, variables  # noqa: F401  (If/While and the Variable ops)
 from runtime.ops import custom_gradient_ops  # noqa: F401  (CustomGradient: rt.custom_gradient in a graph)
 from runtime.ops import numpy_dispatch  # noqa: F401,E402  (np.sum(t) and friends become these ops)
-from runtime.ops import attr_declarations  # noqa: F401,E402  (what attrs each op takes: the loader checks them)

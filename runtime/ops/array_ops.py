@@ -15,6 +15,7 @@ from runtime.core import shapes
 from runtime.ops.cast_op import cast  # noqa: F401  (re-exported: rt.cast lives with the reshaping ops)
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.core import IDENTITY
+from runtime.core.attrs import AXES, INT, INTS, STATIC_SHAPE, optional
 from runtime.core.registry import apply_op, register_gradient, register_op
 from runtime.ops.shape_ops import known_or_none, shape, shape_argument
 from runtime.core.tensor import Tensor
@@ -55,7 +56,8 @@ def _reshape_kernel(tensor, shape, *, static_shape=None):
 
 
 RESHAPE = register_op("Reshape", ("tensor", "shape"), _reshape_infer, _reshape_kernel,
-                      doc="Same elements in a new shape; one dim may be -1 (inferred).")
+                      doc="Same elements in a new shape; one dim may be -1 (inferred).",
+                      attrs={"static_shape": STATIC_SHAPE})
 
 
 def reshape(tensor: Any, shape: Any) -> Tensor:
@@ -83,7 +85,7 @@ def _transpose_infer(specs, attrs):
 
 
 TRANSPOSE = register_op("Transpose", ("x",), _transpose_infer, lambda x, *, perm: np.transpose(x, perm),
-                        doc="Permutes the axes (attr 'perm'; None reverses them).")
+                        doc="Permutes the axes (attr 'perm'; None reverses them).", attrs={"perm": optional(INTS)})
 
 
 def transpose(a: Any, perm: Optional[Sequence[int]] = None) -> Tensor:
@@ -111,7 +113,7 @@ def _expand_dims_infer(specs, attrs):
 
 EXPAND_DIMS = register_op("ExpandDims", ("input",), _expand_dims_infer,
                           lambda x, *, axis: np.expand_dims(x, axis),
-                          doc="Inserts a dimension of size 1 at attr 'axis'.")
+                          doc="Inserts a dimension of size 1 at attr 'axis'.", attrs={"axis": INT})
 
 
 def expand_dims(input: Any, axis: int) -> Tensor:  # noqa: A002
@@ -152,7 +154,7 @@ def _squeeze_kernel(x, *, axis):
 
 
 SQUEEZE = register_op("Squeeze", ("input",), _squeeze_infer, _squeeze_kernel,
-                      doc="Removes size-1 dimensions (all, or those in attr 'axis').")
+                      doc="Removes size-1 dimensions (all, or those in attr 'axis').", attrs={"axis": AXES})
 
 
 def squeeze(input: Any, axis: Union[int, Sequence[int], None] = None) -> Tensor:  # noqa: A002
@@ -187,7 +189,7 @@ def _tile_kernel(x, multiples, *, static_multiples=None):
 
 
 TILE = register_op("Tile", ("input", "multiples"), _tile_infer, _tile_kernel,
-                   doc="Repeats the input multiples[i] times along axis i.")
+                   doc="Repeats the input multiples[i] times along axis i.", attrs={"static_multiples": STATIC_SHAPE})
 
 
 def tile(input: Any, multiples: Any) -> Tensor:  # noqa: A002

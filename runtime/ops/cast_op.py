@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from runtime.core import dtypes
+from runtime.core.attrs import DTYPE
 from runtime.core.registry import Algebra, apply_op, register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -22,7 +23,7 @@ def _cast_kernel(x, *, dtype):
 
 CAST = register_op("Cast", ("x",), lambda specs, attrs: [(attrs["dtype"], specs[0][1])], _cast_kernel,
                    doc="Converts to attr 'dtype' (floats → ints truncate toward zero, nonzero → True).",
-                   algebra=Algebra(noop_when_same_dtype=True))
+                   algebra=Algebra(noop_when_same_dtype=True), attrs={"dtype": DTYPE})
 
 
 def cast(x: Any, dtype: Any) -> Tensor:

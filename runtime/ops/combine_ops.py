@@ -14,6 +14,7 @@ from runtime.core import shapes
 from runtime.ops.convert import convert_operands, convert_to_tensor
 from runtime.ops.list_ops import TensorList
 from runtime.ops.pack_op import STACK, merge_dims
+from runtime.core.attrs import INT
 from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import Tensor
 
@@ -59,7 +60,7 @@ def _concat_infer(specs, attrs):
 
 CONCAT = register_op("ConcatV2", ("*values",), _concat_infer,
                      lambda *values, axis: np.concatenate(values, axis),
-                     doc="Joins tensors along an existing axis (attr 'axis').")
+                     doc="Joins tensors along an existing axis (attr 'axis').", attrs={"axis": INT})
 
 
 def concat(values: Sequence[Any], axis: int) -> Tensor:

@@ -9,8 +9,10 @@ match ``branch_inputs`` one-to-one). ``While``: inputs ``(*loop_vars, *captured)
 """
 from __future__ import annotations
 
-from typing import List
+from typing import Any, List, Mapping, Optional
 
+from runtime.core.attrs import COUNT, OPTIONAL_COUNT, instance_of, omittable
+from runtime.core.graph import Graph
 from runtime.core.registry import OutputSpec, register_op
 from runtime.core.shapes import format_shape, most_specific_common_shape
 
@@ -60,8 +62,19 @@ def _while_infer(specs: List[OutputSpec], attrs) -> List[OutputSpec]:
     return [(p.dtype, p.shape) for p in body_graph.inputs[:count]]
 
 
+def _while_check(attrs: Mapping[str, Any], input_count: int) -> Optional[str]:
+    if attrs["num_loop_vars"] > input_count:
+        return f"attr 'num_loop_vars' is {attrs['num_loop_vars']}, but the node has {input_count} input(s)"
+    return None
+
+
+GRAPH = instance_of(Graph, "a graph")
 # The gradient of If is registered by runtime.passes.control_flow_gradients (it builds graphs).
 IF = register_op("If", ("cond",), _if_infer, None,
-                 doc="Runs then_branch or else_branch on the inputs, depending on a scalar bool.")
+                 doc="Runs then_branch or else_branch on the inputs, depending on a scalar bool.",
+                 attrs={"then_branch": GRAPH, "else_branch": GRAPH}, variadic=True)
 WHILE = register_op("While", (), _while_infer, None,
-                    doc="Runs body while cond holds (at most maximum_iterations times); outputs the loop vars.")
+                    doc="Runs body while cond holds (at most maximum_iterations times); outputs the loop vars.",
+                    attrs={"cond": GRAPH, "body": GRAPH, "num_loop_vars": COUNT,
+                           "maximum_iterations": omittable(OPTIONAL_COUNT)},
+                    attrs_check=_while_check, variadic=True)

@@ -15,6 +15,7 @@ import numpy as np
 from runtime.core import context, dtypes
 from runtime.ops.cast_op import cast
 from runtime.ops.convert import constant, convert_to_tensor
+from runtime.core.attrs import DTYPE, STATIC_COUNT, STATIC_SHAPE
 from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 from runtime.ops.shape_ops import constant_value, known_or_none, shape_argument
 from runtime.core.tensor import Tensor
@@ -37,7 +38,7 @@ def _fill_kernel(dims, value, *, static_shape=None):
 
 
 FILL = register_op("Fill", ("dims", "value"), _fill_infer, _fill_kernel,
-                   doc="A tensor of shape 'dims' filled with the scalar 'value'.")
+                   doc="A tensor of shape 'dims' filled with the scalar 'value'.", attrs={"static_shape": STATIC_SHAPE})
 
 
 def fill(dims: Any, value: Any) -> Tensor:
@@ -147,7 +148,8 @@ def _range_kernel(start, limit, delta, *, dtype, static_length=None):
 
 
 RANGE = register_op("Range", ("start", "limit", "delta"), _range_infer, _range_kernel,
-                    doc="start, start + delta, ... up to but excluding limit.")
+                    doc="start, start + delta, ... up to but excluding limit.",
+                    attrs={"dtype": DTYPE, "static_length": STATIC_COUNT})
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None) -> Tensor:  # noqa: A001

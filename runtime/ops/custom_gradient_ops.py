@@ -15,9 +15,10 @@ identity it is, and only saving, loading and the gradient read the graph.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Optional
 
 from runtime.core.graph import FuncGraph
+from runtime.core.attrs import BOOLS, COUNT, TEXT, instance_of
 from runtime.core.registry import register_op
 
 
@@ -44,7 +45,25 @@ def _custom_gradient_kernel(*arrays: Any, num_outputs, num_inputs, num_variables
     return values if num_outputs != 1 else values[0]
 
 
+def _custom_gradient_check(attrs: Mapping[str, Any], input_count: int) -> Optional[str]:
+    graph = attrs["gradient"].graph
+    named = attrs["num_outputs"] + attrs["num_inputs"] + attrs["num_variables"]
+    if named > input_count:
+        return f"attrs name {named} input(s), but the node has {input_count}"
+    if len(attrs["gradient_returns"]) != attrs["num_inputs"] + attrs["num_variables"]:
+        return "attr 'gradient_returns' needs one entry per tensor argument and variable"
+    if len(graph.inputs) != attrs["num_outputs"] + input_count - named:
+        return f"the gradient graph takes {len(graph.inputs)} input(s), the node gives it a different number"
+    if len(graph.outputs) != sum(attrs["gradient_returns"]):
+        return f"the gradient graph returns {len(graph.outputs)} gradient(s), attr 'gradient_returns' says otherwise"
+    return None
+
+
 CUSTOM_GRADIENT = register_op(
     "CustomGradient", ("*inputs",), _custom_gradient_infer, _custom_gradient_kernel,
     doc="Its first attr 'num_outputs' inputs, unchanged; their gradient is the traced function in attr 'gradient' "
-        "(rt.custom_gradient).")
+        "(rt.custom_gradient).",
+    attrs={"num_outputs": COUNT, "num_inputs": COUNT, "num_variables": COUNT,
+           "gradient": instance_of(GradientFunction, "a gradient function graph"), "gradient_returns": BOOLS,
+           "function": TEXT},
+    attrs_check=_custom_gradient_check)

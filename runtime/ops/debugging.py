@@ -19,6 +19,7 @@ from runtime.ops.convert import convert_operands, convert_to_tensor
 from runtime.ops.logging_ops import render, split_template
 from runtime.ops.math_ops import equal, greater, greater_equal, less, less_equal, not_equal
 from runtime.ops.reduction_ops import reduce_all
+from runtime.core.attrs import TEMPLATE, TEXT, template_check
 from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 
 # rt.debugging's names (the comparisons and render above are imported for the checks, not published here)
@@ -38,7 +39,8 @@ def _assert_kernel(condition, *data, template):
 
 
 ASSERT = register_op("Assert", ("condition", "*data"), _assert_infer, _assert_kernel, stateful=True,
-                     doc="Raises InvalidArgumentError showing its data when the condition is false.")
+                     doc="Raises InvalidArgumentError showing its data when the condition is false.",
+                     attrs={"template": TEMPLATE}, attrs_check=template_check(1))
 
 
 not_differentiable(ASSERT, "a side effect with no result")
@@ -100,7 +102,7 @@ def _ensure_defined_kernel(value, defined, *, message):
 ENSURE_DEFINED = register_op(
     "EnsureDefined", ("value", "defined"), _ensure_defined_infer, _ensure_defined_kernel,
     doc="Returns its value; raises InvalidArgumentError(message) when the flag is false. Not stateful: it "
-        "runs (and fails) only when something reads the value.")
+        "runs (and fails) only when something reads the value.", attrs={"message": TEXT})
 
 
 @register_gradient(ENSURE_DEFINED)

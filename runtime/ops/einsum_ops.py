@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from runtime.core import shapes
+from runtime.core.attrs import TEXT
 from runtime.core.registry import register_gradient, register_op
 from runtime.core.tensor import Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -126,7 +127,8 @@ def _einsum_kernel(*arrays, equation):
 
 
 EINSUM = register_op("Einsum", ("*inputs",), _einsum_infer, _einsum_kernel,
-                     doc="Einstein summation over the inputs by attr 'equation' (explicit form).")
+                     doc="Einstein summation over the inputs by attr 'equation' (explicit form).",
+                     attrs={"equation": TEXT})
 
 
 def _labelled_dims(op) -> Tuple[List[str], str]:

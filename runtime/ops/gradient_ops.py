@@ -16,6 +16,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core import shapes
 from runtime.ops.convert import convert_to_tensor
+from runtime.core.attrs import OPTIONAL_SHAPE, STATIC_SHAPE
 from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 from runtime.ops.shape_ops import known_or_none, shape, shape_argument
 from runtime.core.tensor import Tensor
@@ -58,7 +59,8 @@ def _broadcast_to_kernel(x, shape, *, static_shape=None):
 
 
 BROADCAST_TO = register_op("BroadcastTo", ("input", "shape"), _broadcast_to_infer, _broadcast_to_kernel,
-                           doc="The input repeated along new or size-1 dims to the given shape.")
+                           doc="The input repeated along new or size-1 dims to the given shape.",
+                           attrs={"static_shape": STATIC_SHAPE})
 
 
 def broadcast_to(input: Any, shape: Any) -> Tensor:  # noqa: A002 - TensorFlow's argument name
@@ -82,7 +84,8 @@ def _sum_to_shape_kernel(x, shape, *, static_shape):
 
 
 SUM_TO_SHAPE = register_op("SumToShape", ("input", "shape"), _sum_to_shape_infer, _sum_to_shape_kernel,
-                           doc="Sums a broadcast result back to a shape it was broadcast from (its gradient).")
+                           doc="Sums a broadcast result back to a shape it was broadcast from (its gradient).",
+                           attrs={"static_shape": OPTIONAL_SHAPE})
 
 
 def unbroadcast(grad: Tensor, like: Tensor) -> Tensor:

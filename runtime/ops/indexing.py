@@ -19,6 +19,7 @@ from runtime.core.errors import InvalidArgumentError
 from runtime.core import shapes
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.gradient_ops import unbroadcast
+from runtime.core.attrs import INT, OPTIONAL_SHAPE, SLICE_KEY, STATIC_COUNT, key_check
 from runtime.core.registry import apply_op, register_gradient, register_op
 from runtime.core.tensor import EagerTensor, Tensor
 
@@ -84,7 +85,8 @@ def _strided_slice_infer(specs, attrs):
 
 
 STRIDED_SLICE = register_op("StridedSlice", ("input", "*index"), _strided_slice_infer, _strided_slice_kernel,
-                            doc="tensor[key]: attr 'key' encodes the subscript; extra inputs are dynamic indices.")
+                            doc="tensor[key]: attr 'key' encodes the subscript; extra inputs are dynamic indices.",
+                            attrs={"key": SLICE_KEY}, attrs_check=key_check(1))
 
 
 def _key_number(value: Any, dynamic: List[Tensor]) -> Any:
@@ -162,7 +164,7 @@ def _gather_kernel(params, indices, *, axis):
 
 
 GATHER = register_op("GatherV2", ("params", "indices"), _gather_infer, _gather_kernel,
-                     doc="Picks slices of params along attr 'axis' at the given indices.")
+                     doc="Picks slices of params along attr 'axis' at the given indices.", attrs={"axis": INT})
 
 
 def gather(params: Any, indices: Any, axis: Optional[int] = None, batch_dims: int = 0) -> Tensor:
@@ -279,7 +281,7 @@ def _slice_update_in_place(x, value, *dynamic, key):
 STRIDED_SLICE_UPDATE = register_op(
     "TensorStridedSliceUpdate", ("input", "value", "*index"), _slice_update_infer, _slice_update_kernel,
     doc="A copy of input with input[key] = value (numpy broadcasting); attr 'key' as in StridedSlice.",
-    in_place_kernel=_slice_update_in_place)
+    in_place_kernel=_slice_update_in_place, attrs={"key": SLICE_KEY}, attrs_check=key_check(2))
 
 
 def update_by_key(tensor: Any, key: Any, value: Any) -> Tensor:
@@ -312,7 +314,8 @@ def _strided_slice_grad_kernel(shape, grad, *dynamic, key, static_shape):
 
 STRIDED_SLICE_GRAD = register_op(
     "StridedSliceGrad", ("shape", "grad", "*index"), _strided_slice_grad_infer, _strided_slice_grad_kernel,
-    doc="Zeros of 'shape' with 'grad' written at the subscript attr 'key' (the gradient of StridedSlice).")
+    doc="Zeros of 'shape' with 'grad' written at the subscript attr 'key' (the gradient of StridedSlice).",
+    attrs={"key": SLICE_KEY, "static_shape": OPTIONAL_SHAPE}, attrs_check=key_check(2))
 
 
 @register_gradient(STRIDED_SLICE)
@@ -351,7 +354,8 @@ def _segment_sum_kernel(data, segment_ids, num_segments, *, static_num_segments=
 
 UNSORTED_SEGMENT_SUM = register_op(
     "UnsortedSegmentSum", ("data", "segment_ids", "num_segments"), _segment_sum_infer, _segment_sum_kernel,
-    doc="Row i of the result is the sum of the data rows whose segment id is i.")
+    doc="Row i of the result is the sum of the data rows whose segment id is i.",
+    attrs={"static_num_segments": STATIC_COUNT})
 
 
 def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any) -> Tensor:

@@ -49,6 +49,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.errors import GradientError, InvalidArgumentError
 from runtime.core.graph import CONST
+from runtime.core.attrs import DTYPE, INT
 from runtime.core.registry import apply_op, not_differentiable, register_gradient, register_op
 from runtime.core.tensor import EagerTensor, Tensor
 from runtime.core import shapes
@@ -98,7 +99,7 @@ def _add_n_kernel(a, b):
     return _wrap(ListValue(summed, len(summed)))
 
 
-TENSOR_LIST_ADD_N = register_op("TensorListAddN", ("a", "b"), _add_n_infer, _add_n_kernel,
+TENSOR_LIST_ADD_N = register_op("TensorListAddN", ("handle", "other_handle"), _add_n_infer, _add_n_kernel,
                                 doc="The elementwise sum of two lists (summing list gradients; None elements count "
                                     "as zeros).")
 
@@ -122,7 +123,7 @@ def _scatter_add_kernel(handle, tensor, indices, *, element_dtype):
 TENSOR_LIST_SCATTER_ADD = register_op(
     "TensorListScatterAdd", ("handle", "tensor", "indices"), _scatter_add_infer, _scatter_add_kernel,
     doc="The list with row k of tensor added to element indices[k] (None counts as zeros; repeated indices "
-        "add up): the gradient of TensorListGather.")
+        "add up): the gradient of TensorListGather.", attrs={"element_dtype": DTYPE})
 
 
 def _insert_infer(specs, attrs):
@@ -140,7 +141,7 @@ def _insert_kernel(handle, index, element, *, element_dtype):
 TENSOR_LIST_INSERT = register_op(
     "TensorListInsertItem", ("handle", "index", "element"), _insert_infer, _insert_kernel,
     doc="The list with element inserted so that it is at 'index' of the result (negative counts from the end "
-        "of the result): the inverse of TensorListPopItem, and its gradient.")
+        "of the result): the inverse of TensorListPopItem, and its gradient.", attrs={"element_dtype": DTYPE})
 
 
 def _resize_kernel(handle, size, *, element_dtype):
@@ -153,7 +154,8 @@ def _resize_kernel(handle, size, *, element_dtype):
 
 TENSOR_LIST_RESIZE = register_op(
     "TensorListResize", ("handle", "size"), lambda specs, attrs: [specs[0]], _resize_kernel,
-    doc="The list cut to its first 'size' elements, or padded with unwritten ones (None: no gradient).")
+    doc="The list cut to its first 'size' elements, or padded with unwritten ones (None: no gradient).",
+    attrs={"element_dtype": DTYPE})
 
 
 def _split_like_infer(specs, attrs):
@@ -178,7 +180,7 @@ def _split_like_kernel(handle, tensor, *, element_dtype, axis):
 TENSOR_LIST_SPLIT_LIKE = register_op(
     "TensorListSplitLike", ("handle", "tensor"), _split_like_infer, _split_like_kernel,
     doc="tensor split along 'axis' into a list of pieces as long as the list's elements are along it (the "
-        "gradient of TensorListConcat).")
+        "gradient of TensorListConcat).", attrs={"element_dtype": DTYPE, "axis": INT})
 
 
 def zeros_like_list(handle: Tensor) -> Tensor:

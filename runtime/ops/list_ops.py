@@ -26,6 +26,7 @@ import numpy as np
 from runtime.core import dtypes, shapes
 from runtime.core.dtypes import int32  # noqa: F401  (the docstring example)
 from runtime.core.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from runtime.core.attrs import BOOL, DTYPE, INT, OPTIONAL_COUNT, OPTIONAL_SHAPE, TEXT, omittable
 from runtime.core.registry import apply_op, register_op
 from runtime.core.tensor import EagerTensor, Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -68,11 +69,14 @@ def _from_tensors_infer(specs, attrs):
     return [(dtypes.variant, shape)]
 
 
+# Attr ``array``: the TensorArray's name in messages ("" if none); the kernels default it.
+ARRAY_NAME = omittable(TEXT)
 TENSOR_LIST_FROM_TENSORS = register_op(
     "TensorListFromTensors", ("*element",), _from_tensors_infer,
     lambda *elements, element_dtype, element_shape: _wrap(ListValue(list(elements), len(elements))),
     stateful=True,  # each run makes a new list (never folded into a shared constant)
-    doc="A new tensor list holding the inputs (attrs element_dtype, element_shape).")
+    doc="A new tensor list holding the inputs (attrs element_dtype, element_shape).",
+    attrs={"element_dtype": DTYPE, "element_shape": OPTIONAL_SHAPE})
 
 
 def _from_tensor_infer(specs, attrs):
@@ -91,7 +95,7 @@ def _from_tensor_kernel(tensor, *, element_dtype):
 
 TENSOR_LIST_FROM_TENSOR = register_op(
     "TensorListFromTensor", ("tensor",), _from_tensor_infer, _from_tensor_kernel, stateful=True,
-    doc="A new tensor list of the rows of tensor (unstack along axis 0).")
+    doc="A new tensor list of the rows of tensor (unstack along axis 0).", attrs={"element_dtype": DTYPE})
 
 
 def _push_back_infer(specs, attrs):
@@ -117,7 +121,8 @@ def _push_back_kernel(handle, element, *, element_dtype):
 
 TENSOR_LIST_PUSH_BACK = register_op(
     "TensorListPushBack", ("handle", "element"), _push_back_infer, _push_back_kernel,
-    doc="The list with element appended (amortized O(1): the newest version appends in place).")
+    doc="The list with element appended (amortized O(1): the newest version appends in place).",
+    attrs={"element_dtype": DTYPE})
 
 
 def _pop_infer(specs, attrs):
@@ -140,7 +145,8 @@ def _pop_kernel(handle, index, *, element_dtype):
 
 
 TENSOR_LIST_POP = register_op("TensorListPopItem", ("handle", "index"), _pop_infer, _pop_kernel,
-                              doc="The list without element 'index' (Python's index rules), and that element.")
+                              doc="The list without element 'index' (Python's index rules), and that element.",
+                              attrs={"element_dtype": DTYPE})
 
 
 def _get_item_infer(specs, attrs):
@@ -160,7 +166,8 @@ def _get_item_kernel(handle, index, *, element_dtype, array=None):
 
 TENSOR_LIST_GET_ITEM = register_op(
     "TensorListGetItem", ("handle", "index"), _get_item_infer, _get_item_kernel,
-    doc="Element 'index' of the list (negative counts from the end; attr 'array': TensorArray rules).")
+    doc="Element 'index' of the list (negative counts from the end; attr 'array': TensorArray rules).",
+    attrs={"element_dtype": DTYPE, "array": ARRAY_NAME})
 
 
 def _set_item_infer(specs, attrs):
@@ -198,7 +205,9 @@ TENSOR_LIST_SET_ITEM = register_op(
     "TensorListSetItem", ("handle", "index", "element"), _set_item_infer, _set_item_kernel,
     doc="The list with element 'index' replaced (copies the list). With attr 'array' (a TensorArray's name): "
         "TensorFlow's rules; 'grow' lets the write extend the array, 'same_shape' makes every element one shape; "
-        "a write past the end of the newest version does not copy.")
+        "a write past the end of the newest version does not copy.",
+    attrs={"element_dtype": DTYPE, "array": ARRAY_NAME, "grow": omittable(BOOL),
+           "same_shape": omittable(BOOL)})
 
 
 def _length_kernel(handle):
@@ -234,7 +243,9 @@ def _stack_kernel(handle, *, element_dtype, element_shape, array=None, length=No
 TENSOR_LIST_STACK = register_op(
     "TensorListStack", ("handle",), _stack_infer, _stack_kernel,
     doc="The elements stacked along a new first axis (one copy); attr 'length': their number when known "
-        "statically (a fixed-size TensorArray), 'array': TensorArray rules (every element written).")
+        "statically (a fixed-size TensorArray), 'array': TensorArray rules (every element written).",
+    attrs={"element_dtype": DTYPE, "element_shape": OPTIONAL_SHAPE, "array": ARRAY_NAME,
+           "length": omittable(OPTIONAL_COUNT)})
 
 
 def _concat_infer(specs, attrs):
@@ -253,7 +264,8 @@ def _concat_kernel(handle, *, element_dtype, axis, array=None):
 
 
 TENSOR_LIST_CONCAT = register_op("TensorListConcat", ("handle",), _concat_infer, _concat_kernel,
-                                 doc="The elements joined along the existing axis 'axis' (one copy).")
+                                 doc="The elements joined along the existing axis 'axis' (one copy).",
+                                 attrs={"element_dtype": DTYPE, "axis": INT, "array": ARRAY_NAME})
 
 
 # their gradients: list_gradients.py

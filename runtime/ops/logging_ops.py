@@ -15,6 +15,7 @@ from typing import Any, List, Sequence, Tuple, Union
 import numpy as np
 
 from runtime.ops.convert import convert_to_tensor
+from runtime.core.attrs import TEMPLATE, TEXT, one_of, template_check
 from runtime.core.registry import apply_op, not_differentiable, register_op
 from runtime.core.tensor import Tensor
 
@@ -75,7 +76,10 @@ def _print_kernel(*arrays, template, sep, end, output_stream):
 
 
 PRINT = register_op("PrintV2", ("*inputs",), lambda specs, attrs: [], _print_kernel, stateful=True,
-                    doc="Writes its template (attr) with the input tensors' values to stdout or stderr.")
+                    doc="Writes its template (attr) with the input tensors' values to stdout or stderr.",
+                    attrs={"template": TEMPLATE, "sep": TEXT, "end": TEXT,
+                           "output_stream": one_of("stdout", "stderr")},
+                    attrs_check=template_check(0))
 
 
 not_differentiable(PRINT, "a side effect with no result")

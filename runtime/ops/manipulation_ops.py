@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from runtime.core import dtypes, shapes
+from runtime.core.attrs import INT, INTS, PADDINGS, PAD_MODE, STATIC_COUNT, omittable, optional
 from runtime.core.registry import not_differentiable, register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -71,7 +72,8 @@ def _one_hot_kernel(indices, depth, on_value, off_value, *, axis, static_depth=N
 
 
 ONE_HOT = register_op("OneHot", ("indices", "depth", "on_value", "off_value"), _one_hot_infer, _one_hot_kernel,
-                      doc="on_value where the position along the new attr 'axis' equals the index, else off_value.")
+                      doc="on_value where the position along the new attr 'axis' equals the index, else off_value.",
+                      attrs={"axis": INT, "static_depth": STATIC_COUNT})
 
 
 def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None, axis: Optional[int] = None,
@@ -192,10 +194,12 @@ def _pad_kernel(x, paddings, constant_values=None, *, mode, static_paddings=None
     return np.pad(x, amounts, mode=_PAD_MODES[mode])
 
 
+_PAD_ATTRS = {"mode": PAD_MODE, "static_paddings": omittable(optional(PADDINGS))}
 PAD = register_op("PadV2", ("input", "paddings", "constant_values"), _pad_infer, _pad_kernel,
-                  doc="Pads each axis with paddings[i] = [before, after] copies of constant_values.")
+                  doc="Pads each axis with paddings[i] = [before, after] copies of constant_values.", attrs=_PAD_ATTRS)
 MIRROR_PAD = register_op("MirrorPad", ("input", "paddings"), _pad_infer, _pad_kernel,
-                         doc="Pads each axis with its own mirrored values (attr 'mode': REFLECT or SYMMETRIC).")
+                         doc="Pads each axis with its own mirrored values (attr 'mode': REFLECT or SYMMETRIC).",
+                         attrs=_PAD_ATTRS)
 
 
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
@@ -235,7 +239,8 @@ def _reverse_infer(specs, attrs):
 
 
 REVERSE = register_op("ReverseV2", ("tensor",), _reverse_infer,
-                      lambda x, *, axis: np.flip(x, axis).copy(), doc="Reverses the order along each attr 'axis'.")
+                      lambda x, *, axis: np.flip(x, axis).copy(), doc="Reverses the order along each attr 'axis'.",
+                      attrs={"axis": INTS})
 
 
 def reverse(tensor: Any, axis: Union[int, Sequence[int]], name: Optional[str] = None) -> Tensor:
@@ -281,7 +286,8 @@ def _repeat_kernel(x, repeats, *, axis, static_repeats=None):
 
 
 REPEAT = register_op("Repeat", ("input", "repeats"), _repeat_infer, _repeat_kernel,
-                     doc="Each entry along attr 'axis' (None: of the flattened input) repeated repeats[i] times.")
+                     doc="Each entry along attr 'axis' (None: of the flattened input) repeated repeats[i] times.",
+                     attrs={"axis": optional(INT), "static_repeats": omittable(optional(INTS))})
 
 
 def repeat(input: Any, repeats: Any, axis: Optional[int] = None, name: Optional[str] = None) -> Tensor:  # noqa: A002

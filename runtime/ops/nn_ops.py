@@ -21,6 +21,7 @@ from typing import Any, Optional
 import numpy as np
 
 from runtime.core import shapes
+from runtime.core.attrs import FLOAT, INT
 from runtime.core.registry import apply_op, register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -95,13 +96,15 @@ RELU = register_op("Relu", ("features",), _activation_infer("fiu"), _relu_kernel
 RELU6 = register_op("Relu6", ("features",), _activation_infer("fiu"), _relu6_kernel,
                     doc="min(max(features, 0), 6).", into_kernel=_relu6_into)
 LEAKY_RELU = register_op("LeakyRelu", ("features",), _activation_infer("f"), _leaky_relu_kernel,
-                         doc="features where > 0, else attr 'alpha' * features.")
+                         doc="features where > 0, else attr 'alpha' * features.", attrs={"alpha": FLOAT})
 ELU = register_op("Elu", ("features",), _activation_infer("f"), _elu_kernel,
                   doc="features where > 0, else exp(features) - 1.")
 SOFTMAX = register_op("Softmax", ("logits",), _activation_infer("f"), _softmax_kernel,
-                      doc="exp(logits) / sum(exp(logits)) along attr 'axis', computed after subtracting the max.")
+                      doc="exp(logits) / sum(exp(logits)) along attr 'axis', computed after subtracting the max.",
+                      attrs={"axis": INT})
 LOG_SOFTMAX = register_op("LogSoftmax", ("logits",), _activation_infer("f"), _log_softmax_kernel,
-                          doc="logits - log(sum(exp(logits))) along attr 'axis', computed after subtracting the max.")
+                          doc="logits - log(sum(exp(logits))) along attr 'axis', computed after subtracting the max.",
+                          attrs={"axis": INT})
 
 
 def relu(features: Any, name: Optional[str] = None) -> Tensor:

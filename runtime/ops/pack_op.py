@@ -12,6 +12,7 @@ from typing import List, Optional
 import numpy as np
 
 from runtime.core import shapes
+from runtime.core.attrs import INT
 from runtime.core.registry import register_op
 
 
@@ -41,4 +42,4 @@ def _stack_infer(specs, attrs):
 
 
 STACK = register_op("Pack", ("*values",), _stack_infer, lambda *values, axis: np.stack(values, axis),
-                    doc="Stacks same-shaped tensors along a new axis (attr 'axis').")
+                    doc="Stacks same-shaped tensors along a new axis (attr 'axis').", attrs={"axis": INT})

@@ -23,6 +23,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.ops.convert import convert_to_tensor
+from runtime.core.attrs import DTYPE, STATIC_COUNT, STATIC_SHAPE, instance_of
 from runtime.core.registry import apply_op, not_differentiable, register_op
 from runtime.ops.shape_ops import constant_value, known_or_none, shape_argument
 from runtime.ops.validated import apply_validated
@@ -47,8 +48,11 @@ def _uniform_kernel(shape, minval, maxval, *, dtype, seed, static_shape=None):
     return uniform_values(seed.generator, tuple(shape.tolist()), minval.item(), maxval.item(), dtype)
 
 
+_SEED = instance_of(RandomStream, "a random stream")
+_RANDOM_ATTRS = {"dtype": DTYPE, "seed": _SEED, "static_shape": STATIC_SHAPE}
 UNIFORM = register_op("RandomUniform", ("shape", "minval", "maxval"), _uniform_infer, _uniform_kernel,
-                      stateful=True, doc="Uniform random values in [minval, maxval) of attr 'dtype'.")
+                      stateful=True, doc="Uniform random values in [minval, maxval) of attr 'dtype'.",
+                      attrs=_RANDOM_ATTRS)
 
 
 def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32,
@@ -98,7 +102,7 @@ def _normal_kernel(shape, mean, stddev, *, dtype, seed, static_shape=None):
 
 
 NORMAL = register_op("RandomNormal", ("shape", "mean", "stddev"), _normal_infer, _normal_kernel, stateful=True,
-                     doc="Normally distributed values (mean, stddev) of attr 'dtype'.")
+                     doc="Normally distributed values (mean, stddev) of attr 'dtype'.", attrs=_RANDOM_ATTRS)
 
 
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
@@ -151,7 +155,8 @@ def _categorical_kernel(logits, num_samples, *, dtype, seed, static_num_samples=
 
 
 CATEGORICAL = register_op("Multinomial", ("logits", "num_samples"), _categorical_infer, _categorical_kernel,
-                          stateful=True, doc="num_samples class indices per row, drawn with softmax(logits).")
+                          stateful=True, doc="num_samples class indices per row, drawn with softmax(logits).",
+                          attrs={"dtype": DTYPE, "seed": _SEED, "static_num_samples": STATIC_COUNT})
 
 
 def categorical(logits: Any, num_samples: Any, dtype: Any = dtypes.int64, seed: Optional[int] = None) -> Tensor:

@@ -15,6 +15,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.core import shapes
+from runtime.core.attrs import AXES, BOOL, DTYPE, INT
 from runtime.core.registry import OpDef, apply_op, get_op, not_differentiable, register_gradient, register_op
 from runtime.core.public_names import named
 from runtime.core.tensor import Tensor
@@ -91,7 +92,8 @@ def _mean_kernel(x, *, axis, keepdims):
 
 def _declare_reduction(public: str, name: str, kernel: Callable, kinds: str, doc: str):
     """Register a reduction op; returns the function named ``public``."""
-    op_def = register_op(name, ("input",), _reduce_infer(kinds), kernel, doc=doc)
+    op_def = register_op(name, ("input",), _reduce_infer(kinds), kernel, doc=doc,
+                         attrs={"axis": AXES, "keepdims": BOOL})
 
     def reduce(input_tensor: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
         tensor = convert_to_tensor(input_tensor)
@@ -143,9 +145,11 @@ def _arg_kernel(numpy_fn: Callable) -> Callable:
 
 
 ARG_MAX = register_op("ArgMax", ("input",), _arg_infer, _arg_kernel(np.argmax),
-                      doc="Index of the largest value along attr 'axis' (first one on ties).")
+                      doc="Index of the largest value along attr 'axis' (first one on ties).",
+                      attrs={"axis": INT, "output_type": DTYPE})
 ARG_MIN = register_op("ArgMin", ("input",), _arg_infer, _arg_kernel(np.argmin),
-                      doc="Index of the smallest value along attr 'axis' (first one on ties).")
+                      doc="Index of the smallest value along attr 'axis' (first one on ties).",
+                      attrs={"axis": INT, "output_type": DTYPE})
 
 
 def _arg_reduce(op_def: OpDef, input: Any, axis: Optional[int], output_type: Any) -> Tensor:  # noqa: A002
@@ -206,10 +210,12 @@ def _running(accumulate: Callable, identity: int) -> Callable:
     return kernel
 
 
+_RUNNING_ATTRS = {"axis": INT, "exclusive": BOOL, "reverse": BOOL}
 CUMSUM = register_op("Cumsum", ("x",), _cumsum_infer, _running(np.cumsum, 0),
-                     doc="Running sum along attr 'axis' (optionally exclusive and/or reversed).")
+                     doc="Running sum along attr 'axis' (optionally exclusive and/or reversed).", attrs=_RUNNING_ATTRS)
 CUMPROD = register_op("Cumprod", ("x",), _cumsum_infer, _running(np.cumprod, 1),
-                      doc="Running product along attr 'axis' (optionally exclusive and/or reversed).")
+                      doc="Running product along attr 'axis' (optionally exclusive and/or reversed).",
+                      attrs=_RUNNING_ATTRS)
 
 
 def _running_op(op_def: OpDef, x: Any, axis: int, exclusive: bool, reverse: bool) -> Tensor:

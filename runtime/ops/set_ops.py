@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from runtime.core import dtypes, shapes
+from runtime.core.attrs import DTYPE
 from runtime.core.registry import not_differentiable, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -71,9 +72,10 @@ def _unique_with_counts_kernel(x, *, out_idx):
 
 
 UNIQUE = register_op("Unique", ("x",), _infer(False), _unique_kernel,
-                     doc="The distinct entries of a vector in order of first appearance, and each entry's position.")
+                     doc="The distinct entries of a vector in order of first appearance, and each entry's position.",
+                     attrs={"out_idx": DTYPE})
 UNIQUE_WITH_COUNTS = register_op("UniqueWithCounts", ("x",), _infer(True), _unique_with_counts_kernel,
-                                 doc="unique, and how often each distinct entry appears.")
+                                 doc="unique, and how often each distinct entry appears.", attrs={"out_idx": DTYPE})
 not_differentiable(UNIQUE, "its outputs are values picked from x and integer positions")
 not_differentiable(UNIQUE_WITH_COUNTS, "its outputs are values picked from x and integer counts")
 

@@ -19,6 +19,7 @@ from runtime.core import context, dtypes
 from runtime.ops.cast_op import cast
 from runtime.ops.combine_ops import stack
 from runtime.ops.convert import convert_to_tensor
+from runtime.core.attrs import DTYPE
 from runtime.core.registry import apply_op, not_differentiable, register_op
 from runtime.core.tensor import EagerTensor, Shape, SymbolicTensor, Tensor
 
@@ -32,10 +33,11 @@ def _shape_infer(specs, attrs):
 
 SHAPE = register_op("Shape", ("input",), _shape_infer,
                     lambda x, *, out_type: np.array(x.shape, dtype=out_type),
-                    doc="The shape of a tensor as a 1-D int tensor.", shape_only=True)
+                    doc="The shape of a tensor as a 1-D int tensor.", shape_only=True, attrs={"out_type": DTYPE})
 SIZE = register_op("Size", ("input",), lambda specs, attrs: [(attrs["out_type"], ())],
                    lambda x, *, out_type: np.array(x.size, dtype=out_type),
-                   doc="The number of elements of a tensor, as a scalar int tensor.", shape_only=True)
+                   doc="The number of elements of a tensor, as a scalar int tensor.", shape_only=True,
+                   attrs={"out_type": DTYPE})
 RANK = register_op("Rank", ("input",), lambda specs, attrs: [(dtypes.int32, ())],
                    lambda x: np.array(x.ndim, dtype=np.int32),
                    doc="The number of dimensions of a tensor, as a scalar int32 tensor.", shape_only=True)

@@ -18,6 +18,7 @@ import numpy as np
 from runtime.core import dtypes
 from runtime.core import shapes
 from runtime.ops.convert import convert_to_tensor
+from runtime.core.attrs import DTYPE, INT, SORT_DIRECTION, STATIC_COUNT
 from runtime.core.registry import not_differentiable, register_gradient, register_op
 from runtime.ops.shape_ops import constant_value
 from runtime.ops.validated import apply_validated
@@ -66,7 +67,8 @@ def _top_k_kernel(x, k, *, index_type, static_k=None):
 
 
 TOP_K = register_op("TopKV2", ("input", "k"), _top_k_infer, _top_k_kernel,
-                    doc="The k largest entries of the last axis and their indices (lower index first on ties).")
+                    doc="The k largest entries of the last axis and their indices (lower index first on ties).",
+                    attrs={"index_type": DTYPE, "static_k": STATIC_COUNT})
 
 
 class TopKV2(NamedTuple):
@@ -117,10 +119,11 @@ def _argsort_kernel(x, *, axis, direction):
     return _stable_order(x, axis, direction == "DESCENDING").astype(np.int32)
 
 
+_SORT_ATTRS = {"axis": INT, "direction": SORT_DIRECTION}
 SORT = register_op("Sort", ("values",), _sort_infer(), _sort_kernel,
-                   doc="The values sorted along attr 'axis' in attr 'direction'.")
+                   doc="The values sorted along attr 'axis' in attr 'direction'.", attrs=_SORT_ATTRS)
 ARG_SORT = register_op("ArgSort", ("values",), _sort_infer(dtypes.int32), _argsort_kernel,
-                       doc="int32 indices that sort the values along attr 'axis' (stable).")
+                       doc="int32 indices that sort the values along attr 'axis' (stable).", attrs=_SORT_ATTRS)
 
 
 def _sort_attrs(values: Tensor, axis: int, direction: str) -> dict:

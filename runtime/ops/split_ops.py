@@ -14,6 +14,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from runtime.core import shapes
+from runtime.core.attrs import COUNT, INT, INTS, optional
 from runtime.core.registry import register_gradient, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -73,7 +74,8 @@ def _split_kernel(x, *, num, sizes, axis):
 
 
 SPLIT = register_op("SplitV", ("value",), _split_infer, _split_kernel,
-                    doc="Pieces along attr 'axis': attr 'num' equal ones, or of attr 'sizes' (one may be -1).")
+                    doc="Pieces along attr 'axis': attr 'num' equal ones, or of attr 'sizes' (one may be -1).",
+                    attrs={"num": COUNT, "sizes": optional(INTS), "axis": INT})
 
 
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int] = None,
@@ -123,7 +125,8 @@ def _unstack_kernel(x, *, num, axis):
 
 
 UNSTACK = register_op("Unpack", ("value",), _unstack_infer, _unstack_kernel,
-                      doc="The attr 'num' slices of value along attr 'axis', that axis removed.")
+                      doc="The attr 'num' slices of value along attr 'axis', that axis removed.",
+                      attrs={"num": COUNT, "axis": INT})
 
 
 def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: Optional[str] = None) -> List[Tensor]:

@@ -22,6 +22,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
+from runtime.core.attrs import DTYPE, STATIC_SHAPE
 from runtime.core.registry import not_differentiable, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
@@ -75,12 +76,15 @@ def _stateless_normal_kernel(shape, seed, mean, stddev, *, dtype, static_shape=N
     return np.asarray(mean.item() + stddev.item() * values, dtype=dtype)
 
 
+_STATELESS_ATTRS = {"dtype": DTYPE, "static_shape": STATIC_SHAPE}
 STATELESS_UNIFORM = register_op(
     "StatelessRandomUniform", ("shape", "seed", "minval", "maxval"), _stateless_infer(("minval", "maxval")),
-    _stateless_uniform_kernel, doc="Uniform values in [minval, maxval) of attr 'dtype', a function of the seed pair.")
+    _stateless_uniform_kernel, doc="Uniform values in [minval, maxval) of attr 'dtype', a function of the seed pair.",
+    attrs=_STATELESS_ATTRS)
 STATELESS_NORMAL = register_op(
     "StatelessRandomNormal", ("shape", "seed", "mean", "stddev"), _stateless_infer(("mean", "stddev")),
-    _stateless_normal_kernel, doc="Normal values (mean, stddev) of attr 'dtype', a function of the seed pair.")
+    _stateless_normal_kernel, doc="Normal values (mean, stddev) of attr 'dtype', a function of the seed pair.",
+    attrs=_STATELESS_ATTRS)
 not_differentiable(STATELESS_UNIFORM, "random draws do not depend smoothly on anything (TensorFlow gives None too)")
 not_differentiable(STATELESS_NORMAL, "random draws do not depend smoothly on anything (TensorFlow gives None too)")
 

@@ -31,14 +31,15 @@ import numpy as np
 from runtime.core import dtypes, shapes
 from runtime.core.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from runtime.core.dtypes import float32, int32  # noqa: F401  (the docstring examples)
+from runtime.core.attrs import BOOL, DTYPE, OPTIONAL_SHAPE, TEXT
 from runtime.core.registry import apply_op, register_op
 from runtime.core.shapes import TensorShape, as_shape_tuple
 from runtime.core.tensor import EagerTensor, Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.creation_ops import range as range_
 from runtime.ops.shape_ops import shape
-from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_SET_ITEM,
-                                  TENSOR_LIST_STACK, array_element_shape)
+from runtime.ops.list_ops import (ARRAY_NAME, TENSOR_LIST_CONCAT, TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH,
+                                  TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK, array_element_shape)
 from runtime.ops.list_values import (ListValue, array_position, checked_shape, label, read_element, unwrap, wrap,
                                      written)
 
@@ -64,7 +65,8 @@ def _reserve_kernel(num_elements, *, element_dtype, element_shape, array=""):
 TENSOR_LIST_RESERVE = register_op(
     "TensorListReserve", ("num_elements",), _reserve_infer, _reserve_kernel,
     stateful=True,  # each run makes a new array (never folded into a shared constant)
-    doc="A new list of num_elements unwritten elements (attrs element_dtype, element_shape, array).")
+    doc="A new list of num_elements unwritten elements (attrs element_dtype, element_shape, array).",
+    attrs={"element_dtype": DTYPE, "element_shape": OPTIONAL_SHAPE, "array": ARRAY_NAME})
 
 
 def _indices_infer(index_spec, what: str):
@@ -95,7 +97,8 @@ def _gather_kernel(handle, indices, *, element_dtype, element_shape, array=""):
 
 
 TENSOR_LIST_GATHER = register_op("TensorListGather", ("handle", "indices"), _gather_infer, _gather_kernel,
-                                 doc="The elements at indices, stacked (TensorArray rules; attr array).")
+                                 doc="The elements at indices, stacked (TensorArray rules; attr array).",
+                                 attrs={"element_dtype": DTYPE, "element_shape": OPTIONAL_SHAPE, "array": ARRAY_NAME})
 
 
 def _scatter_infer(specs, attrs):
@@ -125,9 +128,13 @@ def _scatter_kernel(handle, tensor, indices, *, element_dtype, array, grow, same
     return wrap(written(value, updates, shape))
 
 
+# TensorArray writes: the array's name in messages, whether a write may grow it, whether every element
+# must keep one shape (the kernels need all three).
+_WRITE_ATTRS = {"element_dtype": DTYPE, "array": TEXT, "grow": BOOL, "same_shape": BOOL}
 TENSOR_LIST_SCATTER = register_op(
     "TensorListScatterIntoExistingList", ("handle", "tensor", "indices"), _scatter_infer, _scatter_kernel,
-    doc="The list with row k of tensor written at indices[k] (TensorArray rules: attrs array, grow, same_shape).")
+    doc="The list with row k of tensor written at indices[k] (TensorArray rules: attrs array, grow, same_shape).",
+    attrs=_WRITE_ATTRS)
 
 def _split_infer(specs, attrs):
     (_, shape), (dtype, tensor_shape), lengths = specs
@@ -162,7 +169,7 @@ def _split_kernel(handle, tensor, lengths, *, element_dtype, array, grow, same_s
 TENSOR_LIST_SPLIT = register_op(
     "TensorListSplit", ("handle", "tensor", "lengths"), _split_infer, _split_kernel,
     doc="The list with piece k of tensor (lengths[k] rows) written at index k (TensorArray rules: attrs array, "
-        "grow, same_shape).")
+        "grow, same_shape).", attrs=_WRITE_ATTRS)
 
 # their gradients: list_gradients.py
 

@@ -19,6 +19,7 @@ import numpy as np
 from runtime.core import context
 from runtime.ops.convert import convert_to_tensor
 from runtime.core.graph import PLACEHOLDER
+from runtime.core.attrs import AttrKind
 from runtime.core.registry import (apply_op, eager_op_hooks, not_differentiable, register_gradient, register_op,
                                    run_kernel)
 from runtime.core.tensor_shape import known
@@ -54,14 +55,18 @@ def _assign_sub_kernel(delta, *, variable):
     return new_value
 
 
+# The Variable is looked up when a node is checked: the class is defined below its ops.
+_VARIABLE_ATTRS = {"variable": AttrKind("a Variable", lambda v: isinstance(v, Variable))}
 READ_VARIABLE = register_op("ReadVariableOp", (), _variable_spec, _read_kernel, stateful=True,
-                            doc="The current value of attr 'variable'.")
+                            doc="The current value of attr 'variable'.", attrs=_VARIABLE_ATTRS)
 ASSIGN_VARIABLE = register_op("AssignVariableOp", ("value",), _variable_spec, _assign_kernel, stateful=True,
-                              doc="Sets attr 'variable' to 'value'; outputs the new value.")
+                              doc="Sets attr 'variable' to 'value'; outputs the new value.", attrs=_VARIABLE_ATTRS)
 ASSIGN_ADD_VARIABLE = register_op("AssignAddVariableOp", ("value",), _variable_spec, _assign_add_kernel,
-                                  stateful=True, doc="Adds 'value' to attr 'variable'; outputs the new value.")
+                                  stateful=True, doc="Adds 'value' to attr 'variable'; outputs the new value.",
+                                  attrs=_VARIABLE_ATTRS)
 ASSIGN_SUB_VARIABLE = register_op("AssignSubVariableOp", ("value",), _variable_spec, _assign_sub_kernel,
-                                  stateful=True, doc="Subtracts 'value' from attr 'variable'; outputs the new value.")
+                                  stateful=True, doc="Subtracts 'value' from attr 'variable'; outputs the new value.",
+                                  attrs=_VARIABLE_ATTRS)
 
 # A read has no inputs: its gradient is the gradient with respect to the Variable, which GradientTape
 # collects from every read it recorded. Writes pass no gradient to the value written (as in TensorFlow).

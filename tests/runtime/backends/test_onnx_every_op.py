@@ -18,7 +18,7 @@ from runtime.backends import executor
 from runtime.core.context import graph_scope
 from runtime.core.errors import InvalidArgumentError
 from runtime.core.graph import FuncGraph
-from runtime.ops.attr_declarations import input_problem
+from runtime.core.attrs import input_problem
 
 from op_samples import record_eager_runs
 

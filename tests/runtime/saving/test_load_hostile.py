@@ -16,7 +16,6 @@ from runtime.backends.graph_codec import decode_graph, encode_graph
 from runtime.core.context import graph_scope
 from runtime.core.errors import LoadError
 from runtime.core.graph import FuncGraph
-from runtime.ops.attr_declarations import declared_attrs
 from runtime.saving.serialize import GRAPH_FILE
 
 from op_samples import record_eager_runs
@@ -104,7 +103,7 @@ def test_hostile_attr_values_load_only_as_checked_data_for_every_op(name):
             except LoadError as error:
                 assert attr in str(error) or "inconsistent" in str(error) or "outputs would be" in str(error)
                 continue
-            assert declared_attrs(op_def)[attr].test(graph.operations[-1].attrs[attr])
+            assert op_def.attrs[attr].test(graph.operations[-1].attrs[attr])
             source = generated_source(make_callable(graph))
             assert "__import__" not in source and MARKER not in source
 
