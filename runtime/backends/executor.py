@@ -357,6 +357,11 @@ class _CodeGenerator:
     def emit_kernel_call(self, op: Operation, args: List[str], indent: int, in_place: bool = False) -> List[str]:
         if in_place:  # input 0's array is this call's own and dies here (runtime.backends.in_place)
             outs = [self.fresh("v")]
+            if op.op_def.in_place_kernel is None:  # an elementwise op writing into input 0 (in_place.py)
+                ufunc = self.ufunc_name(op.op_def.elementwise_ufunc)
+                self.emit(indent, f"{outs[0]} = {ufunc}({', '.join(args)}, out={args[0]})  # in place: {args[0]} "
+                                  "is not read again", op)
+                return outs
             statement = in_place_statement(op, args)
             if statement is not None:
                 self.emit(indent, f"{statement}  # in place: {args[0]} is not read again", op)

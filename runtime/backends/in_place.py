@@ -15,11 +15,16 @@ filled cell by cell in a loop is copied 4,225 times. The compiled executor calls
   and were only read by such ops (or by this update, as the new value: numpy copies an overlapping
   value before writing it).
 
+An **elementwise op** (a ufunc of input 0's own shape and dtype, at least ``MIN_BUFFER_ELEMENTS``
+elements, its result a graph output) is written into input 0 the same way (``np.add(counts, step,
+out=counts)``) when input 0 is owned and dies there: a loop's accumulator ``counts += step`` then keeps
+one array for the whole loop. Its result is an output, so the memory plan never pools it.
+
 A ``While`` loop variable is **updated in place** when the body's result for it is its placeholder
-passed through a chain of in-place updates (and in-place loops); the loop then enters with an owned
-array: the incoming value itself when it is owned and dies at the loop, else one copy at loop entry
-(instead of one per iteration). Everything is per call (no array outlives it or is shared between
-threads), so concurrent calls are safe.
+passed through a chain of in-place updates (elementwise ones included, and in-place loops); the loop
+then enters with an owned array: the incoming value itself when it is owned and dies at the loop, else one
+copy at loop entry (instead of one per iteration). Everything is per call (no array outlives it or is
+shared between threads), so concurrent calls are safe.
 
 >>> import runtime as rt
 >>> from runtime.core.graph import FuncGraph
@@ -40,6 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+from runtime.backends.buffer_plan import UFUNC, write_kind
 from runtime.core.graph import FuncGraph, Operation
 from runtime.core.tensor import SymbolicTensor
 from runtime.ops.cast_op import CAST
@@ -80,6 +86,21 @@ def _fresh_result(op: Operation) -> bool:
     return op_def.in_place_kernel is not None
 
 
+def elementwise_in_place(op: Operation) -> bool:
+    """Whether ``op`` is a ufunc that can write its result into input 0's array: same static shape and dtype
+    (no broadcast grows it, no cast changes it), big enough to be worth an ``out=`` call."""
+    if write_kind(op) != UFUNC:
+        return False
+    x, result = op.inputs[0], op.outputs[0]
+    return x.shape == result.shape and x.dtype == result.dtype
+
+
+def _updates_input0(op: Operation, outputs) -> bool:
+    """Whether ``op`` may write into input 0: an update op (it has an in-place kernel), or an elementwise op
+    whose result is one of the graph's ``outputs`` (ids; never pooled by the memory plan)."""
+    return op.op_def.in_place_kernel is not None or (elementwise_in_place(op) and id(op.outputs[0]) in outputs)
+
+
 def plan_in_place(graph: FuncGraph, ops: Sequence[Operation], owned_inputs: FrozenSet[int] = frozenset(),
                   memo: Optional[Dict] = None) -> InPlacePlan:
     """The in-place plan of ``ops`` (``graph_ops(graph)``); ``owned_inputs``: positions of the graph's
@@ -95,6 +116,7 @@ def plan_in_place(graph: FuncGraph, ops: Sequence[Operation], owned_inputs: Froz
             readers.setdefault(id(t), []).append(op)
     for t in graph.outputs:
         last_use[id(t)] = end
+    outputs = {id(t) for t in graph.outputs}
     owned = {id(graph.inputs[i]) for i in owned_inputs}
 
     def no_alias_survives(reader: Operation, consumer: Operation, position: int) -> bool:
@@ -117,6 +139,9 @@ def plan_in_place(graph: FuncGraph, ops: Sequence[Operation], owned_inputs: Froz
             if may_overwrite(op.inputs[0], op, position):
                 plan.updates.add(id(op))
             owned.add(id(op.outputs[0]))  # a copy, or (in place) an owned array: ours either way
+        elif _updates_input0(op, outputs) and may_overwrite(op.inputs[0], op, position):
+            plan.updates.add(id(op))
+            owned.add(id(op.outputs[0]))  # input 0's owned array
         elif op.op_def is WHILE:
             loop_vars = loop_vars_updated_in_place(op, memo)
             if loop_vars:
@@ -166,7 +191,7 @@ def _update_chain(result: SymbolicTensor, placeholder: SymbolicTensor) -> List[T
     tensor = result
     while tensor is not placeholder:
         producer = tensor.op
-        if producer.op_def.in_place_kernel is not None:
+        if producer.op_def.in_place_kernel is not None or (tensor is result and elementwise_in_place(producer)):
             chain.append((producer, 0))
             tensor = producer.inputs[0]
         elif producer.op_def is WHILE and tensor.index < producer.attrs["num_loop_vars"]:
