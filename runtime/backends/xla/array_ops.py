@@ -250,7 +250,10 @@ def _gather(ctx, op, params, indices):
     if type(params) is LazyRange:
         return _range_element(ctx, op, params, indices)
     axis = op.attrs["axis"]
-    ctx.check(_in_range(ctx, ctx.jnp.asarray(indices), params.shape[axis]), op)
+    indices = ctx.jnp.asarray(indices)
+    ctx.check(_in_range(ctx, indices, params.shape[axis]), op)
+    if params.shape[axis] == 0:   # (a loop over an empty tensor: its body is compiled, never run)
+        return ctx.jnp.zeros(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
     return ctx.jnp.take(params, indices, axis=axis, mode="clip")
 
 

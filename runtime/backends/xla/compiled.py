@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from runtime.backends.xla import array_ops, list_ops, ops  # noqa: F401  (they declare the lowerings)
+from runtime.backends.xla import array_ops, list_ops, loops, ops  # noqa: F401  (they declare the lowerings)
 from runtime.backends.xla import DataParallel, import_jax
 from runtime.backends.xla.lowering import Context, State
 from runtime.backends.xla.table import may_check
@@ -82,6 +82,7 @@ class Program:
         self.checked = any(may_check(op.op_def) for op in all_operations(graph))
         self.wide = wide or any(v.dtype.itemsize == 8 for v in self.variables)
         self.checks: List[Operation] = []
+        self.check_reasons: Dict[int, str] = {}
         self._device_values: Dict[int, Tuple[np.ndarray, Any]] = {}
         # The per-call keys: reproducible from the ops' seeds when every random op has them (set_seed or op seeds)
         seeded = random_seeds and all(seed is not None for seed in random_seeds)
@@ -100,7 +101,7 @@ class Program:
         key = flat[count + variables] if self.unseeded_random else None
         ctx.state = State(tuple(flat[count:count + variables]), key, jnp.int32(0))
         outputs = ctx.lower_graph(self.graph, list(flat[:count]))
-        self.checks = ctx.checks
+        self.checks, self.check_reasons = ctx.checks, ctx.check_reasons
         results = [jnp.asarray(value, dtype=tensor.dtype) for value, tensor in zip(outputs, self.graph.outputs)]
         if self.plain:
             return results
@@ -177,9 +178,14 @@ class Program:
             # Variables as it leaves them). Its prints are silenced: the compiled call printed them already.
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 rerun()(*arrays)
-        error = InvalidArgumentError(
-            f"{op.name}: a run-time check of this {op.type} failed in the XLA-compiled call, but the same call on "
-            "the numpy executor passed (its random draws differ); run with jit_compile=None to see the values")
+        reason = self.check_reasons.get(code - 1)
+        if reason is not None:
+            error = InvalidArgumentError(f"{op.name}: {reason} in the XLA-compiled call (the same call on the numpy "
+                                         "executor passed); run this function with jit_compile=None")
+        else:
+            error = InvalidArgumentError(
+                f"{op.name}: a run-time check of this {op.type} failed in the XLA-compiled call, but the same call "
+                "on the numpy executor passed (its random draws differ); run with jit_compile=None to see the values")
         raise with_creation_site(error, op.creation_site)
 
     def compiler_ir(self, arrays: Sequence[np.ndarray]) -> str:

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from runtime.backends.xla.lowering import is_static
+from runtime.core.dtypes import variant
+from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.backends.xla.table import CHECKED, NOT_LOWERED, lowers
 from runtime.ops.list_gradients import (TENSOR_LIST_ADD_N, TENSOR_LIST_INSERT, TENSOR_LIST_RESIZE,
                                         TENSOR_LIST_SCATTER_ADD, TENSOR_LIST_SPLIT_LIKE, TENSOR_LIST_ZEROS_LIKE)
@@ -36,26 +38,66 @@ _FIX = ("collect the values in a TensorArray of a fixed size (rt.TensorArray(dty
 
 
 class ListBuffer:
-    """A list's elements in a buffer of ``buffer.shape[0]`` slots. A JAX pytree whose ``length`` (an int) is
-    static: loops and branches carry the buffer, and a list whose length they would change does not compile."""
+    """A list's elements in a buffer of ``buffer.shape[0]`` slots (a JAX pytree).
+
+    ``length`` is usually a Python int, part of the pytree's structure: loops and branches carry the buffer,
+    and a list whose length they change does not fit their carry. A list whose length a tensor loop changes
+    (``values.append(x)``, a gradient's accumulators) is *growable* instead: its length is a traced int32 and its
+    buffer has the slots the loop's bound allows (``runtime.backends.xla.loops``), written at ``length``."""
 
     __slots__ = ("buffer", "written", "length")
 
-    def __init__(self, buffer: Any, written: Any, length: int):
+    def __init__(self, buffer: Any, written: Any, length: Any):
         self.buffer = buffer     # [slots, *element shape]
         self.written = written   # bool [slots]: which slots hold an element (a TensorArray may have unwritten ones)
-        self.length = int(length)   # the list's length (a TensorArray's size)
+        # the list's length (a TensorArray's size): a Python int, or a traced int32 scalar for a growable list
+        self.length = int(length) if isinstance(length, (int, np.integer, np.ndarray)) else length
+
+    @property
+    def growable(self) -> bool:
+        return not isinstance(self.length, int)
+
+    @property
+    def slots(self) -> int:
+        return int(self.buffer.shape[0])
+
+    def growable_with(self, jnp: Any, slots: int) -> "ListBuffer":
+        """This list as a growable one of ``slots`` slots (its elements first, zeros after)."""
+        if self.growable:
+            length = self.length
+            buffer, written = self.buffer, self.written
+        else:
+            length = np.int32(self.length)
+            buffer, written = self.buffer[:self.length], self.written[:self.length]
+        extra = slots - int(buffer.shape[0])
+        if extra > 0:
+            buffer = jnp.concatenate([buffer, jnp.zeros((extra,) + tuple(buffer.shape[1:]), buffer.dtype)])
+            written = jnp.concatenate([written, jnp.zeros((extra,), bool)])
+        return ListBuffer(buffer, written, jnp.asarray(length, np.int32))
+
+    def with_static_length(self, length: int) -> "ListBuffer":
+        """This growable list once its length is known when compiling (a loop of a known trip count grew it)."""
+        return ListBuffer(self.buffer[:length], self.written[:length], length)
 
 
 _registered = []
+
+
+def _flatten(value: ListBuffer) -> tuple:
+    if value.growable:
+        return (value.buffer, value.written, value.length), None
+    return (value.buffer, value.written), value.length
+
+
+def _unflatten(length: Any, children: tuple) -> ListBuffer:
+    return ListBuffer(*children) if length is None else ListBuffer(children[0], children[1], length)
 
 
 def register_pytree() -> None:
     """Make ``ListBuffer`` a JAX pytree (once; when JAX is first used: importing this module needs no JAX)."""
     if not _registered:
         from jax import tree_util
-        tree_util.register_pytree_node(ListBuffer, lambda v: ((v.buffer, v.written), v.length),
-                                       lambda length, children: ListBuffer(*children, length))
+        tree_util.register_pytree_node(ListBuffer, _flatten, _unflatten)
         _registered.append(True)
 
 
@@ -67,7 +109,26 @@ def _element_shape(ctx, op, *candidates) -> tuple:
                         "for the list's buffer; give element_shape= (a TensorArray) or elements of one static shape")
 
 
+def list_name(tensor: Any) -> str:
+    """The name the user gave the list ``tensor`` holds (a loop variable's, a placeholder's), for messages."""
+    while True:
+        op = tensor.op
+        if op.op_def is WHILE:
+            return op.attrs["body"].inputs[tensor.index].op.name
+        if op.inputs and op.inputs[0].dtype == variant and op.op_def is not IF:
+            tensor = op.inputs[0]
+            continue
+        return op.name
+
+
 def _static_length(ctx, op, value: ListBuffer) -> int:
+    if value.growable:
+        raise ctx.error(op, f"it reads list {list_name(op.inputs[0])!r} whole (its length or its elements' stacked "
+                            "shape), but the list was grown in a tensor loop whose number of appends is known only "
+                            "when the graph runs (the loop may stop early: a break, a condition besides its "
+                            "counter's, only maximum_iterations; or it appends under an if), so the list's length "
+                            "is too; append once per iteration in a loop of a trip count known when compiling "
+                            "(for i in rt.range(n), n a Python int, without break), or " + _FIX)
     return value.length
 
 
@@ -83,6 +144,10 @@ def _reserve(ctx, op, num_elements):
 
 @lowers(TENSOR_LIST_FROM_TENSORS)
 def _from_tensors(ctx, op, *elements):
+    if op.attrs["element_dtype"] == variant:
+        raise ctx.error(op, "it makes a list of lists, which does not compile yet (a gradient through a tensor loop "
+                            "nested in another keeps one, for the inner loop's values); take that gradient with "
+                            "jit_compile=None or 'auto', or unroll one of the loops (a Python range)")
     if not elements:
         shape = _element_shape(ctx, op, op.attrs["element_shape"], op.outputs[0].shape)
         buffer = ctx.jnp.zeros((0,) + shape, op.attrs["element_dtype"])
@@ -101,11 +166,24 @@ def _from_tensor(ctx, op, tensor):
 
 @lowers(TENSOR_LIST_PUSH_BACK)
 def _push_back(ctx, op, handle, element):
-    length, jnp = _static_length(ctx, op, handle), ctx.jnp
+    jnp = ctx.jnp
+    if isinstance(element, ListBuffer):
+        raise ctx.error(op, "it appends a list to a list, and a list of lists does not compile yet (a gradient "
+                            "through a tensor loop nested in another keeps one); take that gradient with "
+                            "jit_compile=None or 'auto'")
     element = jnp.asarray(element)
     if element.shape != handle.buffer.shape[1:]:
         raise ctx.error(op, "the appended element's shape differs from the list's other elements, and a list's "
                             "buffer holds one shape; " + _FIX)
+    if handle.growable:   # in a tensor loop: written at its length, in a slot the loop's bound reserved
+        ctx.check(handle.length < handle.slots, op, why=f"list {list_name(op.inputs[0])!r} outgrew the "
+                  f"{handle.slots} slots its loop's bound reserved")
+        if handle.slots == 0:   # a loop that never runs (its body is compiled all the same)
+            return ListBuffer(handle.buffer, handle.written, handle.length + np.int32(1))
+        position = jnp.minimum(handle.length, handle.slots - 1)
+        return ListBuffer(handle.buffer.at[position].set(element), handle.written.at[position].set(True),
+                          handle.length + np.int32(1))
+    length = handle.length
     buffer = jnp.concatenate([handle.buffer[:length], element[None]], 0)
     return ListBuffer(buffer, jnp.ones((length + 1,), bool), np.int32(length + 1))
 
@@ -133,7 +211,7 @@ def _get_item(ctx, op, handle, index):
 
 @lowers(TENSOR_LIST_SET_ITEM)
 def _set_item(ctx, op, handle, index, element):
-    if op.attrs.get("grow") and not is_static(index):
+    if op.attrs.get("grow") and (not is_static(index) or handle.growable):
         raise ctx.error(op, "a write at a run-time index may grow this TensorArray (dynamic_size=True), and XLA "
                             "needs its size when compiling; make it with a fixed size (rt.TensorArray(dtype, "
                             "size=n))")
@@ -152,6 +230,16 @@ def _set_item(ctx, op, handle, index, element):
 
 @lowers(TENSOR_LIST_POP)
 def _pop(ctx, op, handle, index):
+    if handle.growable:
+        if not is_static(index) or int(index) != -1:
+            raise ctx.error(op, f"it pops list {list_name(op.inputs[0])!r} at another index than the last, and "
+                                "the list's length is known only when the graph runs; pop() the last element")
+        ctx.check(handle.length > 0, op)   # popping an empty list: the kernel's error
+        if handle.slots == 0:
+            return handle, ctx.jnp.zeros(handle.buffer.shape[1:], handle.buffer.dtype)
+        position = ctx.jnp.clip(handle.length - 1, 0, max(handle.slots - 1, 0))
+        return (ListBuffer(handle.buffer, handle.written.at[position].set(False), handle.length - np.int32(1)),
+                handle.buffer[position])
     length = _static_length(ctx, op, handle)
     if length == 0 or not is_static(index):
         if length == 0:
@@ -176,7 +264,7 @@ def _numpy_list(handle: ListBuffer, length: int) -> Any:
 
 @lowers(TENSOR_LIST_LENGTH)
 def _length(ctx, op, handle):
-    return np.int32(handle.length)
+    return handle.length if handle.growable else np.int32(handle.length)
 
 
 def _all_written(ctx, op, handle: ListBuffer) -> None:
@@ -233,7 +321,8 @@ def _add_n(ctx, op, a, b):
     return ListBuffer(a.buffer + b.buffer, a.written | b.written, a.length)
 
 
-CHECKED.update({TENSOR_LIST_GET_ITEM, TENSOR_LIST_SET_ITEM, TENSOR_LIST_POP, TENSOR_LIST_STACK, TENSOR_LIST_CONCAT,
+CHECKED.update({TENSOR_LIST_PUSH_BACK, TENSOR_LIST_GET_ITEM, TENSOR_LIST_SET_ITEM, TENSOR_LIST_POP,
+                TENSOR_LIST_STACK, TENSOR_LIST_CONCAT,
                 TENSOR_LIST_GATHER, TENSOR_LIST_SCATTER})
 _GRADIENT = ("a gradient op of lists whose pieces or positions change the list's length: its buffer's size would "
              "be known only when the graph runs; ")

@@ -65,6 +65,8 @@ class Context:
         self.variables = list(variables)
         self.variable_index: Dict[int, int] = {id(v): i for i, v in enumerate(self.variables)}
         self.checks: List[Operation] = []   # the op of each check, in the order the error code numbers them
+        self.check_reasons: Dict[int, str] = {}   # index -> what failed, for checks our kernels do not make
+        self.loop_depth = 0   # how many tensor loops' bodies are being lowered around the current op
         self._check_index: Dict[int, int] = {}
         self.state: Optional[State] = None
 
@@ -90,10 +92,11 @@ class Context:
             raise with_creation_site(error, op.creation_site) from None
         raise self.error(op, "its sizes are invalid")
 
-    def check(self, ok: Any, op: Operation) -> None:
+    def check(self, ok: Any, op: Operation, why: Optional[str] = None) -> None:
         """Record a run-time check of ``op``: when ``ok`` (a bool scalar) is false and no earlier check
         failed, the error code names this op. After the call, a failed check is raised with the numpy
-        executor's own error (``runtime.backends.xla.compiled``)."""
+        executor's own error (``runtime.backends.xla.compiled``); ``why`` says what failed when the numpy
+        executor makes no such check (a limit of the compiled program, not of the user's)."""
         if is_static(ok) and bool(ok):
             return
         if not table.may_check(op.op_def):
@@ -102,6 +105,8 @@ class Context:
         if index is None:
             index = self._check_index[id(op)] = len(self.checks)
             self.checks.append(op)
+        if why is not None:
+            self.check_reasons[index] = why
         error = self.state.error
         failed = self.jnp.logical_not(self.jnp.asarray(ok, dtype=bool))
         self.state = self.state._replace(error=self.jnp.where((error == 0) & failed, np.int32(index + 1), error))
@@ -215,7 +220,8 @@ table.NOT_LOWERED[PLACEHOLDER] = "not an op that runs: each placeholder is an ar
 
 
 # --- control flow ----------------------------------------------------------------------------------------
-def _as_operand(ctx: Context, value: Any, tensor: Any, op: Operation) -> Any:
+def as_operand(ctx: Context, value: Any, tensor: Any, op: Operation) -> Any:
+    """``value`` as what a branch returns or a loop carries (a JAX array of the tensor's dtype, or a list)."""
     if type(value) is LazyRange:
         raise ctx.error(op, "a range whose length is known only when the graph runs is carried by this loop or "
                             "returned by this branch, and XLA needs every array's size when compiling")
@@ -233,7 +239,7 @@ def _lower_if(ctx: Context, op: Operation, cond: Any, *inputs: Any) -> tuple:
     if _small_and_pure(then_branch) and _small_and_pure(else_branch):
         # A few ops without side effects or checks: both branches run and a select picks (lax.cond costs more
         # than they do on a CPU, and XLA fuses a select with its neighbours).
-        pairs = [(_as_operand(ctx, t, tensor, op), _as_operand(ctx, e, tensor, op)) for t, e, tensor in
+        pairs = [(as_operand(ctx, t, tensor, op), as_operand(ctx, e, tensor, op)) for t, e, tensor in
                  zip(ctx.lower_graph(then_branch, inputs), ctx.lower_graph(else_branch, inputs), op.outputs)]
         if all(t.shape == e.shape for t, e in pairs):
             return tuple(ctx.jnp.where(cond, t, e) for t, e in pairs)
@@ -242,7 +248,7 @@ def _lower_if(ctx: Context, op: Operation, cond: Any, *inputs: Any) -> tuple:
         def run(state: State):
             ctx.state = state
             outputs = ctx.lower_graph(graph, inputs)
-            return [_as_operand(ctx, v, t, op) for v, t in zip(outputs, op.outputs)], ctx.state
+            return [as_operand(ctx, v, t, op) for v, t in zip(outputs, op.outputs)], ctx.state
         return run
 
     try:
@@ -267,81 +273,3 @@ def _small_and_pure(graph: FuncGraph) -> bool:
                 or any(t.dtype == variant for t in op.outputs)):
             return False
     return True
-
-
-@table.lowers(WHILE)
-def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
-    count, limit = op.attrs["num_loop_vars"], op.attrs["maximum_iterations"]
-    cond_graph, body_graph = op.attrs["cond"], op.attrs["body"]
-    captured = list(inputs[count:])
-    loop_vars = [_as_operand(ctx, v, t, op) for v, t in zip(inputs[:count], body_graph.inputs)]
-    jnp, lax = ctx.jnp, ctx.lax
-
-    def condition(values: List[Any], state: State):
-        ctx.state = state
-        (go,) = ctx.lower_graph(cond_graph, list(values) + captured)
-        return jnp.asarray(go, dtype=bool), ctx.state
-
-    def body(values: List[Any], state: State):
-        ctx.state = state
-        outputs = ctx.lower_graph(body_graph, list(values) + captured)
-        return [_as_operand(ctx, v, t, op) for v, t in zip(outputs, body_graph.inputs)], ctx.state
-
-    def guarded_condition(values: List[Any], state: State, iteration: Any):
-        """The condition, unless the limit is reached (then False, without evaluating it: its checks and
-        draws must not happen one time more than the numpy executor's)."""
-        go, after = condition(values, state)
-        if limit is None:
-            return go, after
-        if after is state:  # the condition touches no state: evaluating it once more changes nothing
-            return go & (iteration < limit), state
-        return lax.cond(iteration < limit, lambda s: condition(values, s), lambda s: (jnp.asarray(False), s),
-                        state)
-
-    start = ctx.state
-    if condition(loop_vars, start)[1] is start:
-        # The condition touches no state (the usual case): lax.while_loop's own condition computes it.
-        def pure_condition(carry):
-            iteration, values, state = carry
-            go = condition(values, state)[0]
-            return go if limit is None else go & (iteration < limit)
-
-        def pure_body(carry):
-            iteration, values, state = carry
-            values, state = body(values, state)
-            return (None if limit is None else iteration + np.int32(1)), values, state
-        try:
-            _, values, ctx.state = lax.while_loop(pure_condition, pure_body,
-                                                  (None if limit is None else np.int32(0), loop_vars, start))
-        except TypeError as error:
-            raise _changing_shape(ctx, op, body_graph, count, error) from None
-        return tuple(values)
-
-    # The condition changes the state (checks, random draws): it is evaluated at the end of the body (and once
-    # before the loop), so that what it changes is carried like the body's changes.
-    go, state = guarded_condition(loop_vars, start, np.int32(0))
-
-    def loop_body(carry):
-        iteration, values, state, _ = carry
-        values, state = body(values, state)
-        iteration = iteration + np.int32(1)
-        go, state = guarded_condition(values, state, iteration)
-        return iteration, values, state, go
-
-    carry = (np.int32(0), loop_vars, state, go)
-    try:
-        _, values, ctx.state, _ = lax.while_loop(lambda c: c[3], loop_body, carry)
-    except TypeError as error:
-        raise _changing_shape(ctx, op, body_graph, count, error) from None
-    return tuple(values)
-
-
-def _changing_shape(ctx: Context, op: Operation, body_graph: FuncGraph, count: int, error: Exception) -> Exception:
-    names = [p.op.name for p in body_graph.inputs[:count]]
-    return ctx.error(op, f"a loop variable (of {', '.join(names)}) changes shape or structure between iterations, "
-                         "and XLA needs one shape per loop variable: preallocate it at its final size; for a list "
-                         "appended to in the loop, collect the values in a TensorArray of a fixed size "
-                         "(rt.TensorArray(dtype, size=n), n a Python int) written at the loop counter; a gradient "
-                         "through a tensor loop keeps each iteration's values in such lists (its '_accumulator' "
-                         "variables), so it does not compile yet: take it with jit_compile=None; or use "
-                         f"jit_compile='auto' to run this graph on the numpy executor ({error})")

@@ -1,0 +1,209 @@
+"""What a compiled ``While`` can know of itself when compiling: how many times it runs, and how much each
+iteration changes the length of each list it carries.
+
+XLA fixes every buffer's size when compiling, so a list a tensor loop appends to (``values.append(x)``, the
+accumulators of a gradient through the loop) needs a number of slots known then: the loop's trip count (or a
+bound of it) times the appends of one iteration. Both are read from the graph, no JAX involved:
+
+- ``trip_count``: a loop counter compared with a limit known when compiling (``for i in rt.range(n)`` with a
+  Python ``n``, ``for row in x`` over a static shape: a ``Less(counter, limit)`` term of the condition, the body
+  adding a constant step to the counter), and ``maximum_iterations``. *Exact* when the comparison is the whole
+  condition (no ``break`` flag, no other term): the loop then runs exactly that many times.
+- ``list_length_changes``: for each list loop variable, the appends (and pops) along its path through one
+  iteration of the body, through ``If`` branches (the larger count; inexact when the branches differ).
+
+>>> TripCount(bound=5, exact=True)
+TripCount(bound=5, exact=True)
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from runtime.core.dtypes import variant
+from runtime.core.graph import CONST, FuncGraph, Operation
+from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.core import IDENTITY
+from runtime.ops.list_ops import TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK, TENSOR_LIST_SET_ITEM
+from runtime.ops.logical_ops import LOGICAL_AND
+from runtime.ops.math_ops import ADD, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, SUB
+from runtime.ops.tensor_array_ops import TENSOR_LIST_SCATTER
+
+
+class TripCount(NamedTuple):
+    bound: int    # the loop runs at most this many times
+    exact: bool   # ... and exactly this many times
+
+
+class LengthChange(NamedTuple):
+    """What one iteration does to a list loop variable's length."""
+
+    appends: int   # at most this many appends (the slots one iteration may need)
+    net: int       # appends minus pops, when ``exact``
+    exact: bool    # the same every iteration (no append or pop in only one branch of an ``if``)
+
+
+class NestedAppend(NamedTuple):
+    """A list appended to in a tensor loop nested in the loop that carries it (no bound is computed)."""
+
+    loop: Operation
+
+
+def _static(value: Any) -> Optional[int]:
+    """``value`` as a Python int if it is a numpy integer scalar (known when compiling), else None."""
+    if isinstance(value, (np.ndarray, np.generic)) and np.ndim(value) == 0 and np.asarray(value).dtype.kind in "iu":
+        return int(value)
+    return None
+
+
+def _known(tensor: Any, graph: FuncGraph, outer_values: Dict[int, Any]) -> Optional[int]:
+    """The value of ``tensor`` (a scalar of ``graph``) when it is a constant or a placeholder fed a static value."""
+    if tensor.op.op_def is CONST:
+        return _static(np.asarray(tensor.op.attrs["value"]))
+    if id(tensor) in outer_values:
+        return _static(outer_values[id(tensor)])
+    return None
+
+
+def _conjuncts(tensor: Any) -> List[Any]:
+    op = tensor.op
+    if op.op_def is LOGICAL_AND:
+        return _conjuncts(op.inputs[0]) + _conjuncts(op.inputs[1])
+    if op.op_def is IDENTITY:
+        return _conjuncts(op.inputs[0])
+    return [tensor]
+
+
+_FLIPPED = {LESS: GREATER, LESS_EQUAL: GREATER_EQUAL, GREATER: LESS, GREATER_EQUAL: LESS_EQUAL}
+
+
+def _counted_trips(term: Any, op: Operation, inputs: Sequence[Any]) -> Optional[int]:
+    """The trips of a loop whose condition is ``term`` alone, if ``term`` compares a counter (a loop variable
+    the body adds a constant step to) with a limit known when compiling; else None."""
+    cond, body, count = op.attrs["cond"], op.attrs["body"], op.attrs["num_loop_vars"]
+    comparison = term.op.op_def
+    if comparison not in _FLIPPED:
+        return None
+    left, right = term.op.inputs
+    position = {id(p): k for k, p in enumerate(cond.inputs)}
+    if position.get(id(left), count) >= count:   # the counter on the right: Less(limit, i) is Greater(i, limit)
+        left, right, comparison = right, left, _FLIPPED[comparison]
+    k = position.get(id(left), count)
+    if k >= count or left.dtype.kind not in "iu" or left.shape != ():
+        return None
+    # the limit: a constant, a captured value or a loop variable the body passes on unchanged, known now
+    invariant = {id(p): inputs[j] for j, p in enumerate(cond.inputs)
+                 if j >= count or body.outputs[j] is body.inputs[j]}
+    limit, start = _known(right, cond, invariant), _static(inputs[k])
+    step = _step(body, k, count, inputs)
+    if limit is None or start is None or step is None:
+        return None
+    holds = {LESS: start < limit, LESS_EQUAL: start <= limit, GREATER: start > limit,
+             GREATER_EQUAL: start >= limit}[comparison]
+    if not holds:
+        return 0
+    if comparison in (LESS, LESS_EQUAL) and step > 0:
+        return -((start - limit) // step) if comparison is LESS else (limit - start) // step + 1
+    if comparison in (GREATER, GREATER_EQUAL) and step < 0:
+        return -((limit - start) // -step) if comparison is GREATER else (start - limit) // -step + 1
+    return None   # the counter moves away from its limit: the condition's other terms end the loop, if anything
+
+
+def _step(body: FuncGraph, k: int, count: int, inputs: Sequence[Any]) -> Optional[int]:
+    """The constant the body adds to loop variable ``k`` each iteration (``i + 1``), if it does."""
+    counter, update = body.inputs[k], body.outputs[k].op
+    captured = {id(p): inputs[j] for j, p in enumerate(body.inputs) if j >= count}
+    if update.op_def is ADD and len(update.inputs) == 2:
+        a, b = update.inputs
+        if a is counter:
+            return _known(b, body, captured)
+        if b is counter:
+            return _known(a, body, captured)
+    if update.op_def is SUB and update.inputs[0] is counter:
+        step = _known(update.inputs[1], body, captured)
+        return None if step is None else -step
+    return None
+
+
+def trip_count(op: Operation, inputs: Sequence[Any]) -> Optional[TripCount]:
+    """How many times the ``While`` ``op`` runs on ``inputs`` (its lowered inputs: numpy arrays are known when
+    compiling), if that is bounded by what is known then; None otherwise."""
+    terms = _conjuncts(op.attrs["cond"].outputs[0])
+    counted = [trips for trips in (_counted_trips(term, op, inputs) for term in terms) if trips is not None]
+    bound = min(counted) if counted else None
+    exact = bound is not None and len(terms) == 1
+    limit = op.attrs["maximum_iterations"]
+    if limit is not None:
+        limit = max(int(limit), 0)
+        if bound is None or limit < bound:
+            bound, exact = limit, exact   # a counted loop cut by maximum_iterations still runs exactly `limit`
+    return None if bound is None else TripCount(max(bound, 0), exact)
+
+
+def list_length_changes(op: Operation) -> Dict[int, Any]:
+    """For each list loop variable of the ``While`` ``op`` whose length one iteration changes, a
+    ``LengthChange`` (or a ``NestedAppend``); lists the body rebuilds, or passes on at the same length, are
+    left out (the loop's carry keeps their length)."""
+    body, count = op.attrs["body"], op.attrs["num_loop_vars"]
+    changes: Dict[int, Any] = {}
+    for k in range(count):
+        if body.inputs[k].dtype != variant:
+            continue
+        change = _path_change(body.outputs[k], body.inputs[k])
+        if isinstance(change, NestedAppend) or (change is not None and (change.appends or change.net)):
+            changes[k] = change
+    return changes
+
+
+_KEEPS_LENGTH = (TENSOR_LIST_SET_ITEM, TENSOR_LIST_SCATTER, IDENTITY)
+
+
+def _path_change(tensor: Any, start: Any) -> Any:
+    """The length change from ``start`` (a list placeholder) to ``tensor`` (a list derived from it by list ops
+    and branches), or None if ``tensor`` is not derived from ``start`` that way."""
+    appends = net = 0
+    exact = True
+    while tensor is not start:
+        op = tensor.op
+        if op.op_def is TENSOR_LIST_PUSH_BACK:
+            appends, net = appends + 1, net + 1
+        elif op.op_def is TENSOR_LIST_POP:
+            net -= 1
+        elif op.op_def is TENSOR_LIST_SET_ITEM and op.attrs.get("grow"):
+            return None
+        elif op.op_def is IF:
+            branch_changes = []
+            for branch in (op.attrs["then_branch"], op.attrs["else_branch"]):
+                out = branch.outputs[tensor.index]
+                found = None
+                for j, placeholder in enumerate(branch.inputs):
+                    found = _path_change(out, placeholder)
+                    if found is not None:
+                        branch_changes.append((j, found))
+                        break
+                if found is None:
+                    return None
+            (j, then_change), (other, else_change) = branch_changes
+            if j != other:
+                return None
+            for change in (then_change, else_change):
+                if isinstance(change, NestedAppend):
+                    return change
+            appends += max(then_change.appends, else_change.appends)
+            net += then_change.net
+            exact = exact and then_change.exact and else_change.exact and then_change.net == else_change.net
+            tensor = op.inputs[1 + j]
+            continue
+        elif op.op_def is WHILE:
+            inner = op.attrs["body"]
+            inner_change = _path_change(inner.outputs[tensor.index], inner.inputs[tensor.index])
+            if inner_change is not None and (isinstance(inner_change, NestedAppend) or inner_change.appends
+                                             or inner_change.net):
+                return NestedAppend(op)
+            tensor = op.inputs[tensor.index]
+            continue
+        elif op.op_def not in _KEEPS_LENGTH:
+            return None
+        tensor = op.inputs[0]
+    return LengthChange(appends, net, exact)

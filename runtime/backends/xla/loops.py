@@ -1,0 +1,161 @@
+"""``While`` as ``lax.while_loop``, with the lists it grows in buffers sized from its bound.
+
+The loop variables, the captured values and the ``State`` (Variables, random key, error code) are the loop's
+carry. A list loop variable whose length the body changes (``values.append(x)`` in the loop; the accumulators
+a gradient through the loop pushes each iteration's values onto, and the backward loop pops) becomes a
+*growable* ``ListBuffer`` first: a traced length in a buffer of ``slots`` fixed when compiling, the loop's
+trip count (``loop_bounds.trip_count``: a counter against a static limit, or ``maximum_iterations``) times the
+appends of one iteration. When the trip count is exact and every iteration appends the same number, the list's
+length after the loop is known again, and it leaves the loop as an ordinary list (``rt.stack(values)``
+compiles). Otherwise it stays growable: the backward loop of a gradient pops it, and reading it whole is a
+``LoweringError`` naming the list and the fix.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+import numpy as np
+
+from runtime.backends.xla import loop_bounds, table
+from runtime.backends.xla.list_ops import ListBuffer
+from runtime.backends.xla.lowering import Context, State, as_operand
+from runtime.core.errors import LoweringError
+from runtime.core.graph import FuncGraph, Operation
+from runtime.ops.control_flow_ops import WHILE
+
+_NO_BOUND_FIX = ("give the loop a trip count known when compiling: for i in rt.range(n) with a Python n (or a "
+                 "tensor of static shape to iterate over), or a bound: ag.set_loop_options(maximum_iterations=n) "
+                 "in the loop (rt.while_loop(..., maximum_iterations=n)), n a Python int; or run this function "
+                 "with jit_compile=None, or jit_compile='auto' (the numpy executor for this graph)")
+
+
+def _is_accumulator(name: str) -> bool:
+    return name.endswith("_accumulator")   # the gradient pass's name (runtime/passes/while_gradients.py)
+
+
+def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any], inputs: List[Any]) -> Dict[int, int]:
+    """Make the list loop variables whose length the body changes growable (in ``loop_vars``), with the slots
+    the loop's bound needs; returns {position: length after the loop} for those whose length is then known."""
+    changes = loop_bounds.list_length_changes(op)
+    if not changes:
+        return {}
+    body = op.attrs["body"]
+    trips = loop_bounds.trip_count(op, inputs)
+    known_after: Dict[int, int] = {}
+    for k, change in changes.items():
+        value = loop_vars[k]
+        if not isinstance(value, ListBuffer):
+            continue
+        name = body.inputs[k].op.name
+        what = (f"it keeps values of each iteration for a gradient through this loop (in {name!r})"
+                if _is_accumulator(name) else f"list {name!r} is appended to in this loop")
+        if isinstance(change, loop_bounds.NestedAppend):
+            raise ctx.error(op, f"{what} from a loop nested inside it ({change.loop.name}), and the slots that "
+                                "needs are not computed yet; collect the values in a TensorArray of a fixed size "
+                                "(rt.TensorArray(dtype, size=n), n a Python int), or run this function with "
+                                "jit_compile=None or 'auto'")
+        if change.appends == 0:
+            slots = value.slots if value.growable else value.length
+        elif trips is None:
+            raise ctx.error(op, f"{what}, and XLA needs the list's size when compiling, but this loop's number of "
+                                "iterations is known only when the graph runs; " + _NO_BOUND_FIX)
+        elif value.growable and ctx.loop_depth > 0:
+            raise ctx.error(op, f"{what}, and also in the loop around it: the slots that needs are not computed "
+                                "yet; collect the values in a TensorArray of a fixed size, or run this function "
+                                "with jit_compile=None or 'auto'")
+        else:
+            slots = (value.slots if value.growable else value.length) + trips.bound * change.appends
+        if not value.growable and trips is not None and trips.exact and change.exact:
+            known_after[k] = value.length + trips.bound * change.net
+        loop_vars[k] = value.growable_with(ctx.jnp, slots)
+    return known_after
+
+
+@table.lowers(WHILE)
+def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
+    count, limit = op.attrs["num_loop_vars"], op.attrs["maximum_iterations"]
+    cond_graph, body_graph = op.attrs["cond"], op.attrs["body"]
+    captured = list(inputs[count:])
+    loop_vars = [as_operand(ctx, v, t, op) for v, t in zip(inputs[:count], body_graph.inputs)]
+    known_after = _growable_lists(ctx, op, loop_vars, list(inputs))
+    ctx.loop_depth += 1
+    try:
+        values = _loop(ctx, op, loop_vars, captured, cond_graph, body_graph, count, limit)
+    finally:
+        ctx.loop_depth -= 1
+    for k, length in known_after.items():
+        values[k] = values[k].with_static_length(length)
+    return tuple(values)
+
+
+def _loop(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any], cond_graph: FuncGraph,
+          body_graph: FuncGraph, count: int, limit: Any) -> List[Any]:
+    jnp, lax = ctx.jnp, ctx.lax
+
+    def condition(values: List[Any], state: State):
+        ctx.state = state
+        (go,) = ctx.lower_graph(cond_graph, list(values) + captured)
+        return jnp.asarray(go, dtype=bool), ctx.state
+
+    def body(values: List[Any], state: State):
+        ctx.state = state
+        outputs = ctx.lower_graph(body_graph, list(values) + captured)
+        return [as_operand(ctx, v, t, op) for v, t in zip(outputs, body_graph.inputs)], ctx.state
+
+    def guarded_condition(values: List[Any], state: State, iteration: Any):
+        """The condition, unless the limit is reached (then False, without evaluating it: its checks and
+        draws must not happen one time more than the numpy executor's)."""
+        go, after = condition(values, state)
+        if limit is None:
+            return go, after
+        if after is state:  # the condition touches no state: evaluating it once more changes nothing
+            return go & (iteration < limit), state
+        return lax.cond(iteration < limit, lambda s: condition(values, s), lambda s: (jnp.asarray(False), s),
+                        state)
+
+    start = ctx.state
+    if condition(loop_vars, start)[1] is start:
+        # The condition touches no state (the usual case): lax.while_loop's own condition computes it.
+        def pure_condition(carry):
+            iteration, values, state = carry
+            go = condition(values, state)[0]
+            return go if limit is None else go & (iteration < limit)
+
+        def pure_body(carry):
+            iteration, values, state = carry
+            values, state = body(values, state)
+            return (None if limit is None else iteration + np.int32(1)), values, state
+        try:
+            _, values, ctx.state = lax.while_loop(pure_condition, pure_body,
+                                                  (None if limit is None else np.int32(0), loop_vars, start))
+        except TypeError as error:
+            raise _changing_shape(ctx, op, body_graph, count, error) from None
+        return list(values)
+
+    # The condition changes the state (checks, random draws): it is evaluated at the end of the body (and once
+    # before the loop), so that what it changes is carried like the body's changes.
+    go, state = guarded_condition(loop_vars, start, np.int32(0))
+
+    def loop_body(carry):
+        iteration, values, state, _ = carry
+        values, state = body(values, state)
+        iteration = iteration + np.int32(1)
+        go, state = guarded_condition(values, state, iteration)
+        return iteration, values, state, go
+
+    carry = (np.int32(0), loop_vars, state, go)
+    try:
+        _, values, ctx.state, _ = lax.while_loop(lambda c: c[3], loop_body, carry)
+    except TypeError as error:
+        raise _changing_shape(ctx, op, body_graph, count, error) from None
+    return list(values)
+
+
+def _changing_shape(ctx: Context, op: Operation, body_graph: FuncGraph, count: int, error: Exception) -> LoweringError:
+    names = [p.op.name for p in body_graph.inputs[:count]]
+    return ctx.error(op, f"a loop variable (of {', '.join(names)}) changes shape or structure between iterations, "
+                         "and XLA needs one shape per loop variable: preallocate it at its final size; for a list "
+                         "appended to in the loop, give the loop a trip count known when compiling or collect the "
+                         "values in a TensorArray of a fixed size (rt.TensorArray(dtype, size=n), n a Python int) "
+                         f"written at the loop counter; or use jit_compile='auto' to run this graph on the numpy "
+                         f"executor ({error})")
