@@ -30,7 +30,7 @@ from runtime.ops.validated import apply_validated
 from runtime.core.tensor import Tensor
 from runtime.ops.random_seeds import RandomStream, check_seed, set_seed, stream_for  # noqa: F401 (rt.random.set_seed)
 from runtime.ops.stateless_random_ops import (Generator, stateless_normal, stateless_uniform,  # noqa: F401
-                                              uniform_values)
+                                              draw_parameters, normal_dtype, uniform_dtype, uniform_values)
 
 
 def _uniform_infer(specs, attrs):
@@ -64,20 +64,10 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
     >>> uniform([5], maxval=10, dtype="int32", seed=1).shape
     (5,)
     """
-    dtype = dtypes.as_dtype(dtype)
-    if dtype.kind not in "fiu":
-        raise TypeError(f"RandomUniform: dtype must be a float or int type, got {dtype.name}")
-    if maxval is None:
-        if dtype.kind != "f":
-            raise ValueError(f"RandomUniform: maxval must be given for the integer dtype {dtype.name}, "
-                             "e.g. rt.random.uniform(shape, maxval=10, dtype=rt.int32)")
-        maxval = 1
+    dtype, maxval = uniform_dtype(dtype, maxval, UNIFORM.name)
     seed = check_seed(seed, "RandomUniform")
     dims, static = shape_argument(shape, "RandomUniform", "shape")
-    bounds = [convert_to_tensor(value, None if isinstance(value, Tensor) else dtype) for value in (minval, maxval)]
-    for bound, name in zip(bounds, ("minval", "maxval")):
-        if bound.dtype != dtype:
-            raise TypeError(f"RandomUniform: {name} has dtype {bound.dtype.name} but dtype is {dtype.name}")
+    bounds = draw_parameters(UNIFORM, ("minval", "maxval"), (minval, maxval), dtype)
     attrs = {"dtype": dtype, "seed": stream_for(UNIFORM.name, dtype, seed)}
     if static is not None:
         attrs["static_shape"] = static
@@ -112,15 +102,10 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.f
     >>> normal([2, 3], seed=1).shape
     (2, 3)
     """
-    dtype = dtypes.as_dtype(dtype)
-    if dtype.kind != "f":
-        raise TypeError(f"RandomNormal: dtype must be a floating-point type, got {dtype.name}")
+    dtype = normal_dtype(dtype, NORMAL.name)
     attrs = {"dtype": dtype, "seed": stream_for(NORMAL.name, dtype, check_seed(seed, "RandomNormal"))}
     dims, static = shape_argument(shape, "RandomNormal", "shape")
-    moments = [convert_to_tensor(value, None if isinstance(value, Tensor) else dtype) for value in (mean, stddev)]
-    for moment, name in zip(moments, ("mean", "stddev")):
-        if moment.dtype != dtype:
-            raise TypeError(f"RandomNormal: {name} has dtype {moment.dtype.name} but dtype is {dtype.name}")
+    moments = draw_parameters(NORMAL, ("mean", "stddev"), (mean, stddev), dtype)
     if static is not None:
         attrs["static_shape"] = static
     return apply_op(NORMAL, (dims, *moments), attrs)

@@ -16,14 +16,14 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.core.attrs import DTYPE, STATIC_SHAPE
-from runtime.core.registry import not_differentiable, register_op
+from runtime.core.registry import OpDef, not_differentiable, register_op
 from runtime.core.tensor import Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.shape_ops import known_or_none, shape_argument
@@ -97,12 +97,45 @@ def _seed_tensor(seed: Any, op_name: str) -> Tensor:
     return tensor
 
 
-def _apply(op_def, shape: Any, seed: Any, first: Any, second: Any, dtype: Any) -> Tensor:
+def uniform_dtype(dtype: Any, maxval: Any, op_name: str) -> Tuple[np.dtype, Any]:
+    """The dtype of a uniform draw and its upper bound: a float draw defaults to ``[0, 1)``, an integer one
+    needs ``maxval`` (as in TensorFlow); any other dtype is a TypeError (shared by the stateful and the
+    stateless op, so both refuse the same things with the same words).
+
+    >>> uniform_dtype("float16", None, "RandomUniform")
+    (dtype('float16'), 1)
+    """
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.kind not in "fiu":
+        raise TypeError(f"{op_name}: dtype must be a float or int type, got {dtype.name}")
+    if maxval is None:
+        if dtype.kind != "f":
+            raise ValueError(f"{op_name}: maxval must be given for the integer dtype {dtype.name}, e.g. maxval=10")
+        maxval = 1
+    return dtype, maxval
+
+
+def normal_dtype(dtype: Any, op_name: str) -> np.dtype:
+    """The dtype of a normal draw: a floating-point type, else a TypeError."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"{op_name}: dtype must be a floating-point type, got {dtype.name}")
+    return dtype
+
+
+def draw_parameters(op_def: OpDef, names: Sequence[str], values: Sequence[Any], dtype: np.dtype) -> List[Tensor]:
+    """A draw's parameters (bounds, or mean and stddev) as tensors of ``dtype``: a Python value becomes one, a
+    tensor of another dtype is a TypeError naming the parameter."""
+    tensors = [convert_to_tensor(v, None if isinstance(v, Tensor) else dtype) for v in values]
+    for tensor, name in zip(tensors, names):
+        if tensor.dtype != dtype:
+            raise TypeError(f"{op_def.name}: {name} has dtype {tensor.dtype.name} but dtype is {dtype.name}")
+    return tensors
+
+
+def _apply(op_def: OpDef, shape: Any, seed: Any, first: Any, second: Any, dtype: np.dtype) -> Tensor:
     dims, static = shape_argument(shape, op_def.name, "shape")
-    values = [convert_to_tensor(v, None if isinstance(v, Tensor) else dtype) for v in (first, second)]
-    for value, name in zip(values, op_def.inputs[2:]):
-        if value.dtype != dtype:
-            raise TypeError(f"{op_def.name}: {name} has dtype {value.dtype.name} but dtype is {dtype.name}")
+    values = draw_parameters(op_def, op_def.inputs[2:], (first, second), dtype)
     attrs = {"dtype": dtype}
     if static is not None:
         attrs["static_shape"] = static
@@ -116,13 +149,7 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
     >>> stateless_uniform([3], seed=[7, 0], maxval=10, dtype="int32").shape
     (3,)
     """
-    dtype = dtypes.as_dtype(dtype)
-    if dtype.kind not in "fiu":
-        raise TypeError(f"StatelessRandomUniform: dtype must be a float or int type, got {dtype.name}")
-    if maxval is None:
-        if dtype.kind != "f":
-            raise ValueError(f"StatelessRandomUniform: maxval must be given for the integer dtype {dtype.name}")
-        maxval = 1
+    dtype, maxval = uniform_dtype(dtype, maxval, STATELESS_UNIFORM.name)
     return _apply(STATELESS_UNIFORM, shape, seed, minval, maxval, dtype)
 
 
@@ -133,9 +160,7 @@ def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, 
     >>> stateless_normal([2, 2], seed=[1, 2]).shape
     (2, 2)
     """
-    dtype = dtypes.as_dtype(dtype)
-    if dtype.kind != "f":
-        raise TypeError(f"StatelessRandomNormal: dtype must be a floating-point type, got {dtype.name}")
+    dtype = normal_dtype(dtype, STATELESS_NORMAL.name)
     return _apply(STATELESS_NORMAL, shape, seed, mean, stddev, dtype)
 
 

@@ -169,3 +169,28 @@ def test_print_of_python_structures_holding_tensors(capsys):
     graph, _ = trace(lambda x: rt.print("pair", (x, x + 1)), (rt.int32, ()))
     interpreter.run_graph(graph, [np.int32(4)])
     assert capsys.readouterr().out == "got [1, 'a', 2.5] {'k': ([1 2],)}\npair (4, 5)\n"
+
+
+STATEFUL_AND_STATELESS_DRAWS = [
+    ("RandomUniform", lambda **kw: rt.random.uniform([2], **kw), lambda **kw: rt.random.normal([2], **kw)),
+    ("StatelessRandomUniform", lambda **kw: rt.random.stateless_uniform([2], seed=[1, 2], **kw),
+     lambda **kw: rt.random.stateless_normal([2], seed=[1, 2], **kw)),
+]
+
+
+@pytest.mark.parametrize("op_name, uniform, normal", STATEFUL_AND_STATELESS_DRAWS, ids=["stateful", "stateless"])
+def test_stateful_and_stateless_draws_refuse_the_same_arguments_in_the_same_words(op_name, uniform, normal):
+    normal_name = op_name.replace("Uniform", "Normal")
+    with pytest.raises(ValueError, match=rf"^{op_name}: maxval must be given for the integer dtype int64, "
+                                         r"e.g. maxval=10$"):
+        uniform(dtype=rt.int64)
+    with pytest.raises(TypeError, match=rf"^{op_name}: dtype must be a float or int type, got bool$"):
+        uniform(dtype=rt.bool)
+    with pytest.raises(TypeError, match=rf"^{op_name}: maxval has dtype float32 but dtype is int32$"):
+        uniform(maxval=rt.constant(1.0), dtype=rt.int32)
+    with pytest.raises(TypeError, match=rf"^{normal_name}: dtype must be a floating-point type, got int32$"):
+        normal(dtype=rt.int32)
+    with pytest.raises(TypeError, match=rf"^{normal_name}: stddev has dtype float64 but dtype is float32$"):
+        normal(stddev=rt.constant(1.0, rt.float64))
+    assert uniform(dtype=rt.float16).dtype == rt.float16  # a float draw defaults to [0, 1)
+    assert 0 <= uniform(dtype=rt.float16).numpy().min() and uniform(dtype=rt.float16).numpy().max() < 1
