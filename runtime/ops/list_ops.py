@@ -149,15 +149,24 @@ TENSOR_LIST_POP = register_op("TensorListPopItem", ("handle", "index"), _pop_inf
                               attrs={"element_dtype": DTYPE})
 
 
+def known_element_shape(handle_shape: Shape, attrs: dict) -> Shape:
+    """The element shape a reading op's output has: the handle's static shape, refined by the op's attr
+    ``element_shape`` (a TensorArray's shape learned from its writes, which a loop's relaxed handle lost)."""
+    declared = attrs.get("element_shape")
+    if not is_compatible(handle_shape, declared):
+        return handle_shape
+    return refined(handle_shape, declared)
+
+
 def _get_item_infer(specs, attrs):
     (_, shape), (index_dtype, index_shape) = specs[:2]
     if index_dtype not in _INDEX_DTYPES or index_shape not in ((), None):
         raise TypeError(f"a list index must be an int32/int64 scalar, got {index_dtype.name} with shape "
                         f"{shapes.format_shape(index_shape)}")
-    return [(attrs["element_dtype"], shape)]
+    return [(attrs["element_dtype"], known_element_shape(shape, attrs))]
 
 
-def _get_item_kernel(handle, index, *, element_dtype, array=None):
+def _get_item_kernel(handle, index, *, element_dtype, array=None, element_shape=None):
     value = _unwrap(handle)
     if array is None:
         return value.items[_position(value, index, "list")]
@@ -166,8 +175,9 @@ def _get_item_kernel(handle, index, *, element_dtype, array=None):
 
 TENSOR_LIST_GET_ITEM = register_op(
     "TensorListGetItem", ("handle", "index"), _get_item_infer, _get_item_kernel,
-    doc="Element 'index' of the list (negative counts from the end; attr 'array': TensorArray rules).",
-    attrs={"element_dtype": DTYPE, "array": ARRAY_NAME})
+    doc="Element 'index' of the list (negative counts from the end; attr 'array': TensorArray rules; optional attr "
+        "'element_shape': the elements' shape as known while tracing).",
+    attrs={"element_dtype": DTYPE, "array": ARRAY_NAME, "element_shape": omittable(OPTIONAL_SHAPE)})
 
 
 def _set_item_infer(specs, attrs):
@@ -220,6 +230,7 @@ TENSOR_LIST_LENGTH = register_op("TensorListLength", ("handle",), lambda specs, 
 
 def _stack_infer(specs, attrs):
     (_, shape), = specs
+    shape = known_element_shape(shape, attrs)
     return [(attrs["element_dtype"], None if shape is None else (attrs.get("length"),) + tuple(shape))]
 
 

@@ -39,9 +39,9 @@ from runtime.ops.convert import convert_to_tensor
 from runtime.ops.creation_ops import range as range_
 from runtime.ops.shape_ops import shape
 from runtime.ops.list_ops import (ARRAY_NAME, TENSOR_LIST_CONCAT, TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH,
-                                  TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK, array_element_shape)
-from runtime.ops.list_values import (ListValue, array_position, checked_shape, label, read_element, unwrap, wrap,
-                                     written)
+                                  TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK, array_element_shape, known_element_shape)
+from runtime.ops.list_values import (ListValue, array_position, checked_shape, label, read_element, refined, unwrap,
+                                     wrap, written)
 
 _INT_DTYPES = (dtypes.int32, dtypes.int64)
 
@@ -79,6 +79,7 @@ def _indices_infer(index_spec, what: str):
 
 def _gather_infer(specs, attrs):
     (_, shape), indices = specs
+    shape = known_element_shape(shape, attrs)
     count = _indices_infer(indices, "gather")
     return [(attrs["element_dtype"], None if shape is None else (count,) + tuple(shape))]
 
@@ -190,7 +191,7 @@ class TensorArray:
     (Tensor([7 8], shape=(2,), dtype=int32), Tensor(7, shape=(), dtype=int32))
     """
 
-    __slots__ = ("handle", "_dtype", "_dynamic_size", "_infer_shape", "_name", "_static_size")
+    __slots__ = ("handle", "_dtype", "_dynamic_size", "_infer_shape", "_name", "_static_size", "_shape_cell")
 
     def __init__(self, dtype: Any, size: Any = None, dynamic_size: Optional[bool] = None,
                  clear_after_read: Optional[bool] = None, tensor_array_name: Optional[str] = None,
@@ -203,7 +204,12 @@ class TensorArray:
         self._name = tensor_array_name or name or ""
         static = isinstance(size, (int, np.integer)) and not isinstance(size, bool) and not dynamic_size
         self._static_size = int(size) if static else None
-        attrs = {"element_dtype": self._dtype, "element_shape": as_shape_tuple(element_shape), "array": self._name}
+        declared = as_shape_tuple(element_shape)
+        # The element shape learned from the writes, shared by every version of this array (write() returns a
+        # new one), as TensorFlow shares it: a write inside a loop body or a branch makes it known to the
+        # array after the loop or if too, whose handle's static shape the loop relaxes (see element_shape).
+        self._shape_cell: List[Any] = [declared]
+        attrs = {"element_dtype": self._dtype, "element_shape": declared, "array": self._name}
         self.handle = apply_op(TENSOR_LIST_RESERVE, (_index(size, "size"),), attrs)
 
     # --- properties ---
@@ -219,10 +225,20 @@ class TensorArray:
 
     @property
     def element_shape(self) -> TensorShape:
-        """The shape of the elements as known so far (eagerly: the written elements' shape)."""
+        """The shape of the elements as known so far (eagerly: the written elements' shape; while tracing, with
+        ``infer_shape=True``, also what any version of this array was written with, as in TensorFlow: a write in
+        a loop body gives the array after the loop its element shape).
+
+        >>> TensorArray(float32, size=2, element_shape=[None, 3]).element_shape
+        (None, 3)
+        """
         if isinstance(self.handle, EagerTensor):
             return TensorShape(unwrap(self.handle._value).shape)
-        return TensorShape(self.handle.shape)
+        known = self.handle.shape
+        learned = self._shape_cell[0]
+        if learned is None or not self._infer_shape:
+            return TensorShape(known)
+        return TensorShape(learned if known is None else refined(known, learned))
 
     # --- reading ---
     def _attrs(self) -> dict:
@@ -230,7 +246,8 @@ class TensorArray:
 
     def read(self, index: Any, name: Optional[str] = None) -> Tensor:
         """Element ``index`` (0 <= index < size; it must have been written)."""
-        return apply_op(TENSOR_LIST_GET_ITEM, (self.handle, _index(index, "index")), self._attrs())
+        attrs = {**self._attrs(), "element_shape": self.element_shape.dims}
+        return apply_op(TENSOR_LIST_GET_ITEM, (self.handle, _index(index, "index")), attrs)
 
     def stack(self, name: Optional[str] = None) -> Tensor:
         """All elements stacked along a new first axis (each must have been written)."""
@@ -266,6 +283,7 @@ class TensorArray:
         array = object.__new__(TensorArray)
         array.handle, array._dtype, array._dynamic_size = handle, self._dtype, self._dynamic_size
         array._infer_shape, array._name, array._static_size = self._infer_shape, self._name, self._static_size
+        array._shape_cell = self._shape_cell
         return array
 
     def _value(self, value: Any, what: str) -> Tensor:
@@ -280,8 +298,11 @@ class TensorArray:
         return tensor
 
     def _check_shape(self, shape: Any) -> None:
-        """A ValueError (in both modes) when elements of ``shape`` cannot be in this array."""
-        array_element_shape(self.element_shape.dims, shape, self._name, self._infer_shape)
+        """A ValueError (in both modes) when elements of ``shape`` cannot be in this array; with
+        ``infer_shape=True`` the array's versions learn ``shape`` (see element_shape)."""
+        learned = array_element_shape(self.element_shape.dims, shape, self._name, self._infer_shape)
+        if self._infer_shape:
+            self._shape_cell[0] = learned
 
     def _write_attrs(self) -> dict:
         return {**self._attrs(), "grow": self._dynamic_size, "same_shape": self._infer_shape}

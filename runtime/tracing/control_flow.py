@@ -20,9 +20,11 @@ from runtime.core import context, nest
 from runtime.core.errors import StateError
 from runtime.core.graph import FuncGraph, Graph
 from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.list_ops import TENSOR_LIST_CONCAT, TENSOR_LIST_GET_ITEM, TENSOR_LIST_STACK
+from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER
 from runtime.ops.convert import convert_to_tensor
 from runtime.core.shapes import as_shape_tuple, format_shape, most_specific_common_shape
-from runtime.core.source_locations import FROM_STACK, creation_site
+from runtime.core.source_locations import FROM_STACK, creation_site, resolve
 from runtime.core.tensor import EagerTensor, SymbolicTensor, Tensor
 
 _subgraph_ids = itertools.count(1)  # makes subgraph names unique process-wide (they share a library)
@@ -250,7 +252,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
         cond_graph, body_graph = _trace_loop(loop, shapes)
         leaf_names = _leaf_names(names, initial)
         _check_invariants(leaf_names, declared, body_graph.outputs, where)
-        relaxed = [_relaxed_shape(name, shape, output.shape, where)
+        relaxed = [_relaxed_shape(name, shape, output, where)
                    for name, shape, output in zip(leaf_names, shapes, body_graph.outputs)]
         if relaxed == shapes:
             break
@@ -374,16 +376,44 @@ def _leaf_names(names: List[str], initial: List[Any]) -> List[str]:
     return [_leaf_name(name, path) for name, value in zip(names, initial) for path in nest.leaf_paths(value)]
 
 
-def _relaxed_shape(name: str, shape: Any, new: Any, where: str) -> Any:
-    """``shape`` with the dims the body changes made unknown; a change of rank is an error."""
+def _relaxed_shape(name: str, shape: Any, output: SymbolicTensor, where: str) -> Any:
+    """``shape`` with the dims the body's ``output`` changes made unknown; a change of rank is an error."""
+    new = output.shape
     if shape is None:
         return None
     if new is None or len(new) != len(shape):
         raise StateError(
             f"rt.while_loop: {name} starts with shape {format_shape(shape)} but the body makes it "
             f"{format_shape(new)}{where}; a loop variable must keep its rank (dims that change are allowed: "
-            "they become unknown). Reshape the new value to the same number of dims")
+            f"they become unknown). Reshape the new value to the same number of dims{_unknown_rank_source(output)}")
     return most_specific_common_shape(shape, new)
+
+
+_ARRAY_READS = (TENSOR_LIST_GET_ITEM, TENSOR_LIST_STACK, TENSOR_LIST_GATHER, TENSOR_LIST_CONCAT)
+
+
+def _unknown_rank_source(tensor: SymbolicTensor, limit: int = 500) -> str:
+    """A sentence for the error when ``tensor``'s unknown rank comes from a TensorArray whose element shape is
+    unknown where it is read or stacked (the rank is lost there, and the user's fix is its element_shape); ""
+    otherwise. Follows only inputs of unknown rank, the ones it can come from."""
+    todo, seen = [tensor], set()
+    while todo and len(seen) < limit:
+        op = getattr(todo.pop(), "op", None)
+        if op is None or id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.op_def in _ARRAY_READS and op.attrs.get("array") is not None:
+            named = f" '{op.attrs['array']}'" if op.attrs["array"] else ""
+            at = ""
+            if op.creation_site is not None:
+                location = resolve(op.creation_site)
+                at = f" at {location.filename}:{location.lineno} (`{location.source_line}`)"
+            return (f". It comes from the TensorArray{named} read or stacked{at}, whose element shape is unknown "
+                    "there: give the TensorArray an element_shape (rt.TensorArray(dtype, size, element_shape=...)), "
+                    "or write it values of known rank (a TensorArray made with infer_shape=True learns the shape of "
+                    "its elements from its writes)")
+        todo.extend(tensor for tensor in op.inputs if tensor.shape is None)
+    return ""
 
 
 def _one_value_per_loop_var(result: Any, count: int, where: str) -> Sequence[Any]:

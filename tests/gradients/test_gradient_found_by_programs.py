@@ -168,7 +168,7 @@ def test_second_derivatives_through_nested_tensor_loops():
 
 def stacked_in_an_if(x, n):
     if rt.reduce_sum(x) > 0.0:
-        rows = rt.TensorArray(rt.float64, size=n)
+        rows = rt.TensorArray(rt.float64, size=n, infer_shape=False)   # (with infer_shape, the rank is known)
         for i in rt.range(n):
             rows = rows.write(i, x * rt.cast(i + 1, rt.float64))
         x = rt.reduce_sum(rows.stack(), 0)     # stacked: a tensor of unknown rank
@@ -191,7 +191,7 @@ def test_a_sum_over_the_first_axes_of_a_tensor_of_unknown_rank_is_differentiable
 
     @ag.function
     def from_the_end(x, n):
-        rows = rt.TensorArray(rt.float64, size=n)
+        rows = rt.TensorArray(rt.float64, size=n, infer_shape=False)
         for i in rt.range(n):
             rows = rows.write(i, x)
         return rt.gradients(rt.reduce_sum(rt.reduce_sum(rows.stack(), -1)), x)

@@ -134,10 +134,10 @@ def test_a_fixed_size_array_stacks_with_its_static_size():
     known = ag.function(lambda x: scaled_rows(x, [2]))
     assert known.get_concrete_function(rt.TensorSpec([2])).graph.outputs[0].shape == (3, 2)
     assert plain(known(rt.constant([1.0, 2.0]))) == [[0.0, 0.0], [1.0, 2.0], [2.0, 4.0]]
-    # Undeclared, the loop cannot promise the element shape of an array that it may not write at all.
-    unknown = ag.function(lambda x: scaled_rows(x, None))
-    assert unknown.get_concrete_function(rt.TensorSpec([2])).graph.outputs[0].shape is None
-    assert plain(unknown(rt.constant([1.0, 2.0]))) == [[0.0, 0.0], [1.0, 2.0], [2.0, 4.0]]
+    # Undeclared, the array learns it from the loop body's write, as in TensorFlow (issue 23; it was unknown)
+    learned = ag.function(lambda x: scaled_rows(x, None))
+    assert learned.get_concrete_function(rt.TensorSpec([2])).graph.outputs[0].shape == (3, 2)
+    assert plain(learned(rt.constant([1.0, 2.0]))) == [[0.0, 0.0], [1.0, 2.0], [2.0, 4.0]]
 
 
 def test_both_executors_and_save_load(tmp_path):
