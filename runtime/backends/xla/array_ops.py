@@ -355,11 +355,13 @@ def _strided_slice_grad(ctx, op, shape, grad, *dynamic):
 READS_LAZY_RANGES.update({SHAPE, GATHER, STRIDED_SLICE})
 CHECKED.update({GATHER, GATHER_ND, TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD, RANGE, STRIDED_SLICE,
                 STRIDED_SLICE_UPDATE, STRIDED_SLICE_GRAD, UNSORTED_SEGMENT_SUM})
+_DATA_DEPENDENT = "is known only when the graph runs, and XLA needs every shape when compiling; "
+_AUTO = "or use jit_compile='auto' to run this graph on the numpy executor"
 NOT_LOWERED.update({
-    WHERE: "the number of true elements (its result's length) is known only when the graph runs, and XLA needs "
-           "every shape when compiling; use rt.where(condition, x, y) (a select) instead",
-    UNIQUE: "the number of distinct values (its result's length) is known only when the graph runs, and XLA needs "
-            "every shape when compiling; run it outside the jit_compile=True function",
-    UNIQUE_WITH_COUNTS: "the number of distinct values is known only when the graph runs, and XLA needs every shape "
-                        "when compiling; run it outside the jit_compile=True function",
+    WHERE: "the number of true elements (its result's length) " + _DATA_DEPENDENT + "select with the three-argument "
+           "rt.where(condition, x, y), or count with rt.reduce_sum(rt.cast(condition, rt.int32)), " + _AUTO,
+    UNIQUE: "the number of distinct values (its result's length) " + _DATA_DEPENDENT + "call rt.unique outside the "
+            "jit_compile=True function (on its result), " + _AUTO,
+    UNIQUE_WITH_COUNTS: "the number of distinct values (its results' length) " + _DATA_DEPENDENT + "call "
+                        "rt.unique_with_counts outside the jit_compile=True function, " + _AUTO,
 })

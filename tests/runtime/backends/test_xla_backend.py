@@ -256,6 +256,16 @@ def test_what_cannot_be_compiled_is_a_clear_error_and_auto_falls_back(caplog):
     with pytest.raises(rt.errors.LoweringError, match="XLA needs it when compiling"):
         ag.function(lambda x, n: rt.reshape(x, rt.stack([n, -1])), jit_compile=True)(X, rt.constant(3))
 
+    def data_dependent(x):
+        return rt.where(x > 0.0), rt.unique(rt.reshape(x, [-1]))[0]
+    with pytest.raises(rt.errors.LoweringError, match=r"^Where \(Where\) cannot be compiled.*number of true elements"
+                                                      r".*three-argument rt.where\(condition, x, y\).*'auto'") as where:
+        ag.function(data_dependent, jit_compile=True)(X)
+    assert "in data_dependent\n      return rt.where(x > 0.0)" in str(where.value)
+    with pytest.raises(rt.errors.LoweringError, match=r"^Unique \(Unique\) cannot be compiled.*distinct values.*"
+                                                      r"outside the jit_compile=True function"):
+        ag.function(lambda x: rt.unique(x)[0] * 2, jit_compile=True)(rt.constant([1, 1, 2]))
+
 
 def test_jit_compile_takes_only_none_true_or_auto_and_needs_jax(monkeypatch):
     with pytest.raises(ValueError, match="jit_compile must be None"):
