@@ -146,7 +146,7 @@ class Variable(Tensor):
         self._array = np.array(tensor._value, copy=True)
         self.name = name
         self.trainable = trainable
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()   # (reentrant: a compiled call holds it while a rerun assigns, jit_compile)
         if creation is not None:
             creation.created.append(self)
 

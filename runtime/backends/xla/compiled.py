@@ -88,6 +88,9 @@ class Program:
         seeded = random_seeds and all(seed is not None for seed in random_seeds)
         self._generator = np.random.default_rng([part for seed in random_seeds for part in seed] if seeded else None)
         self._lock = threading.Lock()
+        # The locks of the Variables this program assigns, in one order every program takes them in (by id: both
+        # hold the Variables, so the ids are stable), so two programs never wait for each other's.
+        self._variable_locks = [v._lock for v in sorted((self.variables[i] for i in self.written), key=id)]
         self.plain = not (self.variables or self.unseeded_random or self.checked or self.wide or self.placement)
         self.rerun: Optional[Callable[[], Callable[..., List[np.ndarray]]]] = None   # the numpy executor, lazily
         self.jitted = self.jax.jit(self._program)
@@ -145,10 +148,14 @@ class Program:
     def __call__(self, *arrays: np.ndarray) -> List[np.ndarray]:
         if self.plain:  # no state, no checks, 32-bit: the jitted function is the whole call
             return [np.asarray(value) for value in self.jitted(*arrays)]
-        # One call at a time: a call reads the Variables, runs, then writes them back, so two calls at once
-        # would both read the old values and one's update would be lost (and the key generator is not
-        # thread-safe). The numpy rerun of a failed check takes only the Variables' own locks.
-        with self._lock:
+        # A call reads the Variables, runs, then writes them back: two calls at once, of this program or of
+        # another assigning the same Variables, would both read the old values and one's update would be lost.
+        # So a call holds the locks of the Variables it assigns (the numpy executor's assign_add takes them too;
+        # they are reentrant: a failed check's rerun on the numpy executor takes them again), and this program's
+        # own lock (its key generator and device copies are not thread-safe).
+        with self._lock, contextlib.ExitStack() as held:
+            for lock in self._variable_locks:
+                held.enter_context(lock)
             return self._call_stateful(arrays)
 
     def _call_stateful(self, arrays: Sequence[np.ndarray]) -> List[np.ndarray]:

@@ -393,3 +393,42 @@ def test_concurrent_calls_of_a_jitted_step_lose_no_variable_update():
     for thread in threads:
         thread.join()
     assert float(counter.numpy()) == 801.0
+
+
+def test_different_jitted_functions_and_the_numpy_executor_assigning_the_same_variables_lose_no_update():
+    # Two compiled functions writing the same Variables (in opposite orders: no deadlock either) and a numpy-executor
+    # function, 3 threads each: a compiled call holds the locks of the Variables it writes from its read to its
+    # write-back. Without them, concurrent calls of different functions lost updates.
+    import threading
+    a, b = rt.Variable(0.0), rt.Variable(0)
+
+    @ag.function(jit_compile=True)
+    def add_to_both(x):
+        a.assign_add(x)
+        b.assign_add(1)
+        return a + 0.0
+
+    @ag.function(jit_compile=True)
+    def add_in_the_other_order(x):
+        b.assign_add(2)
+        a.assign_add(x * 10.0)
+        return b + 0
+
+    @ag.function
+    def on_numpy(x):
+        a.assign_add(x * 100.0)
+        return a + 0.0
+
+    one = rt.constant(1.0)
+    steps = 60
+    calls = [add_to_both, add_in_the_other_order, on_numpy] * 3
+    for call in calls[:3]:
+        call(one)
+    threads = [threading.Thread(target=lambda call=call: [call(one) for _ in range(steps)]) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    rounds = 1 + 3 * steps   # per function: the warm-up call, then 3 threads x steps
+    assert float(a.numpy()) == 111.0 * rounds and int(b.numpy()) == 3 * rounds
+
