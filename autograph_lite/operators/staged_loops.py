@@ -35,8 +35,8 @@ from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
                                                    is_stageable, placeholder_like)
-from autograph_lite.operators.staging import (Containers, FlagUnchanged, Learned, NeedsPlaceholder, Retrace,
-                                              retrace_until_settled, staging)
+from autograph_lite.operators.staging import (Containers, FlagUnchanged, Learned, NeedsPlaceholder, RankChanges,
+                                              Retrace, retrace_until_settled, staging)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -200,12 +200,15 @@ class _Loop:
         return counter + tuple(self.start_values) + (rt.constant(False),) * len(self.flagged) + carried
 
     def while_loop_options(self) -> Dict[str, Any]:
-        """rt.while_loop's maximum_iterations and shape_invariants (one per loop variable), from the options."""
-        if self.options is None:
+        """rt.while_loop's maximum_iterations and shape_invariants (one per loop variable), from the options and
+        from the loop-created variables whose rank the body changes (unknown rank, as in TensorFlow)."""
+        if self.options is None and not self.learned.unknown_ranks:
             return {}
-        declared = self.options.shape_invariants
+        declared = {} if self.options is None else dict(self.options.shape_invariants)
+        for index in self.learned.unknown_ranks:
+            declared[index] = rt.TensorShape(None)
         invariants = [None] * self.offset + [declared.get(index) for index in self.loop_indices]
-        return {"maximum_iterations": self.options.maximum_iterations,
+        return {"maximum_iterations": None if self.options is None else self.options.maximum_iterations,
                 "shape_invariants": invariants + [None] * (len(self.flagged) + self.carried)}
 
     def apply_options(self, shape_invariants: Sequence[Tuple[Any, Any]], maximum_iterations: Any) -> None:
@@ -320,7 +323,10 @@ class _Loop:
                 # Loop-invariant: the flag keeps the value it had before the loop (a Python bool, or an
                 # enclosing loop's flag), so an enclosing loop can see that it is unchanged too.
                 raise FlagUnchanged(self.learned, index)
-            outputs.append(self._loop_output(index, after[index], loop_var, self.start_values[position]))
+            output = self._loop_output(index, after[index], loop_var, self.start_values[position])
+            if index in self.flagged and index not in self.learned.unknown_ranks and _rank_changes(loop_var, output):
+                raise RankChanges(self.learned, index)
+            outputs.append(output)
         outputs += [rt.constant(True)] * len(self.flagged)  # a finished iteration assigned them all
         return tuple(outputs + carried)
 
@@ -397,6 +403,18 @@ class _Loop:
                 f"{dtype.name} after an iteration; a loop variable must keep its dtype: initialize it with a "
                 f"{dtype.name} value (e.g. 0.0 instead of 0) or convert with rt.cast")
         return value
+
+
+def _rank_changes(loop_var: Any, value: Any) -> bool:
+    """Whether ``value``, a loop-created variable's new value, is a tensor of another (or an unknown) rank than
+    ``loop_var``, the placeholder it entered the body as."""
+    if not isinstance(loop_var, rt.Tensor) or loop_var.shape is None:
+        return False
+    if isinstance(value, rt.Tensor):
+        shape = value.shape
+    else:   # a Python number is a scalar; a structure is checked by rt.while_loop
+        shape = () if isinstance(value, (bool, int, float)) else loop_var.shape
+    return shape is None or len(shape) != len(loop_var.shape)
 
 
 def _as_condition(value: Any) -> Any:

@@ -65,6 +65,7 @@ class Learned:
         self.constant_flags: Set[int] = set()    # flags a loop body leaves as they were
         self.tensor_lists: Dict[int, Any] = {}   # Python list -> an element (its dtype and shape)
         self.options: Any = None                 # what ag.set_loop_options asked for (staged_loops._LoopOptions)
+        self.unknown_ranks: Set[int] = set()     # variables first assigned in a loop whose rank the body changes
         self.before_tensor_list = before_tensor_list
 
 
@@ -96,6 +97,15 @@ class NeedsPlaceholder(Retrace):
 
     def learn(self) -> None:
         self.owner.placeholders[self.index] = self.value
+
+
+class RankChanges(Retrace):
+    """A variable first assigned inside a loop gets another rank (or an unknown one) in the body than the
+    value it enters the loop with: the next trace declares its shape of unknown rank, as TensorFlow does for
+    such loop-created variables (a variable from before the loop must keep its rank)."""
+
+    def learn(self) -> None:
+        self.owner.unknown_ranks.add(self.index)
 
 
 class FlagUnchanged(Retrace):

@@ -220,9 +220,9 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
     ``loop_var_names[i]`` (or the position). A dim the body changes (a growing vector) becomes unknown:
     the loop is traced again with it relaxed to ``None``, so Python side effects of ``body`` may run
     more than once while tracing. ``shape_invariants`` (one entry per loop variable: ``None`` or the
-    shape of a tensor loop variable, ``None`` dims for sizes that change) declares shapes instead: the
-    loop starts from them, and a body that gives a variable a shape outside its invariant is a
-    ``StateError``.
+    shape of a tensor loop variable, ``None`` dims for sizes that change, ``TensorShape(None)`` for a
+    variable whose rank may change too) declares shapes instead: the loop starts from them, and a body that
+    gives a variable a shape outside its invariant is a ``StateError``.
 
     >>> while_loop(lambda i, total: i < 4, lambda i, total: (i + 1, total + i), (0, 0))
     (4, 6)
@@ -244,7 +244,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Se
     number = next(_subgraph_ids)
     where = _where(body)
     declared = _declared_shapes(shape_invariants, initial, names, where)
-    shapes = [t.shape if shape is None else shape for t, shape in zip(flat_initial, declared)]
+    shapes = [t.shape if shape is None else None if shape is UNKNOWN_RANK else shape
+              for t, shape in zip(flat_initial, declared)]
     placeholder_names = [name for name, value in zip(loop_var_names or ["loop_var"] * len(initial), initial)
                          for _ in nest.flatten(value)]
     loop = _LoopParts(outer, cond, body, initial, number, placeholder_names, names, where)
@@ -302,9 +303,13 @@ def _trace_loop(loop: _LoopParts, shapes: List[Any]) -> Tuple[FuncGraph, FuncGra
     return cond_graph, body_graph
 
 
+UNKNOWN_RANK = object()   # a declared shape invariant of unknown rank (TensorShape(None)): any shape fits
+
+
 def _declared_shapes(shape_invariants: Optional[Sequence[Any]], initial: List[Any], names: List[str],
                      where: str) -> List[Any]:
-    """One entry per flat loop variable: its declared shape (a tuple), or None when it has none."""
+    """One entry per flat loop variable: its declared shape (a tuple, or UNKNOWN_RANK), or None when it has
+    none."""
     flat_count = len(nest.flatten(initial))
     if shape_invariants is None:
         return [None] * flat_count
@@ -321,6 +326,9 @@ def _declared_shapes(shape_invariants: Optional[Sequence[Any]], initial: List[An
             raise TypeError(f"rt.while_loop: a shape invariant is given for {name}, which is "
                             f"{nest.describe(value)}; shape invariants apply to tensor loop variables")
         dims = as_shape_tuple(shape)
+        if dims is None:   # TensorShape(None): the rank may change
+            declared.append(UNKNOWN_RANK)
+            continue
         start = value.shape
         if dims is not None and start is not None and (
                 len(dims) != len(start) or any(d is not None and d != s for d, s in zip(dims, start))):
@@ -332,7 +340,7 @@ def _declared_shapes(shape_invariants: Optional[Sequence[Any]], initial: List[An
 
 def _check_invariants(leaf_names: List[str], declared: List[Any], outputs: Sequence[Any], where: str) -> None:
     for name, dims, output in zip(leaf_names, declared, outputs):
-        if dims is None:
+        if dims is None or dims is UNKNOWN_RANK:
             continue
         shape = output.shape
         if shape is None or len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
