@@ -59,6 +59,7 @@ FEATURE_GROUPS = [
     pytest.param(('unpack', 'walrus', 'del'), id='unpack+walrus+del'),
     pytest.param(('try', 'with'), id='try+with'),
     pytest.param(('suppress', 'try', 'del'), id='suppress+try+del'),
+    pytest.param(('callables', 'scope'), id='callables+scope'),
     pytest.param(ALL_FEATURES, id='all'),
 ]
 

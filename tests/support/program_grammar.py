@@ -13,6 +13,10 @@ break/continue and a logging ``else``, assert, return) are switched on by name:
 - ``del``: deleting a variable (later reads raise UnboundLocalError)
 - ``walrus``: ``:=`` in expressions and conditions
 - ``scope``: a module global rebound through ``global``, and ``nonlocal`` in nested functions
+- ``callables``: calls of what users and their libraries write around functions (``CALLABLES_PRELUDE``):
+  nested functions under stacked ``functools.wraps`` decorators and ``functools.lru_cache``, callable
+  objects, a ``functools.partial`` subclass with its own ``__call__``, a ``staticmethod`` ``__call__``,
+  and ``unittest.mock`` objects whose recorded calls are logged (issue 23's bugs 1-4 live there)
 
 Functions of a tensor (``tensor_functions``) also have ``python_returns`` (a return a Python condition
 guards, inside tensor loops) and ``while_true`` (``while True:`` loops left by ``break`` or ``return``, and
@@ -26,7 +30,8 @@ from hypothesis import strategies as st
 from container_grammar import CONTAINER_HEAD, CONTAINER_KINDS, CONTAINER_READS, CONTAINER_TAIL, container_statements
 
 VARS = ['a', 'b', 'c', 'x', 'y']
-ALL_FEATURES = ('loop_else_jumps', 'nested_def', 'unpack', 'try', 'with', 'suppress', 'del', 'walrus', 'scope')
+ALL_FEATURES = ('loop_else_jumps', 'nested_def', 'unpack', 'try', 'with', 'suppress', 'del', 'walrus', 'scope',
+                'callables')
 
 PRELUDE = '''\
 G = 0
@@ -62,6 +67,58 @@ class Suppressing:
 
 
 '''
+
+CALLABLES_PRELUDE = '''\
+import functools
+from unittest import mock
+
+
+def traced(log, tag):
+    """A decorator factory written with functools.wraps: logs each call and changes the result."""
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(v):
+            log.append((tag, 'in', v))
+            result = func(v)
+            log.append((tag, 'out', result))
+            return result + tag
+        return wrapper
+    return decorate
+
+
+class Scaled:
+    """A callable object with state and an early return."""
+
+    def __init__(self, log, factor):
+        self.log, self.factor = log, factor
+
+    def __call__(self, v):
+        self.log.append(('scaled', v))
+        if v > 2:
+            return v * self.factor
+        return v - self.factor
+
+
+class Tagged(functools.partial):
+    """A partial subclass with its own __call__ (calling .func would skip it)."""
+
+    def __call__(self, *args):
+        return super().__call__(*args) + 1000
+
+
+class StaticCall:
+    """__call__ is a staticmethod: Python looks it up on the type and passes no instance."""
+    __call__ = staticmethod(lambda v: v * 3 - 1)
+
+
+def plus(a, v):
+    return a + v
+
+
+'''
+
+CALLEES = ['Scaled(log, {k})', 'Tagged(plus, {k})', 'StaticCall()', 'functools.partial(plus, {k})',
+           'traced(log, {k})(plus.__get__({k}))']
 
 
 def indent(lines: List[str]) -> List[str]:
@@ -111,6 +168,10 @@ def statements(draw, scope: Scope, depth: int, loop_depth: int):
         kinds += [k for k in ('try', 'with', 'suppress') if scope.has(k)]
         if scope.has('nested_def') and not scope.in_function:
             kinds.append('nested_def')
+        if scope.has('callables') and not scope.in_function:
+            kinds.append('decorated_def')
+    if scope.has('callables'):
+        kinds += ['callable_call', 'mock_call']
     if loop_depth > 0:
         kinds += ['break', 'continue']
     kinds += [k for k in ('unpack', 'del', 'walrus') if scope.has(k)]
@@ -164,6 +225,17 @@ def statements(draw, scope: Scope, depth: int, loop_depth: int):
         return [f'with Logged(log, {draw(expr)}) as {var}:'] + indent(draw(inner))
     if kind == 'nested_def':
         return draw(nested_functions(scope, depth, loop_depth))
+    if kind == 'decorated_def':
+        return draw(decorated_functions(scope, depth, loop_depth))
+    if kind == 'callable_call':
+        callee = draw(st.sampled_from(CALLEES)).format(k=draw(st.integers(1, 3)))
+        return [f'{var} = {callee}({draw(expr)})']
+    if kind == 'mock_call':
+        # What the mock records is logged: a call converted code adds (e.g. __hash__) shows up there.
+        mocked = f'm{len(scope.counters)}'
+        scope.counters.append(mocked)
+        return [f'{mocked} = mock.Mock(side_effect=abs)', f'{var} = {mocked}({draw(expr)})',
+                f'log.append(str({mocked}.mock_calls))']
     loop_inner = blocks(scope, depth - 1, loop_depth + 1)
     orelse = []
     if draw(st.booleans()):
@@ -204,6 +276,20 @@ def nested_functions(draw, scope: Scope, depth: int, loop_depth: int):
 
 
 @st.composite
+def decorated_functions(draw, scope: Scope, depth: int, loop_depth: int):
+    """A nested ``def h(v)`` under one to three decorators (``traced`` made with functools.wraps, or
+    ``functools.lru_cache``), then a call of it, sometimes through its ``__wrapped__``."""
+    lines = draw(nested_functions(scope, depth, loop_depth))
+    name = lines[0][len('def '):lines[0].index('(')]
+    decorators = draw(st.lists(st.one_of(st.integers(1, 3).map(lambda k: f'@traced(log, {k})'),
+                                         st.just('@functools.lru_cache(maxsize=None)')), min_size=1, max_size=3))
+    call = lines[-1]
+    if draw(st.booleans()) and decorators[0].startswith('@traced'):
+        call = call.replace(f'= {name}(', f'= {name}.__wrapped__(', 1)
+    return decorators + lines[:-1] + [call]
+
+
+@st.composite
 def python_functions(draw, features=()):
     """The source of a module defining ``f(x, y, log)`` (plus the Logged helper and a global G)."""
     names = VARS + (['G'] if 'scope' in features else [])
@@ -214,7 +300,7 @@ def python_functions(draw, features=()):
         head = ['global G', 'G = 0'] + head
         body = body + [f'G = {draw(expressions(names, 1))}']
     lines = ['def f(x, y, log):'] + indent(head + body + [f'return {draw(expressions(names, 1))}'])
-    return PRELUDE + '\n'.join(lines) + '\n'
+    return PRELUDE + (CALLABLES_PRELUDE if 'callables' in features else '') + '\n'.join(lines) + '\n'
 
 
 # --- functions of a tensor: the graph must compute what Python computes -------------------------
