@@ -34,6 +34,7 @@ from builtins import bool, dict, getattr, str, tuple, type
 
 logger = logging.getLogger('autograph_lite')
 _FunctionType, _BuiltinType, _MethodType = types.FunctionType, types.BuiltinFunctionType, types.MethodType
+_MethodWrapperType = types.MethodWrapperType
 
 DO_NOT_CONVERT = '__ag_do_not_convert__'
 _LIBRARY_ROOTS = {'autograph_lite', 'runtime', 'numpy', 'builtins', 'gast', 'astunparse', '_pytest',
@@ -231,6 +232,19 @@ def _marked_do_not_convert(f: Any) -> bool:
         return False
 
 
+def _partial_called(f: Any, kind: type, args: tuple) -> Any:
+    """The partial whose own ``__call__`` ``f`` is, called with ``args``, or None: a partial subclass's
+    ``__call__`` reaching partial's (``super().__call__(...)``, ``functools.partial.__call__(self, ...)``) calls
+    what the partial holds as the partial does, and that function is converted like any other."""
+    if kind is _MethodWrapperType:
+        partial = f.__self__
+        if isinstance(partial, _partial) and f == _partial_call.__get__(partial):
+            return partial
+    elif f is _partial_call and args and isinstance(args[0], _partial):
+        return args[0]
+    return None
+
+
 def _object_call(f: Any, kind: type, args: tuple, kwargs: dict) -> Any:
     """Call a callable object that is no function, method, builtin or class, as Python calls it."""
     call = _partial_call if kind is _partial else _dunder_call(kind)
@@ -238,6 +252,11 @@ def _object_call(f: Any, kind: type, args: tuple, kwargs: dict) -> Any:
         # A partial, or a subclass keeping partial's own __call__ (a subclass's own __call__ runs as written
         # below): convert what it calls.
         return converted_call(f.func, f.args + tuple(args), {**f.keywords, **kwargs})
+    if kind is _MethodWrapperType or f is _partial_call:
+        partial = _partial_called(f, kind, args)
+        if partial is not None:
+            args = args[1:] if f is _partial_call else args
+            return converted_call(partial.func, partial.args + tuple(args), {**partial.keywords, **kwargs})
     if issubclass(kind, type) or _marked_do_not_convert(f):
         return f(*args, **kwargs)
     call_kind = type(call)
@@ -282,6 +301,11 @@ def _object_target(f: Any, kind: type) -> Callable:
         func = f.func
         target = call_target(func)
         return f if target is func else _partial(target, *f.args, **f.keywords)
+    if kind is _MethodWrapperType:   # partial's own __call__ reached from a subclass's (no unbound form here)
+        partial = _partial_called(f, kind, ())
+        if partial is not None:
+            target = call_target(partial.func)
+            return f if target is partial.func else _partial(target, *partial.args, **partial.keywords)
     if issubclass(kind, type) or _marked_do_not_convert(f):
         return f
     call_kind = type(call)

@@ -135,6 +135,41 @@ def test_a_partial_subclass_keeps_its_own_call(form):
     assert in_form(form, converted, functools.partial(add, b=10)) == 12
 
 
+class ShiftedPartial(functools.partial):
+    """Calls partial's own __call__ through super(), as a subclass adding to it does."""
+
+    def __call__(self, *args, **kwargs):
+        return super().__call__(*args, **kwargs) + 10
+
+
+class ExplicitPartial(functools.partial):
+    def __call__(self, *args, **kwargs):
+        return functools.partial.__call__(self, *args, **kwargs) + 20
+
+
+def distance_or_sum(a, v):
+    if v > a:
+        return v - a
+    return a + v
+
+
+def calls_partial_subclasses(n):
+    return ShiftedPartial(distance_or_sum, 1)(n), ExplicitPartial(distance_or_sum, v=n)(1)
+
+
+@pytest.mark.parametrize('form', FORMS)
+def test_partials_own_call_from_a_subclass_converts_the_function_it_holds(form):
+    # super().__call__ (partial's C __call__) was called as it is: the function the partial holds ran
+    # unconverted, and its `if` on a tensor raised OperatorNotAllowedInGraphError while tracing.
+    traced = ag.function(calls_partial_subclasses)
+    for n in (0, 3):
+        expected = calls_partial_subclasses(n)
+        assert in_form(form, ag.to_graph(calls_partial_subclasses), n) == expected
+        assert tuple(int(t.numpy()) for t in traced(rt.constant(n))) == expected
+    assert calls_partial_subclasses(0) == (11, 21) and calls_partial_subclasses(3) == (12, 22)
+    assert traced.experimental_get_tracing_count() == 1
+
+
 class StaticCall:
     __call__ = staticmethod(lambda x: x * 21)
 
