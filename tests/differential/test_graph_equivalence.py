@@ -58,6 +58,7 @@ TENSOR_GROUPS = [
     pytest.param(('python_returns',), id='python_returns'),
     pytest.param(('while_true', 'python_returns'), id='while_true+python_returns'),
     pytest.param(('unpack', 'walrus', 'del', 'try', 'with'), id='unpack+walrus+del+try+with'),
+    pytest.param(('callables', 'nested_def', 'scope'), id='callables+nested_def+scope'),
 ]
 
 

@@ -306,7 +306,55 @@ def python_functions(draw, features=()):
 # --- functions of a tensor: the graph must compute what Python computes -------------------------
 
 TENSOR_FEATURES = ('loop_else_jumps', 'nested_def', 'python_returns', 'unpack', 'try', 'with', 'walrus',
-                   'del', 'scope', 'while_true') + CONTAINER_KINDS
+                   'del', 'scope', 'while_true', 'callables') + CONTAINER_KINDS
+
+# ``callables`` on tensors: the same kinds of callees, with tensor conditions inside them (staged while tracing).
+TENSOR_CALLABLES_PRELUDE = '''\
+import functools
+
+
+def shifted(k):
+    """A decorator factory written with functools.wraps."""
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(v):
+            return (func(v) + k) % 97
+        return wrapper
+    return decorate
+
+
+class Scaled:
+    """A callable object with state and an early return."""
+
+    def __init__(self, factor):
+        self.factor = factor
+
+    def __call__(self, v):
+        if v > 2:
+            return (v * self.factor) % 97
+        return (v + self.factor) % 97
+
+
+class Tagged(functools.partial):
+    """A partial subclass with its own __call__."""
+
+    def __call__(self, *args):
+        return (super().__call__(*args) + 11) % 97
+
+
+class StaticCall:
+    __call__ = staticmethod(lambda v: (v * 3 + 1) % 97)
+
+
+def plus(a, v):
+    if v > a:
+        return (v - a) % 97
+    return (a + v) % 97
+
+
+'''
+TENSOR_CALLEES = ['Scaled({k})', 'Tagged(plus, {k})', 'StaticCall()', 'functools.partial(plus, {k})',
+                  'shifted({k})(plus.__get__({k}))']
 
 
 def int_expressions(names, depth):
@@ -355,6 +403,10 @@ def tensor_statements(draw, scope: TensorScope, depth: int, loop_depth: int):
     if depth > 0:
         kinds += ['if', 'ifelse', 'while', 'for', 'python_for']
         kinds += [k for k in ('nested_def', 'try', 'with', 'while_true') if scope.has(k)]
+        if scope.has('callables'):
+            kinds.append('decorated_def')
+    if scope.has('callables'):
+        kinds.append('callable_call')
     if loop_depth > 0:
         kinds += ['break', 'continue']
         if scope.has('python_returns'):
@@ -393,13 +445,18 @@ def tensor_statements(draw, scope: TensorScope, depth: int, loop_depth: int):
                 + ['finally:'] + indent([f'{var} = ({var} + 1) % 97']))
     if kind == 'with':
         return ['with Logged([], 0):'] + indent(draw(inner))
-    if kind == 'nested_def':
+    if kind == 'callable_call':
+        callee = draw(st.sampled_from(TENSOR_CALLEES)).format(k=draw(st.integers(1, 3)))
+        return [f'{var} = {callee}({draw(expr)})']
+    if kind in ('nested_def', 'decorated_def'):
         name = scope.fresh('h')
         body = [f'def {name}(v):'] + indent([f'if {draw(conditions(["v", "n"]))}:',
                                               f'    return {draw(int_expressions(["v", "n"], 1))}',
                                               f'return {draw(int_expressions(["v", "n"], 1))}'])
         if scope.has('scope') and draw(st.booleans()):
             body = [f'def {name}(v):'] + indent(['nonlocal c', 'c = (c + v) % 97', 'return c'])
+        if kind == 'decorated_def':
+            body = [f'@shifted({k})' for k in draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))] + body
         return body + [f'{var} = {name}({draw(expr)})']
     loop_inner = tensor_blocks(scope, depth - 1, loop_depth + 1)
     orelse = []
@@ -442,4 +499,4 @@ def tensor_functions(draw, features=()):
         tail = ['wt = 0', 'while True:'] + indent(['wt += 1', 'if wt > n:'] + indent(tail) + draw(
             tensor_blocks(scope, 1, 0)))
     lines = ['def f(n):'] + indent(head + body + tail)
-    return PRELUDE + '\n'.join(lines) + '\n'
+    return PRELUDE + (TENSOR_CALLABLES_PRELUDE if 'callables' in features else '') + '\n'.join(lines) + '\n'
