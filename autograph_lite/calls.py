@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import Any, Callable, Dict, NamedTuple, Optional
 
-from autograph_lite import conversion
+from autograph_lite import contract, conversion
 from autograph_lite import operators
 from autograph_lite.operators import forms
 from autograph_lite.converters import frame_readers
@@ -369,7 +369,8 @@ def _ag_namespace() -> types.ModuleType:
         setattr(namespace, name, getattr(operators, name))
     namespace.converted_call = converted_call
     namespace.call_target = call_target
-    namespace.needs_staged_form = forms.dispatch_operator()   # the same answer, without a Python frame
+    for name, builtin in contract.PINNED_BUILTINS.items():
+        setattr(namespace, contract.PINNED_BUILTIN_PREFIX + name, builtin)
     forms.register_namespace(namespace)
     return namespace
 

@@ -18,6 +18,8 @@ roles explicitly::
 >>> Roles({'do_return_1': RETURN_FLAG}, ('do_return_1', 'y')).index(RETURN_FLAG)
 0
 """
+import builtins
+import types
 from typing import List, Mapping, Optional, Sequence
 
 OPERATORS = 'ag__'   # the name of the operators module in generated code
@@ -38,6 +40,17 @@ ITEM_NAME = 'itr'
 # after the function with this suffix, when ``ag__.<DISPATCH_OPERATOR>()`` is true (a graph is being built).
 STAGED_FORM_SUFFIX = '_staged'
 DISPATCH_OPERATOR = 'needs_staged_form'
+# The plain form calls a builtin by its name directly while the name still holds that builtin (the plain form
+# runs outside a graph, where ``ag__.call_target`` gives such a builtin back as it is, at ten times the
+# builtin's own cost): ``len(s)`` -> ``(len if len is ag__.builtin_len else ag__.call_target(len))(s)``.
+# These are the builtins' functions and classes as they are when we are imported, each in the ``ag__``
+# namespace as PINNED_BUILTIN_PREFIX + its name. Not those that read the frame calling them (eval, exec,
+# locals, vars, dir, globals, super: call_target guards them, converters/frame_readers.py).
+PINNED_BUILTIN_PREFIX = 'builtin_'
+_READ_THE_CALLING_FRAME = frozenset(['eval', 'exec', 'locals', 'vars', 'dir', 'globals', 'super'])
+PINNED_BUILTINS = {name: value for name, value in vars(builtins).items()
+                   if not name.startswith('_') and name not in _READ_THE_CALLING_FRAME
+                   and type(value) in (types.BuiltinFunctionType, type) and value.__module__ == 'builtins'}
 
 # Roles of generated state variables, as they appear in the `roles` argument of if_stmt/while_stmt/for_stmt.
 RETURN_FLAG = 'return_flag'      # True once a `return` ran

@@ -8,6 +8,9 @@ In the plain form (``direct=True``) a call keeps its arguments as written and ca
 per call, as in the original (recursion depth, ``warnings.warn(stacklevel=N)``, ``sys._getframe``)::
 
     f(a, *b, k=v)        ->  ag__.call_target(f)(a, *b, k=v)
+    len(s)               ->  (len if len is ag__.builtin_len else ag__.call_target(len))(s)
+
+(a builtin called by its name is called directly while the name holds it: contract.PINNED_BUILTINS).
 
 Calls to ``ag__`` itself, ``super(...)`` and ``globals()`` stay as they are (``super()`` becomes
 ``super(__class__, self)``; ``globals()`` must run in the converted function's own frame, which has
@@ -17,6 +20,7 @@ zero-argument ``super()`` that Python runs in a comprehension's own frame: frame
 """
 import gast
 
+from autograph_lite import contract
 from autograph_lite.pyct import templates
 from autograph_lite.pyct.transformer import Transformer
 
@@ -69,7 +73,13 @@ class CallTreeTransformer(Transformer):
                 return templates.replace_as_expression('super(__class__, self)', self=self.first_argument)
             return node
         if self.direct:
-            node.func = templates.replace_as_expression('ag__.call_target(func)', func=node.func)
+            if isinstance(node.func, gast.Name) and node.func.id in contract.PINNED_BUILTINS:
+                # The builtin itself while the name holds it (see contract.PINNED_BUILTINS): no call of ours.
+                pinned = contract.PINNED_BUILTIN_PREFIX + node.func.id
+                node.func = templates.replace_as_expression(
+                    f'(func if func is ag__.{pinned} else ag__.call_target(func))', func=node.func)
+            else:
+                node.func = templates.replace_as_expression('ag__.call_target(func)', func=node.func)
             return node
         args = templates.replace_as_expression('(args,)', args=node.args)
         if node.keywords:

@@ -18,18 +18,26 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 import types
 from typing import Iterator, List
 
+from runtime.core import context
 from runtime.core.context import thread_state
 
-# The namespaces generated code reads ``needs_staged_form`` from (``ag__``): staged_form_always swaps it there.
+# The namespaces generated code reads ``needs_staged_form`` from (``ag__``): what it calls there is swapped
+# (under _lock) to the cheapest callable that gives the right answer now, see _install.
 _namespaces: List[types.ModuleType] = []
 _always_staged = [False]
+_graph_on_some_thread = [False]
+_lock = threading.Lock()
 
 # ``thread_state.graph`` (None outside a graph, a Graph while one is being built: a Graph is always true),
-# read by a call that runs no Python frame: every converted call outside a graph asks, once.
+# read by a call that runs no Python frame.
 _current_graph = functools.partial(getattr, thread_state, 'graph', None)
+# While no thread builds a graph the answer is false for every thread: ``bool()`` says so from C, three
+# times faster than reading the thread's graph (the plain form of every converted call asks, once).
+_no_graph_anywhere = bool
 
 
 def needs_staged_form() -> bool:
@@ -37,14 +45,32 @@ def needs_staged_form() -> bool:
     return _always_staged[0] or thread_state.graph is not None   # runtime.in_graph_mode(), without a call
 
 
-def dispatch_operator() -> object:
-    """What generated code calls as ``ag__.needs_staged_form()``: a graph (true) or None, from C."""
-    return _current_graph
+def _dispatch() -> object:
+    """What generated code calls as ``ag__.needs_staged_form()`` now: true (a graph) or false, from C."""
+    if _always_staged[0]:
+        return _always_true
+    return _current_graph if _graph_on_some_thread[0] else _no_graph_anywhere
+
+
+def _install() -> None:
+    with _lock:
+        dispatch = _dispatch()
+        for namespace in _namespaces:
+            namespace.needs_staged_form = dispatch
+
+
+def _graph_building_changed(building: bool) -> None:
+    # Called under runtime's lock when the first thread starts building a graph or the last one stops: the
+    # namespaces read the thread's graph before that thread's first converted call in the graph.
+    _graph_on_some_thread[0] = building
+    _install()
 
 
 def register_namespace(namespace: types.ModuleType) -> None:
-    """Generated code reads ``needs_staged_form`` from ``namespace`` (staged_form_always swaps it there)."""
-    _namespaces.append(namespace)
+    """Generated code reads ``needs_staged_form`` from ``namespace`` (kept up to date here)."""
+    with _lock:
+        _namespaces.append(namespace)
+    _install()
 
 
 def _always_true() -> bool:
@@ -54,13 +80,14 @@ def _always_true() -> bool:
 @contextlib.contextmanager
 def staged_form_always() -> Iterator[None]:
     """Run the staged form of converted functions on Python values too (for tests; not thread-local)."""
-    previous = _always_staged[0], [namespace.needs_staged_form for namespace in _namespaces]
+    previous = _always_staged[0]
     _always_staged[0] = True
-    for namespace in _namespaces:
-        namespace.needs_staged_form = _always_true
+    _install()
     try:
         yield
     finally:
-        _always_staged[0] = previous[0]
-        for namespace, dispatch in zip(_namespaces, previous[1]):
-            namespace.needs_staged_form = dispatch
+        _always_staged[0] = previous
+        _install()
+
+
+context.on_graph_building_changed(_graph_building_changed)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Iterator, Optional
+from typing import Callable, Iterator, List, Optional
 
 
 class _ThreadState(threading.local):
@@ -28,6 +28,35 @@ class VariableCreation:
 
 _state = _ThreadState()
 thread_state = _state  # read ``thread_state.graph`` where a call to current_graph() costs too much (eager ops)
+
+# How many threads have a graph in ``thread_state.graph`` now. Code that asks "is a graph being built on this
+# thread?" for every call it makes (converted code's dispatch: millions of times outside any graph) asks the
+# cheaper "on any thread?" first; a listener hears when that answer changes (under the lock, so the changes
+# it hears are in order). A thread that dies inside a graph_scope leaves the count high: the cheap answer
+# is then "maybe", never a wrong "no".
+_building_lock = threading.Lock()
+_threads_building = [0]
+_building_listeners: List[Callable[[bool], None]] = []
+
+
+def on_graph_building_changed(listener: Callable[[bool], None]) -> None:
+    """Call ``listener(True)`` when a thread starts building a graph while none was, ``listener(False)``
+    when the last one stops; called once now with the current answer.
+
+    >>> on_graph_building_changed(lambda building: None)
+    """
+    with _building_lock:
+        _building_listeners.append(listener)
+        listener(_threads_building[0] > 0)
+
+
+def _count_building(change: int) -> None:
+    with _building_lock:
+        before = _threads_building[0]
+        _threads_building[0] = before + change
+        if (before > 0) != (before + change > 0):
+            for listener in _building_listeners:
+                listener(before + change > 0)
 
 
 def current_graph():
@@ -61,11 +90,15 @@ class graph_scope:
         self._graph = graph
 
     def __enter__(self) -> None:
-        self._previous = _state.graph
+        previous = self._previous = _state.graph
         _state.graph = self._graph
+        if (previous is None) is not (self._graph is None):   # this thread starts or stops building one
+            _count_building(1 if previous is None else -1)
 
     def __exit__(self, *exc_info) -> None:
         _state.graph = self._previous
+        if (self._previous is None) is not (self._graph is None):
+            _count_building(-1 if self._previous is None else 1)
 
 
 def outer_graph() -> Optional[object]:

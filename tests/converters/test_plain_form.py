@@ -4,6 +4,7 @@ and eager tensors; the staged form (what ``ag.to_code`` shows) runs while a grap
 Each behaviour is checked against the original function, in both forms (``converted_forms``).
 """
 import inspect
+import sys
 import textwrap
 
 import numpy as np
@@ -16,6 +17,7 @@ from autograph_lite.operators.forms import needs_staged_form, staged_form_always
 from autograph_lite.pyct import parser
 from autograph_lite.pyct.errors import ConversionError
 from converted_forms import FORMS, in_form
+from runtime.core.context import graph_scope
 
 
 def collatz_steps(n):
@@ -91,7 +93,7 @@ def test_the_plain_form_keeps_only_calls_item_assignments_and_list_mutations_con
             assert x, 'x'
             xs = ag__.list_append(xs, x)
             x = ag__.set_item(x, 0, scale)
-            return [v for v in rest if v and (not options)] or ag__.call_target(len)(xs)
+            return [v for v in rest if v and (not options)] or (len if len is ag__.builtin_len else ag__.call_target(len))(xs)
         ''')
 
 
@@ -483,3 +485,67 @@ def test_the_operators_read_an_eager_tensor_list_as_its_length():
     assert and_(lambda: empty, lambda: 1) is empty and and_(lambda: full, lambda: 1) == 1
     assert or_(lambda: full, lambda: 1) is full and or_(lambda: empty, lambda: 1) == 1
     assert if_exp(full, lambda: 'yes', lambda: 'no') == 'yes'
+
+
+def _ask_the_dispatch():
+    # What the plain form's first statement asks, read from the ag__ namespace as generated code reads it.
+    return bool(calls.AG_NAMESPACE.needs_staged_form())
+
+
+def test_the_dispatch_is_true_on_the_thread_building_a_graph_only_and_false_again_after():
+    import threading
+    asked_in_trace, asked_elsewhere, building, answered = [], [], threading.Event(), threading.Event()
+
+    def elsewhere():
+        building.wait(10)
+        asked_elsewhere.append(_ask_the_dispatch())
+        answered.set()
+
+    @ag.function
+    def traced(x):
+        asked_in_trace.append(_ask_the_dispatch())
+        building.set()
+        answered.wait(10)   # the other thread asks while this one builds the graph
+        return x + 1
+    other = threading.Thread(target=elsewhere)
+    other.start()
+    assert traced(rt.constant(1)).numpy() == 2
+    other.join()
+    assert (asked_in_trace, asked_elsewhere) == ([True], [False])
+    assert not _ask_the_dispatch()
+    with graph_scope(rt.Graph()):
+        assert _ask_the_dispatch()
+        with graph_scope(None):   # eager inside a graph (an init_scope): the thread builds none
+            assert not _ask_the_dispatch()
+        assert _ask_the_dispatch()
+    with staged_form_always():
+        assert _ask_the_dispatch()
+    assert not _ask_the_dispatch()
+
+
+def uses_builtins_by_name(words):
+    longest = max(len(word) for word in words)
+    return [str(index) for index in range(longest)], int('7'), sorted(words, key=len)
+
+
+def test_a_builtin_called_by_its_name_is_called_directly_and_a_rebound_name_still_goes_through_call_target(
+        monkeypatch):
+    targets = []
+    real_call_target = calls.call_target
+    monkeypatch.setattr(calls.AG_NAMESPACE, 'call_target', lambda f: targets.append(f) or real_call_target(f))
+    words = ['kitten', 'sitting', 'ab']
+    assert ag.to_graph(uses_builtins_by_name)(words) == uses_builtins_by_name(words)
+    assert targets == []   # max, len, str, range, int, sorted: the builtins themselves
+
+    def callee(x):
+        return sys._getframe(1).f_code.co_name, x
+
+    def rebinds_len(x, function):
+        len = function   # noqa: A001 - a builtin's name holding a user function
+        return len(x)
+    assert ag.to_graph(rebinds_len)(3, callee) == rebinds_len(3, callee) == ('rebinds_len', 3)
+    assert targets == [callee, sys._getframe]   # the callee, converted, calls sys._getframe
+    # A converted function under the name runs from rebinds_len's own frame (call_target unwraps the wrapper
+    # ag.to_graph returned): no frame of ours between them.
+    assert ag.to_graph(rebinds_len)(3, ag.to_graph(callee)) == ('rebinds_len', 3)
+    assert calls.converted_from(targets[2]) is callee and targets[3:] == [sys._getframe]

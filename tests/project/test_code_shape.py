@@ -101,6 +101,8 @@ def test_the_container_rule_check_sees_each_kind_of_rule():
 OPERATOR_MODULE_STATE = {
     ("autograph_lite/operators/forms.py", "_always_staged"): "a switch for tests (staged_form_always)",
     ("autograph_lite/operators/forms.py", "_namespaces"): "the ag__ namespaces staged_form_always switches (set at import)",
+    ("autograph_lite/operators/forms.py", "_graph_on_some_thread"):
+        "whether any thread builds a graph (process-wide by design: the plain form's cheap first question)",
     ("autograph_lite/operators/patterns.py", "_cache"): "a memo of parsed match patterns, a pure function of the key",
 }
 _MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary",
