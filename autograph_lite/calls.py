@@ -27,7 +27,7 @@ from autograph_lite.operators import forms
 from autograph_lite.converters import frame_readers
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
-from runtime.core.context import in_graph_mode, thread_state
+from runtime.core.context import in_graph_mode, thread_state, threads_building
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
 from builtins import bool, dict, getattr, str, tuple, type
@@ -329,24 +329,36 @@ def call_target(f: Callable) -> Callable:
     True
     """
     # _function_target and _wrapper_target written out for functions and methods: this runs for every call
-    # the plain form makes, and each Python call it saves is a tenth of a converted call.
+    # the plain form makes that is not a builtin called by its name, and each step it saves is a few percent
+    # of a converted call. Builtin methods and methods first: the calls package-style code makes most.
     kind = type(f)
-    if kind is _FunctionType:
-        func = f
-    elif kind is _MethodType:
+    if kind is _BuiltinType:   # a builtin or a builtin type's method (str.lower): its override, else itself
+        # No graph on any thread (a list read) says "outside a graph" without reading the thread's state.
+        return (_OVERRIDES if threads_building[0] and thread_state.graph is not None else _FRAME_GUARDS).get(
+            id(f), f)
+    if kind is _MethodType:
         func = f.__func__
         if type(func) is not _FunctionType:
             return f
-    elif kind is _BuiltinType or kind is type:   # a builtin, or a class: its override, else itself
-        return (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f), f)
+    elif kind is _FunctionType:
+        func = f
+    elif kind is type:   # a class: its override (range, int, ...), else itself
+        return (_OVERRIDES if threads_building[0] and thread_state.graph is not None else _FRAME_GUARDS).get(
+            id(f), f)
     else:
-        override = (_FRAME_GUARDS if thread_state.graph is None else _OVERRIDES).get(id(f))
+        override = (_OVERRIDES if threads_building[0] and thread_state.graph is not None else _FRAME_GUARDS).get(
+            id(f))
         return override if override is not None else _object_target(f, kind)
     key = id(func)
     cached = _targets.get(key)
-    if (cached is not None and cached[0]() is func and cached[1] is func.__code__
-            and cached[2] is func.__defaults__ and cached[3] is func.__kwdefaults__):
-        target = cached[4] or func   # None: called as it is
+    if cached is not None:
+        if (cached[0]() is func and cached[1] is func.__code__ and cached[2] is func.__defaults__
+                and cached[3] is func.__kwdefaults__):
+            target = cached[4]   # None: called as it is
+            if target is None:
+                return f
+            return target if kind is _FunctionType else _MethodType(target, f.__self__)
+        target = _target_for(func)
     else:
         entry = _wrappers.get(key)
         if entry is not None and entry[0]() is func:   # a to_graph wrapper: what it runs now

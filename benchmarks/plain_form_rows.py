@@ -137,6 +137,39 @@ def make_bignum_module() -> types.SimpleNamespace:
     return types.SimpleNamespace(classes=[], functions={'digits_of_e': digits_of_e})
 
 
+# --- a text-indexing package: a character loop with str methods, dict counts, list appends, item assignment --
+
+def make_index_module() -> types.SimpleNamespace:
+    def tokenize(text):
+        tokens = []
+        word = ''
+        for character in text:
+            if character.isalnum():
+                word += character.lower()
+            elif word:
+                tokens.append(word)
+                word = ''
+        if word:
+            tokens.append(word)
+        return tokens
+
+    def build_index(documents):
+        index = {}
+        counts = {}
+        for number, text in enumerate(documents):
+            for position, token in enumerate(tokenize(text)):
+                postings = index.get(token)
+                if postings is None:
+                    postings = []
+                    index[token] = postings
+                postings.append((number, position))
+                counts[token] = counts.get(token, 0) + 1
+        top = sorted(counts, key=lambda word: (-counts[word], word))[:10]
+        return len(index), [(word, counts[word]) for word in top]
+
+    return types.SimpleNamespace(classes=[], functions={'build_index': build_index})
+
+
 def cpu_compare(candidates: Dict[str, Callable[[], object]], number: int, repeat: int) -> Dict[str, float]:
     """Median process CPU seconds per call of each candidate, measured round-robin. CPU time, not wall time:
     on a shared machine (load average 12-20 on 2 cores when these rows were written) wall-clock samples of
@@ -167,6 +200,10 @@ WORDS = ['kitten', 'sitting', 'Saturday', 'Sunday', 'rosettacode', 'raisethyswor
          'intention', 'execution']
 
 
+DOCUMENTS = [' '.join(f"{WORDS[(i * 7 + j) % len(WORDS)]}-{(i * j) % 17}, {WORDS[(i + j * 3) % len(WORDS)].upper()}."
+                      for j in range(12)) for i in range(60)]
+
+
 def bench_plain_form_packages(repeat: int) -> List[dict]:
     from run import converter
     ag, reason = converter()
@@ -174,7 +211,9 @@ def bench_plain_form_packages(repeat: int) -> List[dict]:
         return [_row(f"skipped ({reason})", float("nan"), None)]
     cases = [("OSA string distance, 10x10 words", make_distance_module, 'all_distances', (WORDS,), 3),
              ("interval list: 400 inserts, 240 queries", make_interval_module, 'build_and_query', (400,), 2),
-             ("bignum loop: 300 digits of e", make_bignum_module, 'digits_of_e', (300,), 300)]
+             ("bignum loop: 300 digits of e", make_bignum_module, 'digits_of_e', (300,), 300),
+             ("text index: 60 documents, str methods, dict and list changes", make_index_module, 'build_index',
+              (DOCUMENTS,), 3)]
     rows = []
     for label, make, entry, args, number in cases:
         original = make().functions[entry]

@@ -50,6 +50,11 @@ class Staging(threading.local):
 
 
 staging = Staging()
+# How many staged constructs carry Python containers now, on all threads (see ``carrying``): while none does,
+# a change of a Python list is just that change (the plain form's ``xs.append(v)``, ``xs[i] = v``), with no
+# thread-local state to read. Never a wrong "none": counted under the lock before the construct's body runs.
+carrying_anywhere = [0]
+_carrying_lock = threading.Lock()
 
 
 class Learned:
@@ -161,8 +166,12 @@ def retrace_until_settled(owner: Learned, trace: Callable[[], None], init: tuple
 @contextlib.contextmanager
 def carrying(stack: List[Tuple[Learned, Containers]], owner: Learned, containers: Containers) -> Iterator[None]:
     """``owner``'s ``containers`` on ``stack`` (staging.loop_containers or staging.if_lists) while it is traced."""
+    with _carrying_lock:
+        carrying_anywhere[0] += 1
     stack.append((owner, containers))
     try:
         yield
     finally:
         stack.pop()
+        with _carrying_lock:
+            carrying_anywhere[0] -= 1

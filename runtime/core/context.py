@@ -29,13 +29,13 @@ class VariableCreation:
 _state = _ThreadState()
 thread_state = _state  # read ``thread_state.graph`` where a call to current_graph() costs too much (eager ops)
 
-# How many threads have a graph in ``thread_state.graph`` now. Code that asks "is a graph being built on this
-# thread?" for every call it makes (converted code's dispatch: millions of times outside any graph) asks the
+# How many threads have a graph in ``thread_state.graph`` now (read it, never write it: graph_scope does).
+# Code that asks "is a graph being built on this thread?" for every call it makes (converted code's dispatch: millions of times outside any graph) asks the
 # cheaper "on any thread?" first; a listener hears when that answer changes (under the lock, so the changes
 # it hears are in order). A thread that dies inside a graph_scope leaves the count high: the cheap answer
 # is then "maybe", never a wrong "no".
 _building_lock = threading.Lock()
-_threads_building = [0]
+threads_building = [0]
 _building_listeners: List[Callable[[bool], None]] = []
 
 
@@ -47,13 +47,13 @@ def on_graph_building_changed(listener: Callable[[bool], None]) -> None:
     """
     with _building_lock:
         _building_listeners.append(listener)
-        listener(_threads_building[0] > 0)
+        listener(threads_building[0] > 0)
 
 
 def _count_building(change: int) -> None:
     with _building_lock:
-        before = _threads_building[0]
-        _threads_building[0] = before + change
+        before = threads_building[0]
+        threads_building[0] = before + change
         if (before > 0) != (before + change > 0):
             for listener in _building_listeners:
                 listener(before + change > 0)

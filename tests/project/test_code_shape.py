@@ -103,6 +103,8 @@ OPERATOR_MODULE_STATE = {
     ("autograph_lite/operators/forms.py", "_namespaces"): "the ag__ namespaces staged_form_always switches (set at import)",
     ("autograph_lite/operators/forms.py", "_graph_on_some_thread"):
         "whether any thread builds a graph (process-wide by design: the plain form's cheap first question)",
+    ("autograph_lite/operators/staging.py", "carrying_anywhere"):
+        "how many staged constructs carry containers on any thread (process-wide by design: a cheap 'none')",
     ("autograph_lite/operators/patterns.py", "_cache"): "a memo of parsed match patterns, a pure function of the key",
 }
 _MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary",

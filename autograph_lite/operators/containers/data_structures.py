@@ -26,7 +26,8 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import numpy as np
 
 import runtime as rt
-from autograph_lite.operators.staging import Containers, Learned, NeedsTensorList, carrying, staging
+from autograph_lite.operators.staging import (Containers, Learned, NeedsTensorList, carrying, carrying_anywhere,
+                                              staging)
 from runtime.core import context as rt_context
 from runtime.core.context import thread_state
 
@@ -47,6 +48,11 @@ def set_item(target: Any, key: Any, value: Any) -> Any:
     >>> set_item({'a': 1}, 'b', 2)
     {'a': 1, 'b': 2}
     """
+    # A dict or a list while no staged construct carries containers (the plain form, and most of the staged
+    # form): the assignment is all there is (the checks below find nothing then, at twenty times its cost).
+    if not carrying_anywhere[0] and (type(target) is dict or type(target) is list):
+        target[key] = value
+        return target
     if isinstance(target, rt.Tensor):
         return rt.update_by_key(target, key, value)
     if isinstance(target, rt.TensorList):
@@ -83,6 +89,9 @@ def set_item_augmented(target: Any, key: Any, operator_text: str, value: Any) ->
     Tensor([ 1 10], shape=(2,), dtype=int32)
     """
     in_place = _IN_PLACE[operator_text]
+    if not carrying_anywhere[0] and (type(target) is dict or type(target) is list):   # as in set_item
+        target[key] = in_place(target[key], value)
+        return target
     if isinstance(target, rt.Tensor):
         return rt.update_by_key(target, key, in_place(target[key], value))  # tensors have no in-place forms
     if isinstance(target, rt.TensorList):
@@ -232,6 +241,9 @@ def list_append(target: Any, value: Any) -> Any:
     >>> list_append(values, 1) is values, values
     (True, [1])
     """
+    if not carrying_anywhere[0] and type(target) is list:   # as in set_item
+        target.append(value)
+        return target
     if isinstance(target, rt.TensorList):
         return _changed_tensor_list(target, target.append(value))
     _stage_list_change(target, value, "append")
