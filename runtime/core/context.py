@@ -30,10 +30,10 @@ _state = _ThreadState()
 thread_state = _state  # read ``thread_state.graph`` where a call to current_graph() costs too much (eager ops)
 
 # How many threads have a graph in ``thread_state.graph`` now (read it, never write it: graph_scope does).
-# Code that asks "is a graph being built on this thread?" for every call it makes (converted code's dispatch: millions of times outside any graph) asks the
-# cheaper "on any thread?" first; a listener hears when that answer changes (under the lock, so the changes
-# it hears are in order). A thread that dies inside a graph_scope leaves the count high: the cheap answer
-# is then "maybe", never a wrong "no".
+# Code that asks "is a graph being built on this thread?" for every call it makes (converted code's dispatch:
+# millions of times outside any graph) asks the cheaper "on any thread?" first; a listener hears when that
+# answer changes (under the lock, so the changes it hears are in order). A thread that dies inside a
+# graph_scope leaves the count high: the cheap answer is then "maybe", never a wrong "no".
 _building_lock = threading.Lock()
 threads_building = [0]
 _building_listeners: List[Callable[[bool], None]] = []
