@@ -30,7 +30,7 @@ from runtime.core import nest
 from autograph_lite.contract import Roles
 from autograph_lite.operators.containers.checks import before_loop_tensor_list, check_loop_state, check_not_aliased
 from autograph_lite.operators.containers.data_structures import (carried_by_loop, note_list_rebuilt, tensor_list_from,
-                                                                 watch)
+                                                                 watch, watch_copy)
 from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
@@ -285,8 +285,7 @@ class _Loop:
         state = self.compose(loop_vars)
         for index in self.loop_indices:
             watch(self.watched, index, self.names[index], state[index])
-            if type(state[index]) is list:   # the body's own copy: item assignment may change it in place
-                self.copies[id(state[index])] = (index, self.names[index], state[index])
+            watch_copy(self.copies, index, self.names[index], state[index])
         self.spec.set_state(state)
         element = None if self.spec.iterable is None else self.spec.iterable.element(loop_vars[0])
         self.body_inputs = tuple(loop_vars[self.offset:self.offset + len(self.loop_indices)])

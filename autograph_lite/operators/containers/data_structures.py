@@ -171,6 +171,14 @@ def watch(containers: Containers, index: int, name: str, value: Any) -> None:
         containers[id(value)] = (index, name, value)
 
 
+def watch_copy(copies: Containers, index: int, name: str, value: Any) -> None:
+    """Add ``value``, a staged loop body's input for its loop variable ``index``, to the loop's ``copies`` if it is
+    a Python list: the body's own copy of a list carried as a structure of loop variables, whose items it may
+    assign in place (_loop_copy_item_assigned)."""
+    if type(value) is list:
+        copies[id(value)] = (index, name, value)
+
+
 @contextlib.contextmanager
 def carried_by_loop(owner: Learned, containers: Containers, copies: Containers,
                     before_item_assigned: Callable[[int], None]) -> Iterator[None]:
