@@ -73,10 +73,10 @@ class UnsupportedChecker:
         _fail(node, 'await cannot be converted', 'Convert a regular (non-async) function instead.')
 
     def visit_Try(self, node):
+        # (A `return` in `finally` is converted with Python's meaning: converters/return_statements.py.)
         for statement in node.finalbody:
-            for kind, name in ((gast.Return, 'return'), (gast.Break, 'break'), (gast.Continue, 'continue')):
-                stop = NESTED_SCOPES if kind is gast.Return else NESTED_SCOPES + _LOOPS
-                jump = _find(statement, kind, stop)
+            for kind, name in ((gast.Break, 'break'), (gast.Continue, 'continue')):
+                jump = _find(statement, kind, NESTED_SCOPES + _LOOPS)
                 if jump is not None:
                     _fail(jump, f"'{name}' inside a 'finally' block cannot be converted: it would "
                           f"silently discard an exception in flight",

@@ -13,6 +13,24 @@
 
 A function whose only ``return`` is its last statement is left as it is. Inside ``try``/``with``
 the value is computed before the flag is set, so an exception in it leaves the flag unset.
+
+A ``return`` inside ``finally`` keeps Python's meaning (it replaces the ``try``'s return and discards the
+exception in flight; the statement is rewritten so that the ``finally`` sees the exception and raises it
+again only if it did not return)::
+
+    try:                             caught = None
+        body                         try:
+    finally:                 ->          body
+        if c:                        except BaseException as error:
+            return 1                     caught = ag__.caught_by_finally(error)
+        cleanup()                        do_return = False      # the exception voids the try's return
+                                     finally:
+                                         returned = do_return   # the try's return, unless finally returns
+                                         do_return = False
+                                         (finally, converted)
+                                         if not do_return:      # (the guard of every return)
+                                             do_return = returned
+                                             ag__.reraise_caught(caught)
 """
 import gast
 
@@ -109,7 +127,32 @@ class ReturnTransformer(Transformer):
         self.protected -= 1
         return node
 
-    visit_Try = _protected
+    def visit_Try(self, node):
+        if self.flags is None or not any(_may_return(statement) for statement in node.finalbody):
+            return self._protected(node)
+        do_return = self.flags[0]
+        caught, error, returned = (self.ctx.new_name(base) for base in ('caught', 'error', 'returned'))
+        inner = [gast.Try(body=node.body, handlers=node.handlers, orelse=node.orelse, finalbody=[])] if (
+            node.handlers or node.orelse) else node.body
+        finally_tail = templates.replace('do_return = returned\nag__.reraise_caught(caught)',
+                                         do_return=do_return, returned=returned, caught=caught)
+        statements = templates.replace(
+            'caught = None\n'
+            'try:\n'
+            '    inner\n'
+            'except BaseException as error:\n'
+            '    caught = ag__.caught_by_finally(error)\n'
+            '    do_return = False\n'
+            'finally:\n'
+            '    returned = do_return\n'
+            '    do_return = False\n'
+            '    final\n'
+            '    tail',
+            caught=caught, inner=inner, error=error, do_return=do_return, returned=returned,
+            final=node.finalbody, tail=finally_tail)
+        statements[1] = self._protected(statements[1])
+        return statements
+
     visit_With = _protected
 
     def _loop(self, node):

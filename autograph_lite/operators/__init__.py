@@ -12,7 +12,7 @@ from autograph_lite.operators.control_flow import for_stmt, if_stmt, while_stmt
 from autograph_lite.operators.containers.data_structures import (append_outside, augmented_in_place, call_in_place,
                                                       changed_in_place, del_item, list_append, list_pop,
                                                       list_pop_in_expression, set_item, set_item_augmented)
-from autograph_lite.operators.exceptions import assert_stmt
+from autograph_lite.operators.exceptions import assert_stmt, caught_by_finally, reraise_caught
 from autograph_lite.operators.forms import needs_staged_form
 from autograph_lite.operators.logical import and_, and_then, not_, or_, walrus_guard
 from autograph_lite.operators.membership import in_, not_in
@@ -32,4 +32,4 @@ __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
            "defined_free", "deleted",
            "return_value", "value_or_undefined", "del_attr_if_undefined", "del_item_if_undefined", "BUILTIN_OVERRIDES",
            "list_comp", "generator_exp", "set_comp", "dict_comp", "unpack", "in_", "not_in", "walrus_guard", "and_then",
-           "needs_staged_form", "match_subject", "matches"]
+           "needs_staged_form", "match_subject", "matches", "caught_by_finally", "reraise_caught"]

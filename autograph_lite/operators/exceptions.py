@@ -1,4 +1,5 @@
-"""``assert test, msg`` for converted code: Python's assert, or a graph ``Assert`` op on tensors.
+"""``assert test, msg`` for converted code: Python's assert, or a graph ``Assert`` op on tensors; and the
+exception a ``return`` inside ``finally`` discards (``caught_by_finally``, ``reraise_caught``).
 
 Like the statement it replaces, the check is skipped entirely under ``python -O`` (``__debug__`` is
 False), for tensors too, so that graph and eager runs of the same function agree.
@@ -15,10 +16,11 @@ from typing import Any, Callable, Optional
 
 import runtime as rt
 from autograph_lite.operators.logical import as_condition
+from autograph_lite.operators.staging import Retrace
 from runtime.core.tensor import SymbolicTensor
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import isinstance, str
+from builtins import BaseException, isinstance, str
 
 
 def assert_stmt(test: Any, message: Callable[[], Optional[Any]]) -> Any:
@@ -42,3 +44,33 @@ def assert_stmt(test: Any, message: Callable[[], Optional[Any]]) -> Any:
         text = message()
         raise AssertionError() if text is None else AssertionError(text)
     return None
+
+
+def caught_by_finally(error: BaseException) -> BaseException:
+    """``error``, raised in the ``try`` (or a handler, or the ``else``) of a ``try`` whose ``finally`` may
+    ``return``: the converted statement holds it while the ``finally`` runs, and raises it again unless the
+    ``finally`` returned (``reraise_caught``), as Python does. The converter's own signals pass on at once: a
+    retrace of a tensor-dependent construct, and an exception raised while tracing a tensor-dependent branch or
+    loop body (``rt.errors.StagedExceptionError``), which tracing raises for every value, so a ``return`` in
+    ``finally`` cannot discard it for the values that would not raise.
+
+    >>> caught_by_finally(ValueError('discarded if the finally returns'))
+    ValueError('discarded if the finally returns')
+    """
+    if isinstance(error, (Retrace, rt.errors.StagedExceptionError)):
+        raise error
+    return error
+
+
+def reraise_caught(caught: Optional[BaseException]) -> None:
+    """At the end of a ``finally`` that did not return: raise the exception ``caught_by_finally`` held (None:
+    there was none).
+
+    >>> reraise_caught(None)
+    >>> reraise_caught(KeyError('k'))
+    Traceback (most recent call last):
+      ...
+    KeyError: 'k'
+    """
+    if caught is not None:
+        raise caught
