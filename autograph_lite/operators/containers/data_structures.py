@@ -59,6 +59,9 @@ def set_item(target: Any, key: Any, value: Any) -> Any:
         return _changed_tensor_list(target, target.set_item(key, value))
     if not _loop_copy_item_assigned(target, key):
         _stage_list_change(target, value, "assign an item of")
+    if type(target) is dict and _carried_by_loop(target) and key not in target:
+        name = _carried_name(target)
+        _check_loop_dict_keys(name, f'{name}[{key!r:.40}] = ...', [key], [])
     target[key] = value
     return target
 
