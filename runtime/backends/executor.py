@@ -355,8 +355,14 @@ class _CodeGenerator:
 
     # --- kernels ---------------------------------------------------------------------------------
     def emit_kernel_call(self, op: Operation, args: List[str], indent: int, in_place: bool = False) -> List[str]:
-        if in_place:  # input 0's array is this call's own and dies here (runtime.backends.in_place)
+        if in_place:  # input 0's (a select's: input 2's) array is this call's own and dies here (in_place.py)
             outs = [self.fresh("v")]
+            if op.op_def is SELECT:  # where(c, t, e) written into e's array (in_place.written_input)
+                condition, then_value, else_value = args
+                self.emit(indent, f"np.copyto({else_value}, {then_value}, where={condition})  # in place: "
+                                  f"{else_value} is not read again", op)
+                self.emit(indent, f"{outs[0]} = {else_value}")
+                return outs
             if op.op_def.in_place_kernel is None:  # an elementwise op writing into input 0 (in_place.py)
                 ufunc = self.ufunc_name(op.op_def.elementwise_ufunc)
                 self.emit(indent, f"{outs[0]} = {ufunc}({', '.join(args)}, out={args[0]})  # in place: {args[0]} "

@@ -17,8 +17,10 @@ filled cell by cell in a loop is copied 4,225 times. The compiled executor calls
 
 An **elementwise op** (a ufunc of input 0's own shape and dtype, at least ``MIN_BUFFER_ELEMENTS``
 elements, its result a graph output) is written into input 0 the same way (``np.add(counts, step,
-out=counts)``) when input 0 is owned and dies there: a loop's accumulator ``counts += step`` then keeps
-one array for the whole loop. Its result is an output, so the memory plan never pools it.
+out=counts)``) when input 0 is owned and dies there, and a ``SelectV2`` into its else-value
+(``np.copyto(z, new, where=inside)``): a loop's accumulator ``counts += step`` or masked update
+``z = where(inside, new, z)`` then keeps one array for the whole loop. The result is an output, so the
+memory plan never pools it.
 
 A ``While`` loop variable is **updated in place** when the body's result for it is its placeholder
 passed through a chain of in-place updates (elementwise ones included, and in-place loops); the loop
@@ -45,7 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from runtime.backends.buffer_plan import UFUNC, write_kind
+from runtime.backends.buffer_plan import SELECT_INTO, UFUNC, write_kind
 from runtime.core.graph import FuncGraph, Operation
 from runtime.core.tensor import SymbolicTensor
 from runtime.ops.cast_op import CAST
@@ -86,19 +88,20 @@ def _fresh_result(op: Operation) -> bool:
     return op_def.in_place_kernel is not None
 
 
-def elementwise_in_place(op: Operation) -> bool:
-    """Whether ``op`` is a ufunc that can write its result into input 0's array: same static shape and dtype
-    (no broadcast grows it, no cast changes it), big enough to be worth an ``out=`` call."""
-    if write_kind(op) != UFUNC:
-        return False
-    x, result = op.inputs[0], op.outputs[0]
-    return x.shape == result.shape and x.dtype == result.dtype
-
-
-def _updates_input0(op: Operation, outputs) -> bool:
-    """Whether ``op`` may write into input 0: an update op (it has an in-place kernel), or an elementwise op
-    whose result is one of the graph's ``outputs`` (ids; never pooled by the memory plan)."""
-    return op.op_def.in_place_kernel is not None or (elementwise_in_place(op) and id(op.outputs[0]) in outputs)
+def written_input(op: Operation) -> Optional[int]:
+    """Which input's array an op writing its result into an input writes into, or None: an elementwise ufunc
+    of input 0's own shape and dtype (no broadcast grows it, no cast changes it) writes into input 0; a
+    ``SelectV2`` of its else-value's shape into the else-value (``np.copyto(e, t, where=c)`` is
+    ``where(c, t, e)``). Only results big enough for an ``out=`` call to pay (``MIN_BUFFER_ELEMENTS``)."""
+    kind = write_kind(op)
+    if kind == UFUNC:
+        index = 0
+    elif kind == SELECT_INTO:
+        index = 2
+    else:
+        return None
+    x, result = op.inputs[index], op.outputs[0]
+    return index if x.shape == result.shape and x.dtype == result.dtype else None
 
 
 def plan_in_place(graph: FuncGraph, ops: Sequence[Operation], owned_inputs: FrozenSet[int] = frozenset(),
@@ -139,9 +142,10 @@ def plan_in_place(graph: FuncGraph, ops: Sequence[Operation], owned_inputs: Froz
             if may_overwrite(op.inputs[0], op, position):
                 plan.updates.add(id(op))
             owned.add(id(op.outputs[0]))  # a copy, or (in place) an owned array: ours either way
-        elif _updates_input0(op, outputs) and may_overwrite(op.inputs[0], op, position):
-            plan.updates.add(id(op))
-            owned.add(id(op.outputs[0]))  # input 0's owned array
+        elif op.outputs and id(op.outputs[0]) in outputs and written_input(op) is not None:  # (never pooled)
+            if may_overwrite(op.inputs[written_input(op)], op, position):
+                plan.updates.add(id(op))
+                owned.add(id(op.outputs[0]))  # that input's owned array
         elif op.op_def is WHILE:
             loop_vars = loop_vars_updated_in_place(op, memo)
             if loop_vars:
@@ -191,9 +195,11 @@ def _update_chain(result: SymbolicTensor, placeholder: SymbolicTensor) -> List[T
     tensor = result
     while tensor is not placeholder:
         producer = tensor.op
-        if producer.op_def.in_place_kernel is not None or (tensor is result and elementwise_in_place(producer)):
-            chain.append((producer, 0))
-            tensor = producer.inputs[0]
+        index = 0 if producer.op_def.in_place_kernel is not None else (
+            written_input(producer) if tensor is result else None)  # (elementwise: the body's result only)
+        if index is not None:
+            chain.append((producer, index))
+            tensor = producer.inputs[index]
         elif producer.op_def is WHILE and tensor.index < producer.attrs["num_loop_vars"]:
             chain.append((producer, tensor.index))
             tensor = producer.inputs[tensor.index]

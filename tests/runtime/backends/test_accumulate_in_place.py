@@ -132,3 +132,56 @@ def test_concurrent_calls_each_accumulate_into_their_own_array():
     for t in threads:
         t.join()
     assert failures == [] and staged.experimental_get_tracing_count() == 1
+
+
+def masked_orbits(c, n):
+    z = rt.zeros_like(c)
+    escaped_at = rt.zeros_like(c)
+    for i in rt.range(n):
+        inside = z * z <= 4.0
+        z = rt.where(inside, z * z + c, z)                          # the else-value is z: written in place
+        escaped_at = rt.where(inside, escaped_at, rt.cast(i, rt.float32))  # the then-value: a new array
+    return z, escaped_at
+
+
+def test_a_masked_update_of_a_loop_variable_is_copied_into_it_where_the_mask_holds():
+    staged = ag.function(masked_orbits)
+    c = rt.constant(np.linspace(-2.5, 1.0, SIDE * SIDE, dtype=np.float32).reshape(SIDE, SIDE))
+    body = loop_body_source(source_of(staged, c, rt.constant(8)))
+    assert body.count("# in place:") == 1 and "np.copyto(loop" in body and "where=" in body
+    assert body.count("np.where(") == 1  # escaped_at's select keeps its own array
+    z, escaped_at = same_as_eager(staged, c, rt.constant(8))
+    assert np.isinf(z.numpy()).sum() == 0 and escaped_at.numpy().max() == 7.0
+
+
+def test_a_select_whose_else_value_is_read_afterwards_or_broadcast_keeps_the_eager_values():
+    def f(x, n):
+        for _ in rt.range(n):
+            new = rt.where(x > 0.0, x - 1.0, x)
+            x = new + (new - x)  # x read after the select: the select must not overwrite it
+        return x
+
+    def g(x, n):  # a column of conditions and a row of new values broadcast over x's shape
+        for _ in rt.range(n):
+            x = rt.where(x[:, :1] > 0.5, x[:1, :] * 0.5 + 0.25, x)
+        return x
+    x = rt.constant(np.linspace(-1, 3, SIDE * SIDE, dtype=np.float32).reshape(SIDE, SIDE))
+    staged = ag.function(f)
+    assert "# in place:" not in loop_body_source(source_of(staged, x, rt.constant(3)))
+    same_as_eager(staged, x, rt.constant(3))
+    staged = ag.function(g)
+    assert loop_body_source(source_of(staged, x, rt.constant(3))).count("np.copyto(loop") == 1
+    same_as_eager(staged, x, rt.constant(3))
+
+
+def test_a_select_reading_a_view_of_the_array_it_writes_into_gives_the_eager_values():
+    def f(x, n):
+        a, b = x, x * 1.0
+        for _ in rt.range(n):
+            a = rt.where(a > 0.5, rt.transpose(a), a)  # the then-value may be a view of a's own array
+            b = b + rt.reverse(b, [1])                  # the add's second input a view of its first
+        return a, b
+    x = rt.constant(np.random.default_rng(2).standard_normal((SIDE, SIDE)).astype(np.float32))
+    staged = ag.function(f)
+    assert loop_body_source(source_of(staged, x, rt.constant(3))).count("# in place:") == 2
+    same_as_eager(staged, x, rt.constant(3))
