@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 import autograph_lite as ag
 import runtime as rt
-from program_grammar import tensor_functions
+from program_grammar import TENSOR_FEATURES, tensor_functions
 from test_graph_equivalence import INPUTS, graph_outcome
 from test_python_equivalence import load
 
@@ -37,6 +37,7 @@ def check_both_executors_agree(source, inputs):
     pytest.param((), 25, id="core-long", marks=pytest.mark.slow),
     pytest.param(("loop_else_jumps", "python_returns", "while_true"), 15, id="jumps+returns+while_true",
                  marks=pytest.mark.slow),
+    pytest.param(TENSOR_FEATURES, 12, id="every-feature", marks=pytest.mark.slow),   # containers, match, try...
 ])
 def test_random_programs_give_the_same_on_both_executors(features, examples):
     # No shrinking: each program is compiled by XLA (CI time; a failure prints the example). The long runs are
