@@ -42,6 +42,7 @@ class LengthChange(NamedTuple):
     appends: int   # at most this many appends (the slots one iteration may need)
     net: int       # appends minus pops, when ``exact``
     exact: bool    # the same every iteration (no append or pop in only one branch of an ``if``)
+    append_ops: tuple = ()   # the TensorListPushBack ops counted in ``appends``
 
 
 class NestedAppend(NamedTuple):
@@ -164,10 +165,12 @@ def _path_change(tensor: Any, start: Any) -> Any:
     and branches), or None if ``tensor`` is not derived from ``start`` that way."""
     appends = net = 0
     exact = True
+    append_ops: List[Operation] = []
     while tensor is not start:
         op = tensor.op
         if op.op_def is TENSOR_LIST_PUSH_BACK:
             appends, net = appends + 1, net + 1
+            append_ops.append(op)
         elif op.op_def is TENSOR_LIST_POP:
             net -= 1
         elif op.op_def is TENSOR_LIST_SET_ITEM and op.attrs.get("grow"):
@@ -191,6 +194,7 @@ def _path_change(tensor: Any, start: Any) -> Any:
                 if isinstance(change, NestedAppend):
                     return change
             appends += max(then_change.appends, else_change.appends)
+            append_ops += then_change.append_ops + else_change.append_ops
             net += then_change.net
             exact = exact and then_change.exact and else_change.exact and then_change.net == else_change.net
             tensor = op.inputs[1 + j]
@@ -206,4 +210,4 @@ def _path_change(tensor: Any, start: Any) -> Any:
         elif op.op_def not in _KEEPS_LENGTH:
             return None
         tensor = op.inputs[0]
-    return LengthChange(appends, net, exact)
+    return LengthChange(appends, net, exact, tuple(append_ops))

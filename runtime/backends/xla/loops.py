@@ -12,7 +12,7 @@ compiles). Otherwise it stays growable: the backward loop of a gradient pops it,
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
@@ -33,15 +33,19 @@ def _is_accumulator(name: str) -> bool:
     return name.endswith("_accumulator")   # the gradient pass's name (runtime/passes/while_gradients.py)
 
 
-def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any], inputs: List[Any]) -> Dict[int, int]:
+def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
+                    inputs: List[Any]) -> Tuple[Dict[int, int], Dict[int, Operation]]:
     """Make the list loop variables whose length the body changes growable (in ``loop_vars``), with the slots
-    the loop's bound needs; returns {position: length after the loop} for those whose length is then known."""
+    the loop's bound needs. Returns {position: length after the loop} for those whose length is then known, and
+    {position: an append} for those the loop appends to: the appends counted for the slots skip their own check
+    of a free slot (``ctx.reserved_appends``), one check after the loop covers them (``_check_slots``)."""
     changes = loop_bounds.list_length_changes(op)
     if not changes:
-        return {}
+        return {}, {}
     body = op.attrs["body"]
     trips = loop_bounds.trip_count(op, inputs)
     known_after: Dict[int, int] = {}
+    appended: Dict[int, Operation] = {}
     for k, change in changes.items():
         value = loop_vars[k]
         if not isinstance(value, ListBuffer):
@@ -68,7 +72,19 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any], inputs: L
         if not value.growable and trips is not None and trips.exact and change.exact:
             known_after[k] = value.length + trips.bound * change.net
         loop_vars[k] = value.growable_with(ctx.jnp, slots)
-    return known_after
+        ctx.reserved_appends.update(id(append) for append in change.append_ops)
+        if change.append_ops:
+            appended[k] = change.append_ops[0]
+    return known_after, appended
+
+
+def _check_slots(ctx: Context, op: Operation, values: List[Any], appended: Dict[int, Operation]) -> None:
+    """After the loop: each list it appended to fits the slots its bound reserved (no append was dropped; always
+    true unless the bound is wrong: a check against our own mistakes, once per loop rather than per append)."""
+    for k, append in appended.items():
+        value, name = values[k], op.attrs["body"].inputs[k].op.name
+        ctx.check(value.length <= value.slots, append, why=f"list {name!r} outgrew the {value.slots} slots the "
+                  f"bound of loop {op.name} reserved")
 
 
 @table.lowers(WHILE)
@@ -77,12 +93,13 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
     cond_graph, body_graph = op.attrs["cond"], op.attrs["body"]
     captured = list(inputs[count:])
     loop_vars = [as_operand(ctx, v, t, op) for v, t in zip(inputs[:count], body_graph.inputs)]
-    known_after = _growable_lists(ctx, op, loop_vars, list(inputs))
+    known_after, appended = _growable_lists(ctx, op, loop_vars, list(inputs))
     ctx.loop_depth += 1
     try:
         values = _loop(ctx, op, loop_vars, captured, cond_graph, body_graph, count, limit)
     finally:
         ctx.loop_depth -= 1
+    _check_slots(ctx, op, values, appended)
     for k, length in known_after.items():
         values[k] = values[k].with_static_length(length)
     return tuple(values)

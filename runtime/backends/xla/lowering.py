@@ -67,6 +67,7 @@ class Context:
         self.checks: List[Operation] = []   # the op of each check, in the order the error code numbers them
         self.check_reasons: Dict[int, str] = {}   # index -> what failed, for checks our kernels do not make
         self.loop_depth = 0   # how many tensor loops' bodies are being lowered around the current op
+        self.reserved_appends: set = set()   # ids of the appends whose slots a loop's bound reserved (loops.py)
         self._check_index: Dict[int, int] = {}
         self.state: Optional[State] = None
 

@@ -214,3 +214,20 @@ def test_a_gradient_through_nested_tensor_loops_says_it_does_not_compile_yet():
                                                       r"through a tensor loop nested in another"):
         ag.function(nested, jit_compile=True)(V)
     assert_same(ag.function(nested)(V), ag.function(nested, jit_compile="auto")(V))
+
+
+def test_a_list_outgrowing_the_slots_its_loop_reserved_is_an_error_never_a_dropped_value(monkeypatch):
+    # The bound is read from the graph (loop_bounds.trip_count); were it wrong, the appends past the reserved
+    # slots would be dropped: the check after the loop turns that into an error. Here the bound is made wrong.
+    from runtime.backends.xla import loop_bounds, loops
+    monkeypatch.setattr(loops.loop_bounds, "trip_count", lambda op, inputs: loop_bounds.TripCount(2, False))
+
+    def collect(x):
+        values = []
+        for i in rt.range(4):
+            values.append(x * rt.cast(i, rt.float32))
+        return values[0]
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"TensorListPushBack: list 'values' outgrew the 2 slots "
+                                                             r"the bound of loop while reserved") as raised:
+        ag.function(collect, jit_compile=True)(rt.constant([1.0, 2.0]))
+    assert "values.append(x * rt.cast(i, rt.float32))" in str(raised.value)
