@@ -44,6 +44,7 @@ from runtime.ops.list_values import (ListValue, array_position, checked_shape, l
                                      wrap, written)
 
 _INT_DTYPES = (dtypes.int32, dtypes.int64)
+_NOTHING_WRITTEN = object()   # a TensorArray's learned element shape before its first write (None: unknown rank)
 
 
 # --- ops --------------------------------------------------------------------------------------------
@@ -208,7 +209,7 @@ class TensorArray:
         # The element shape learned from the writes, shared by every version of this array (write() returns a
         # new one), as TensorFlow shares it: a write inside a loop body or a branch makes it known to the
         # array after the loop or if too, whose handle's static shape the loop relaxes (see element_shape).
-        self._shape_cell: List[Any] = [declared]
+        self._shape_cell: List[Any] = [_NOTHING_WRITTEN if declared is None else declared]
         attrs = {"element_dtype": self._dtype, "element_shape": declared, "array": self._name}
         self.handle = apply_op(TENSOR_LIST_RESERVE, (_index(size, "size"),), attrs)
 
@@ -236,7 +237,7 @@ class TensorArray:
             return TensorShape(unwrap(self.handle._value).shape)
         known = self.handle.shape
         learned = self._shape_cell[0]
-        if learned is None or not self._infer_shape:
+        if learned is None or learned is _NOTHING_WRITTEN or not self._infer_shape:
             return TensorShape(known)
         return TensorShape(learned if known is None else refined(known, learned))
 
@@ -300,9 +301,14 @@ class TensorArray:
     def _check_shape(self, shape: Any) -> None:
         """A ValueError (in both modes) when elements of ``shape`` cannot be in this array; with
         ``infer_shape=True`` the array's versions learn ``shape`` (see element_shape)."""
-        learned = array_element_shape(self.element_shape.dims, shape, self._name, self._infer_shape)
+        array_element_shape(self.element_shape.dims, shape, self._name, self._infer_shape)
         if self._infer_shape:
-            self._shape_cell[0] = learned
+            # Each traced write's shape holds for the values it writes; a loop body traced again with relaxed
+            # shapes writes a less specific one, which must win (the first trace's may hold for its first
+            # iteration only): so the learned shape is what all the writes have in common, never a refinement.
+            learned = self._shape_cell[0]
+            self._shape_cell[0] = (as_shape_tuple(shape) if learned is _NOTHING_WRITTEN
+                                   else shapes.most_specific_common_shape(learned, as_shape_tuple(shape)))
 
     def _write_attrs(self) -> dict:
         return {**self._attrs(), "grow": self._dynamic_size, "same_shape": self._infer_shape}

@@ -1,4 +1,4 @@
-"""Issue 23: a TensorArray made without element_shape learns it from its first write, as TensorFlow's does, and
+"""Issue 23: a TensorArray made without element_shape learns it from its writes, as TensorFlow's does, and
 every version of the array shares it (write returns a new one): a write in a loop body or a branch gives the array
 after the loop its element shape, so its stack, gather and read have a known rank there (they had an unknown one,
 and an outer loop refused the stacked value as a loop variable). Where the rank stays unknown, the loop's error
@@ -133,3 +133,22 @@ def test_an_array_whose_element_shape_stays_unknown_is_named_in_the_loops_error(
         "element_shape=...))", at="for j in rt.range(n):")
     stacked_at = line_of(unknown_rank_elements, "best = ta.stack()[0]")
     assert f"read or stacked at {__file__}:{stacked_at} (`best = ta.stack()[0]`)" in message
+
+
+def late_first_write(n):
+    x = rt.zeros([1])
+    ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+    for i in rt.range(n):
+        x = rt.concat([x, [1.0]], 0)      # grows: the loop relaxes x to (None,) and traces its body again
+        if i == n - 1:
+            ta = ta.write(0, x)
+    return ta.stack()
+
+
+def test_what_the_array_learns_holds_for_every_trace_of_the_loop_body():
+    # The first trace of the body (x of shape (2,)) holds for the first iteration only; learning its write's
+    # shape as a refinement claimed (None, 2) for a stacked (1, 4).
+    staged = ag.function(late_first_write)
+    assert staged.get_concrete_function(rt.TensorSpec([], rt.int32)).graph.outputs[0].shape == (None, None)
+    np.testing.assert_array_equal(staged(rt.constant(3)).numpy(), [[0.0, 1.0, 1.0, 1.0]])
+    np.testing.assert_array_equal(eager(staged, rt.constant(3)).numpy(), [[0.0, 1.0, 1.0, 1.0]])
