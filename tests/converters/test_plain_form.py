@@ -549,3 +549,39 @@ def test_a_builtin_called_by_its_name_is_called_directly_and_a_rebound_name_stil
     # ag.to_graph returned): no frame of ours between them.
     assert ag.to_graph(rebinds_len)(3, ag.to_graph(callee)) == ('rebinds_len', 3)
     assert calls.converted_from(targets[2]) is callee and targets[3:] == [sys._getframe]
+
+
+def counts_and_appends(words):
+    counts, seen, order = {}, [], [0, 0]
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+        seen.append(word)
+        order[0] += 1
+    return counts, seen, order
+
+
+def test_dict_and_list_changes_outside_staged_constructs_skip_the_staging_checks(monkeypatch):
+    from autograph_lite.operators.containers import data_structures
+    from autograph_lite.operators.staging import carrying_anywhere
+    words = ['a', 'b', 'a']
+    expected = counts_and_appends(words)
+    assert carrying_anywhere == [0]
+
+    def refuse(*args):
+        raise AssertionError('a staging check ran')
+    for check in ('_stage_list_change', '_loop_copy_item_assigned', '_watched_entry'):
+        monkeypatch.setattr(data_structures, check, refuse)
+    assert ag.to_graph(counts_and_appends)(words) == expected
+    monkeypatch.undo()
+
+    # A staged loop that carries a list is still told of its changes (it makes the list a tensor list).
+    @ag.function
+    def grows(n):
+        values = []
+        i = 0
+        while i < n:
+            values.append(i)
+            i += 1
+        return rt.stack(values)
+    assert list(grows(rt.constant(3)).numpy()) == [0, 1, 2]
+    assert carrying_anywhere == [0]
