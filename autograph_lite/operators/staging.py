@@ -53,6 +53,8 @@ staging = Staging()
 # How many staged constructs carry Python containers now, on all threads (see ``carrying``): while none does,
 # a change of a Python list is just that change (the plain form's ``xs.append(v)``, ``xs[i] = v``), with no
 # thread-local state to read. Never a wrong "none": counted under the lock before the construct's body runs.
+# So every stack of carried containers is pushed through ``carrying`` (data_structures.carried_by_loop pushes
+# loop_copies only around it): a stack pushed another way would be skipped by those fast paths.
 carrying_anywhere = [0]
 _carrying_lock = threading.Lock()
 
