@@ -124,11 +124,12 @@ def list_name(tensor: Any) -> str:
 def _static_length(ctx, op, value: ListBuffer) -> int:
     if value.growable:
         raise ctx.error(op, f"it reads list {list_name(op.inputs[0])!r} whole (its length or its elements' stacked "
-                            "shape), but the list was grown in a tensor loop whose number of appends is known only "
-                            "when the graph runs (the loop may stop early: a break, a condition besides its "
-                            "counter's, only maximum_iterations; or it appends under an if), so the list's length "
-                            "is too; append once per iteration in a loop of a trip count known when compiling "
-                            "(for i in rt.range(n), n a Python int, without break), or " + _FIX)
+                            "shape), but the list is grown in a tensor loop (this read is inside it) or was grown in "
+                            "one whose number of appends is known only when the graph runs (the loop may stop early: "
+                            "a break, a condition besides its counter's, only maximum_iterations; or it appends under "
+                            "an if), so the list's length is too; read it whole after a loop that appends once per "
+                            "iteration and has a trip count known when compiling (for i in rt.range(n), n a Python "
+                            "int, without break), or " + _FIX)
     return value.length
 
 
