@@ -74,8 +74,12 @@ BORROWED = 'borrowed'
 # branch, `buf = b` in the other) and that the function changes in place: the staged choice builds a new object
 # from both, which the change would reach instead of `a` or `b`, so a staged if refuses different containers.
 PICKED = 'picked'
+# A local the function reads and writes only through constant keys (`d['k']`, `d['k'] = v`), nowhere else (not
+# passed, returned, iterated, measured): if it is a dict, a key a tensor loop adds is a variable the loop creates,
+# as TensorFlow accepts it (nothing can see the key before the loop body sets it, nor miss it after the loop).
+RECORD = 'record'
 FLAG_ROLES = frozenset([RETURN_FLAG, RETURN_GUARD, BREAK_FLAG, CONTINUE_FLAG])
-ROLES = FLAG_ROLES | {RETURN_VALUE, GLOBAL, ALIASED, BORROWED, PICKED}
+ROLES = FLAG_ROLES | {RETURN_VALUE, GLOBAL, ALIASED, BORROWED, PICKED, RECORD}
 
 # The converted function is compiled inside a factory function taking the operators module and the
 # original's free variables; its header lines come before the function's first line.

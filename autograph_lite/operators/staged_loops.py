@@ -27,16 +27,17 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import runtime as rt
 from runtime.core import nest
-from autograph_lite.contract import Roles
+from autograph_lite.contract import RECORD, Roles
 from autograph_lite.operators.containers.checks import before_loop_tensor_list, check_loop_state, check_not_aliased
-from autograph_lite.operators.containers.data_structures import (carried_by_loop, note_list_rebuilt, tensor_list_from,
-                                                                 watch, watch_copy)
+from autograph_lite.operators.containers.data_structures import (added_keys, carried_by_loop, note_list_rebuilt,
+                                                                 refuse_added_key, tensor_list_from, watch,
+                                                                 watch_copy, with_keys, without_keys)
 from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
                                                    is_stageable, placeholder_like)
-from autograph_lite.operators.staging import (Containers, FlagUnchanged, Learned, NeedsPlaceholder, RankChanges,
-                                              Retrace, retrace_until_settled, staging)
+from autograph_lite.operators.staging import (Containers, FlagUnchanged, Learned, NeedsLoopKey, NeedsPlaceholder,
+                                              RankChanges, Retrace, retrace_until_settled, staging)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
@@ -133,6 +134,7 @@ def _run(spec: LoopSpec) -> None:
     check_loop_state(spec.roles, spec.names, init)
     learned = Learned(lambda index, element: before_loop_tensor_list(spec.roles, spec.names[index], init[index],
                                                                      element))
+    learned.key_added = lambda index, key, value: _loop_key(spec, learned, index, key, value)
 
     def trace_loop() -> None:  # traced at most once more per placeholder, constant flag, tensor list, options
         loop = _Loop(spec, learned, init)
@@ -145,6 +147,22 @@ def _run(spec: LoopSpec) -> None:
         spec.set_state(final)
 
     retrace_until_settled(learned, trace_loop, init, spec.set_state)
+
+
+def _loop_key(spec: LoopSpec, learned: Learned, index: int, key: Any, value: Any) -> None:
+    """The body adds ``key`` (set to ``value``) to the dict variable ``index``: a variable the loop creates when
+    the function reads and writes the dict only through constant keys (role ``record``: nothing can see the key
+    before the body sets it, nor miss it after the loop), as TensorFlow accepts it; a StateError otherwise."""
+    name = spec.names[index]
+    if spec.roles.of(name) != RECORD:
+        refuse_added_key(name, key, "whose state must keep the same keys in every iteration (a key the loop adds "
+                                    "is accepted only when the function reads and writes the dict through constant "
+                                    "keys alone, d['k'], never passing, returning, iterating or measuring it)")
+    if not is_stageable(value) or isinstance(value, (rt.TensorList, rt.TensorArray)):
+        refuse_added_key(name, key, f"to {describe(value)}: a key a tensor loop adds is a variable the loop creates, "
+                                    "which must hold a tensor or a number")
+    if key not in learned.loop_keys.get(index, {}):
+        raise NeedsLoopKey(learned, index, key, value)
 
 
 class _Loop:
@@ -164,7 +182,13 @@ class _Loop:
         self.partial = set()  # indices whose value is a PartialReturnValue inside and after the loop
         self.flagged: List[int] = []  # indices first assigned in the loop: they get a "defined" loop variable
         self.start_values: List[Any] = []
+        # (dict variable, key) for each key the loop adds (learned.loop_keys): each gets a "defined" flag too
+        self.keyed_flags: List[Tuple[int, Any]] = []
         for index, value in enumerate(init):
+            if index in learned.loop_keys:
+                keys = learned.loop_keys[index]
+                value = with_keys(value, {key: placeholder_like(like) for key, like in keys.items()})
+                self.keyed_flags += [(index, key) for key in keys]
             if index in learned.placeholders:
                 if isinstance(value, UndefinedReturnValue):
                     self.partial.add(index)
@@ -190,14 +214,17 @@ class _Loop:
         self.copies: Containers = {}
         self.loop_var_names = ((_COUNTER_NAME,) if spec.iterable is not None else ()) + tuple(
             self.names[index] for index in self.loop_indices) + tuple(
-            f"{self.names[index]} (defined)" for index in self.flagged) + ("<loop condition>",) * self.carried
+            f"{self.names[index]} (defined)" for index in self.flagged) + tuple(
+            f"{self.names[index]}[{key!r:.40}] (defined)" for index, key in self.keyed_flags) + (
+            "<loop condition>",) * self.carried
         self.undefined_names = {self.names[index] for index, value in enumerate(init)
                                 if isinstance(value, Undefined) and index not in learned.placeholders}
 
     def initial_vars(self) -> tuple:
         counter = (rt.constant(0, rt.int32),) if self.spec.iterable is not None else ()
         carried = (self.first_test,) if self.carried else ()
-        return counter + tuple(self.start_values) + (rt.constant(False),) * len(self.flagged) + carried
+        flags = (rt.constant(False),) * (len(self.flagged) + len(self.keyed_flags))
+        return counter + tuple(self.start_values) + flags + carried
 
     def while_loop_options(self) -> Dict[str, Any]:
         """rt.while_loop's maximum_iterations and shape_invariants (one per loop variable), from the options and
@@ -209,7 +236,7 @@ class _Loop:
             declared[index] = rt.TensorShape(None)
         invariants = [None] * self.offset + [declared.get(index) for index in self.loop_indices]
         return {"maximum_iterations": None if self.options is None else self.options.maximum_iterations,
-                "shape_invariants": invariants + [None] * (len(self.flagged) + self.carried)}
+                "shape_invariants": invariants + [None] * (len(self.flagged) + len(self.keyed_flags) + self.carried)}
 
     def apply_options(self, shape_invariants: Sequence[Tuple[Any, Any]], maximum_iterations: Any) -> None:
         """Called by set_loop_options in the body: the first trace restarts the loop with the options."""
@@ -229,17 +256,30 @@ class _Loop:
             declared[self.loop_indices[position]] = rt.TensorShape(shape).dims
         raise _LoopOptions(self.learned, declared, maximum_iterations)
 
-    def compose(self, loop_vars: Sequence[Any]) -> tuple:
-        """The full state tuple, with the loop variables taken from ``loop_vars`` (counter and flags excluded)."""
+    def compose(self, loop_vars: Sequence[Any], inside: bool = True) -> tuple:
+        """The full state tuple, with the loop variables taken from ``loop_vars`` (counter and flags excluded).
+        ``inside`` (the condition and the body): the keys the loop adds to a dict are left out, as before the
+        body first sets them."""
         state = list(self.init)
         for index, value in zip(self.loop_indices, loop_vars[self.offset:self.offset + len(self.loop_indices)]):
+            if inside and index in self.learned.loop_keys:
+                value = without_keys(value, self.learned.loop_keys[index])
             state[index] = PartialReturnValue(value) if index in self.partial else value
         return tuple(state)
 
     def final_state(self, outputs: Sequence[Any]) -> tuple:
         """The state after the loop: a variable the loop first assigns may be read only if it ran."""
-        state = list(self.compose(outputs))
+        state = list(self.compose(outputs, inside=False))
         end = len(outputs) - self.carried
+        key_flags = outputs[end - len(self.keyed_flags):end]
+        end -= len(self.keyed_flags)
+        for (index, key), defined in zip(self.keyed_flags, key_flags):
+            name = f"{self.names[index]}[{key!r:.40}]"
+            message = (f"{name} is read after a tensor-dependent loop that ran zero times: the loop must iterate "
+                       f"at least once to set it (or set {name} before the loop)")
+            state[index][key] = nest.map_structure(
+                lambda value: rt.debugging.ensure_defined(value, defined, message, name="key_defined"),
+                state[index][key])
         flags = outputs[end - len(self.flagged):end]
         for index, defined in zip(self.flagged, flags):
             name = self.names[index]
@@ -326,7 +366,7 @@ class _Loop:
             if index in self.flagged and index not in self.learned.unknown_ranks and _rank_changes(loop_var, output):
                 raise RankChanges(self.learned, index)
             outputs.append(output)
-        outputs += [rt.constant(True)] * len(self.flagged)  # a finished iteration assigned them all
+        outputs += [rt.constant(True)] * (len(self.flagged) + len(self.keyed_flags))  # an iteration sets them all
         return tuple(outputs + carried)
 
     def before_item_assigned(self, index: int) -> None:
@@ -369,6 +409,9 @@ class _Loop:
                     raise NeedsPlaceholder(self.learned, index,
                                            value.value if isinstance(value, PartialReturnValue) else value)
                 continue
+            if self.roles.of(name) == RECORD:   # a dict an inner loop added keys to: this loop carries them too
+                for key in added_keys(before, value):
+                    _loop_key(self.spec, self.learned, index, key, value[key])
             if value is not before and type(value) is type(before) and describe(value) == describe(before):
                 # The same kind of Python value, changed ('idle' -> 'run'): the kinds alone would read as no change.
                 raise rt.errors.StateError(
@@ -389,6 +432,9 @@ class _Loop:
         if isinstance(value, PartialReturnValue):
             value = value.value
         before = start if value is loop_var else loop_var   # a list the body changed in place: compare its start
+        if self.roles.of(name) == RECORD:   # a dict an inner loop added keys to: this loop carries them too
+            for key in added_keys(before, value):
+                _loop_key(self.spec, self.learned, index, key, value[key])
         if (isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value)
                 or not nest.same_structure(value, before)):
             raise rt.errors.StateError(

@@ -73,7 +73,11 @@ class Learned:
         self.tensor_lists: Dict[int, Any] = {}   # Python list -> an element (its dtype and shape)
         self.options: Any = None                 # what ag.set_loop_options asked for (staged_loops._LoopOptions)
         self.unknown_ranks: Set[int] = set()     # variables first assigned in a loop whose rank the body changes
+        self.loop_keys: Dict[int, Dict[Any, Any]] = {}   # dict -> {key a loop adds: a value like the body's}
         self.before_tensor_list = before_tensor_list
+        # called when the body adds ``key`` (with ``value``) to the dict variable ``index``: returns if the loop
+        # carries it already, else raises (NeedsLoopKey, or a StateError if it cannot): staged_loops.py
+        self.key_added: Optional[Callable[[int, Any, Any], None]] = None
 
 
 class Retrace(BaseException):
@@ -113,6 +117,19 @@ class RankChanges(Retrace):
 
     def learn(self) -> None:
         self.owner.unknown_ranks.add(self.index)
+
+
+class NeedsLoopKey(Retrace):
+    """A loop body adds ``key`` to its dict variable ``index`` (``value``: what it sets): the next trace carries
+    the key as a variable the loop creates (a placeholder like ``value`` and a "defined" flag), hidden from the
+    body and the condition until the body sets it, as TensorFlow accepts such a key."""
+
+    def __init__(self, owner: Learned, index: int, key: Any, value: Any) -> None:
+        super().__init__(owner, index)
+        self.key, self.value = key, value
+
+    def learn(self) -> None:
+        self.owner.loop_keys.setdefault(self.index, {})[self.key] = self.value
 
 
 class FlagUnchanged(Retrace):

@@ -197,31 +197,3 @@ def test_an_alias_made_after_the_loop_sees_a_tensor_ifs_change():
     # merged values back into the same list, so both names see them, as in Python.
     same_in_graph_and_eagerly(item_assigned_then_aliased_in_a_branch, (rt.constant(2),), 9)
     same_in_graph_and_eagerly(item_assigned_then_aliased_in_a_branch, (rt.constant(1),), 3)
-
-
-def gains_a_python_key(x):
-    d = {}
-    while x > 0:
-        x -= 1
-        d['k'] = 5
-    return len(d)
-
-
-def gains_a_tensor_key(x):
-    d = {'a': rt.constant(1)}
-    while x > 0:
-        x -= 1
-        d['k'] = x * 2
-        d['a'] = d['k'] + 1
-    return d['a']
-
-
-def test_a_key_a_tensor_loop_adds_by_item_assignment_is_an_error_at_its_line():
-    # Was silently wrong for Python values (the dict kept the key of the trace: len 1 where Python gives 0
-    # after a loop that ran zero times) and an InaccessibleTensorError for tensors. TensorFlow accepts the key
-    # as a variable the loop creates; here it is refused with the fix (issue 23's note says what is left).
-    assert gains_a_python_key(0) == 0
-    for function in (gains_a_python_key, gains_a_tensor_key):
-        raises(rt.errors.StateError, ag.function(function), (rt.constant(0),),
-               "'d['k'] = ...' adds the key 'k' to the dict 'd' in a tensor-dependent loop, whose state must keep "
-               "the same keys in every iteration. Give 'd' all its keys before the loop", at="d['k'] = ")

@@ -78,6 +78,7 @@ class _FunctionContainers:
         self.pairs = _alias_pairs(function.body, generated)
         self._origins: Optional[ContainerOrigins] = None
         self._in_place: Optional[Set[str]] = None
+        self._records: Optional[Set[str]] = None
 
     def annotate(self) -> None:
         for node in _own_nodes(self.function):
@@ -101,9 +102,17 @@ class _FunctionContainers:
         if isinstance(node, gast.If):
             roles.update((name, contract.PICKED) for name in self._picked_by_if())
         if in_place:
+            if isinstance(node, (gast.While, gast.For)):
+                roles.update((name, contract.RECORD) for name in in_place & self.records())
             roles.update((name, contract.BORROWED) for name in self._borrowed(node, in_place))
             roles.update((name, contract.ALIASED) for name in self._aliased(node, in_place | changed))
         return ContainerRoles(frozenset(changed), roles) if changed or roles else NO_ROLES
+
+    def records(self) -> Set[str]:
+        """The locals the function (nested scopes included) reads and changes only through constant keys."""
+        if self._records is None:
+            self._records = constant_key_only_names(self.function)
+        return self._records
 
     def _changed_in_place(self, node, in_place: FrozenSet[str]) -> Set[str]:
         """The locals naming an object from before the construct that it changes in place: read before
@@ -152,6 +161,40 @@ class _FunctionContainers:
             return None
         names = _target_names(node.targets[0])
         return next((name for name in names if name in self.in_place()), None) if names else None
+
+
+# The operators of item assignment in lowered code (converters/slices.py, deletions.py): the position of their key.
+_KEYED_OPERATORS = {'set_item': 1, 'set_item_augmented': 1, 'del_item': 2}
+
+
+def constant_key_only_names(function: gast.FunctionDef) -> Set[str]:
+    """The names that ``function`` (lowered: item assignment is ``d = ag__.set_item(d, key, v)``) loads only as
+    ``d[constant]`` or as the target of those operators with a constant key; bound (stored) anywhere.
+
+    >>> from autograph_lite.pyct.parser import parse_str
+    >>> sorted(constant_key_only_names(parse_str(
+    ...     "def f(n):\\n    d = {}\\n    d = ag__.set_item(d, 'k', n)\\n    e = {}\\n    return d['k'] + len(e)"
+    ...     ).body[0]))
+    ['d']
+    """
+    loads: Set[str] = set()
+    keyed: Set[int] = set()   # ids of the Name nodes read as d[constant]
+    for node in nodes.walk(function):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and isinstance(
+                node.slice, gast.Constant):
+            keyed.add(id(node.value))
+        elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+              and isinstance(node.func.value, gast.Name) and node.func.value.id == contract.OPERATORS
+              and node.func.attr in _KEYED_OPERATORS):
+            position = _KEYED_OPERATORS[node.func.attr]
+            if (len(node.args) > position and isinstance(node.args[0], gast.Name)
+                    and isinstance(node.args[position], gast.Constant)):
+                keyed.add(id(node.args[0]))
+        elif isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            loads.add(node.id)
+    others = {node.id for node in nodes.walk(function)
+              if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and id(node) not in keyed}
+    return loads - others
 
 
 def _own_nodes(function: gast.FunctionDef) -> Iterator[gast.AST]:

@@ -59,9 +59,8 @@ def set_item(target: Any, key: Any, value: Any) -> Any:
         return _changed_tensor_list(target, target.set_item(key, value))
     if not _loop_copy_item_assigned(target, key):
         _stage_list_change(target, value, "assign an item of")
-    if type(target) is dict and _carried_by_loop(target) and key not in target:
-        name = _carried_name(target)
-        _check_loop_dict_keys(name, f'{name}[{key!r:.40}] = ...', [key], [])
+    if type(target) is dict and key not in target and _carried_by_loop(target):
+        _key_added(target, key, value)
     target[key] = value
     return target
 
@@ -394,6 +393,45 @@ def _carried_name(target: Any) -> str:
     """The name under which the innermost tensor-dependent loop that carries ``target`` knows it."""
     return next(carried[id(target)][1] for _, carried in reversed(staging.loop_containers)
                 if id(target) in carried)
+
+
+def _key_added(target: dict, key: Any, value: Any) -> None:
+    """``target[key] = value`` adds ``key`` to a dict a tensor-dependent loop carries: the innermost such loop
+    carries it as a variable it creates, or refuses (Learned.key_added)."""
+    for owner, carried in reversed(staging.loop_containers):
+        entry = carried.get(id(target))
+        if entry is not None:
+            if owner.key_added is None:
+                break
+            owner.key_added(entry[0], key, value)
+            return
+    name = _carried_name(target)
+    _check_loop_dict_keys(name, f'{name}[{key!r:.40}] = ...', [key], [])
+
+
+def refuse_added_key(name: str, key: Any, why: str) -> None:
+    """The StateError for ``name[key] = ...`` adding a key in a tensor-dependent loop that cannot carry it."""
+    raise rt.errors.StateError(
+        f"'{name}[{key!r:.40}] = ...' adds the key {key!r:.40} to the dict '{name}' in a tensor-dependent loop, "
+        f"{why}. Give '{name}' all its keys before the loop and only assign them in it (or add the key after the "
+        f"loop)")
+
+
+def added_keys(before: Any, after: Any) -> list:
+    """The keys the dict ``after`` has beyond those of the dict ``before`` (which it keeps), else []."""
+    if type(before) is not dict or type(after) is not dict or not before.keys() <= after.keys():
+        return []
+    return [key for key in after if key not in before]
+
+
+def with_keys(value: Any, extra: dict) -> Any:
+    """The dict ``value`` with the items of ``extra`` added (a new dict)."""
+    return {**value, **extra}
+
+
+def without_keys(value: Any, keys: Any) -> Any:
+    """The dict ``value`` without ``keys`` (a new dict), what a loop body starts from before it sets them."""
+    return {key: item for key, item in value.items() if key not in keys}
 
 
 def _check_loop_dict_keys(name: str, what: str, added: list, removed: list) -> None:
