@@ -28,12 +28,13 @@ class Report:
         self.converter_errors: Dict[str, int] = collections.Counter()
         self.import_errors: List[str] = []
         self.inside_objects = 0     # converted functions held by module-level package objects
+        self.defaults_replaced = 0  # defaults that were package functions, now their conversions
 
     def as_dict(self) -> dict:
         return {'converted': self.converted, 'refusals': dict(self.refusals),
                 'refused_examples': self.refused_examples,
                 'converter_errors': dict(self.converter_errors), 'import_errors': self.import_errors,
-                'inside_objects': self.inside_objects}
+                'inside_objects': self.inside_objects, 'defaults_replaced': self.defaults_replaced}
 
 
 def refusal_reason(exc: Exception) -> str:
@@ -147,6 +148,13 @@ class PackageConverter:
         for name, entry in list(vars(cls).items()):
             replacement = self.value(entry)
             if replacement is not entry:
+                if hasattr(getattr(type(cls), name, None), '__set__'):
+                    # setattr would run the metaclass's descriptor, not write the class dict (wrapt's proxy
+                    # metaclass keeps the class's real __module__/__doc__ behind such properties).
+                    reason = 'class attribute behind a metaclass descriptor'
+                    self.report.refusals[reason] += 1
+                    self.report.refused_examples.setdefault(reason, f'{cls.__qualname__}.{name}')
+                    continue
                 try:
                     setattr(cls, name, replacement)
                 except (AttributeError, TypeError) as exc:   # a C type or a read-only slot
@@ -167,6 +175,28 @@ class PackageConverter:
             if replacement is not entry:
                 setattr(module, name, replacement)
 
+    def defaults(self) -> None:
+        """A default a package function took at ``def`` time that is another package function (a
+        sentinel lambda, ``key=hashkey``) becomes what replaced that function, as if the package had been
+        converted when it was defined: ``factory is PFIELD_NO_FACTORY`` and pickling by name then see one
+        object, not the original in the default and the converted one in the module."""
+        for function in self.keep_alive:
+            if not isinstance(function, types.FunctionType):
+                continue
+            if function.__defaults__:
+                replaced = tuple(self._replaced(d) for d in function.__defaults__)
+                if any(new is not old for new, old in zip(replaced, function.__defaults__)):
+                    function.__defaults__ = replaced
+                    self.report.defaults_replaced += 1
+            if function.__kwdefaults__:
+                for name, value in function.__kwdefaults__.items():
+                    if self._replaced(value) is not value:
+                        function.__kwdefaults__[name] = self._replaced(value)
+                        self.report.defaults_replaced += 1
+
+    def _replaced(self, value):
+        return self.done.get(id(value), value) if isinstance(value, types.FunctionType) else value
+
 
 def convert_packages(import_names: List[str], only: Tuple[str, ...] = ()) -> Report:
     """Import each package with all its submodules, then convert everything they define in place
@@ -178,4 +208,5 @@ def convert_packages(import_names: List[str], only: Tuple[str, ...] = ()) -> Rep
     converter = PackageConverter(roots, report)
     for module in modules:
         converter.module(module)
+    converter.defaults()
     return report
