@@ -17,6 +17,7 @@ class Package(NamedTuple):
     exclude: Tuple[str, ...] = ()       # pytest --deselect / --ignore arguments
     why: str = ''                # the control flow that makes it worth converting
     quick_modules: Tuple[str, ...] = ()   # the quick run converts only these modules (all if empty)
+    unimportable: Tuple[str, ...] = ()    # modules that need what is not installed (counted as import errors)
 
 
 PACKAGES = (
@@ -137,6 +138,38 @@ PACKAGES = (
     Package('docutils', '0.23', ('docutils',), '.', ('test',), ('test/test_statemachine.py', 'test/test_nodes.py'),
             why='reStructuredText: a state machine of state classes whose transitions are regex-matched '
                 'methods, nested state machines for nested blocks, node tree visitors, transforms'),
+    # Added for issue 23 (what its bugs touched: decorators, callable objects and mocks, descriptors and
+    # dunder-heavy structures, deep recursion).
+    Package('wrapt', '2.5.2', ('wrapt',), 'src', ('tests/core',), ('tests/core/test_function_wrapper.py',),
+            why='decorators and proxies: pure-Python ObjectProxy/FunctionWrapper (the C extension is not built '
+                'from the sdist) forwarding every dunder, descriptors binding wrappers to instances and classes, '
+                'decorators stacked on decorators, partial-like callable proxies'),
+    Package('decorator', '5.3.1', ('decorator',), 'src', ('tests/test.py',), ('tests/test.py',),
+            why='signature-preserving decorators: callers wrapped into generated functions, decorator factories, '
+                'decorators of decorators, dispatch on argument types'),
+    Package('intervaltree', '3.2.1', ('intervaltree', 'sortedcontainers'), '.', ('test',),
+            ('test/intervaltree_methods/query_test.py', 'test/interval_methods'),
+            ('-o', 'python_files=*_test.py'),
+            why="an AVL interval tree on sortedcontainers' SortedDict (both converted): recursion over nodes, "
+                'rotations, namedtuple-based intervals with their own __eq__/__lt__/__hash__, set-like dunders'),
+    Package('tenacity', '9.2.1', ('tenacity',), '.', ('tests',),
+            ('tests/test_tenacity.py', '-k', 'TestDecoratorWrapper or TestInvokeAsCallable or TestMockingSleep '
+             'or TestPickle or TestWaitConditions'),
+            # tornado and trio are not installed (their tests skip or need them)
+            ('--ignore=tests/test_tornado.py',),
+            why='retrying decorators: strategies as callable objects combined with __and__/__or__, '
+                'Retrying objects called as functions, wraps-stacked wrappers, tests built on unittest.mock',
+            unimportable=('tenacity.tornadoweb',)),
+    Package('simplejson', '4.3.0', ('simplejson',), '.', ('simplejson/tests',), ('simplejson/tests/test_decode.py',),
+            why="a JSON codec's pure-Python scanner and encoder (the C speedups are not built): recursive descent "
+                'into nested containers, circular-reference checks, hooks as callables, Decimal/namedtuple dispatch',
+            unimportable=('simplejson.ordered_dict',)),   # Python 2's (imports UserDict)
+    Package('pluggy', '1.7.0', ('pluggy',), 'src', ('testing',), ('testing/test_hookcaller.py',),
+            why="pytest's plugin system: hook callers as callable objects, markers as decorators, a multicall "
+                'loop over generators (wrappers), tracing through monkeypatched methods'),
+    Package('pyrsistent', '0.20.0', ('pyrsistent',), '.', ('tests',), ('tests/vector_test.py',),
+            why='persistent data structures in pure Python (the C pvector is not built): dunder-heavy vectors, '
+                'maps and sets, descriptors and metaclasses for records and classes, recursive freeze/thaw'),
 )
 
 

@@ -21,10 +21,13 @@ from packages import by_name  # noqa: E402
 # README); its quick run takes 10-12 s per form since bug 16's fix (80-90 s before: it recompiled on
 # every call).
 # pycparser: a recursive-descent C parser (whole programs); 10 s for both forms at load 3.
-QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools', 'humanize', 'parse', 'networkx', 'pycparser']
-# The four longest quick runs (6-27 s each, both forms) run in CI's slow step (-m slow), not in the README's
+# wrapt, tenacity, simplejson (issue 23): decorators and proxies forwarding every dunder; retrying decorators,
+# callable strategy objects and unittest.mock; a recursive-descent JSON scanner.
+QUICK_PACKAGES = ['toolz', 'more-itertools', 'boltons', 'cachetools', 'humanize', 'parse', 'networkx', 'pycparser',
+                  'wrapt', 'tenacity', 'simplejson']
+# The longest quick runs (6-27 s each, both forms) run in CI's slow step (-m slow), not in the README's
 # test command; the other four keep real packages in every default run.
-SLOW_PACKAGES = {'toolz', 'boltons', 'networkx', 'pycparser'}
+SLOW_PACKAGES = {'toolz', 'boltons', 'networkx', 'pycparser', 'wrapt', 'tenacity', 'simplejson'}
 
 
 @pytest.mark.parametrize('staged_form', [False, True], ids=['plain form', 'staged form'])
@@ -39,7 +42,7 @@ def test_converted_package_passes_its_own_quick_tests(name, staged_form):
     result = differential.run_package(package, quick=True, staged_form=staged_form)
     conversion = result['conversion']
     assert conversion['converted'] > 20, conversion
-    assert conversion['import_errors'] == []
+    assert {error.split(':')[0] for error in conversion['import_errors']} <= set(package.unimportable), conversion
     assert (result['failed'], result['errors'], result['collection_errors']) == (0, 0, 0), \
         (result['failures'], result['output_tail'])
     assert result['passed'] > 20
