@@ -11,7 +11,7 @@ from typing import List
 
 import numpy as np
 
-from runtime.backends.xla.lowering import READS_LAZY_RANGES, LazyRange
+from runtime.backends.xla.lowering import READS_LAZY_RANGES, LazyRange, is_static
 from runtime.backends.xla.table import CHECKED, NOT_LOWERED, lowers
 from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TILE, TRANSPOSE
 from runtime.ops.combine_ops import CONCAT, SELECT, STACK, WHERE
@@ -249,12 +249,19 @@ def _in_range(ctx, indices, size):
 def _gather(ctx, op, params, indices):
     if type(params) is LazyRange:
         return _range_element(ctx, op, params, indices)
-    axis = op.attrs["axis"]
+    axis, size = op.attrs["axis"], params.shape[op.attrs["axis"]]
+    known = ctx.value_range(indices)   # a loop counter: its range may make the check needless
     indices = ctx.jnp.asarray(indices)
-    ctx.check(_in_range(ctx, indices, params.shape[axis]), op)
-    if params.shape[axis] == 0:   # (a loop over an empty tensor: its body is compiled, never run)
+    if not (known is not None and 0 <= known[0] and known[1] < size):
+        ctx.check(_in_range(ctx, indices, size), op)
+    if size == 0:   # (a loop over an empty tensor: its body is compiled, never run)
         return ctx.jnp.zeros(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
-    return ctx.jnp.take(params, indices, axis=axis, mode="clip")
+    result = ctx.jnp.take(params, indices, axis=axis, mode="clip")
+    if known is not None and is_static(params) and params.ndim == 1 and params.dtype.kind in "iu" and \
+            0 <= known[0] <= known[1] < size:   # an element of a static range (for t in rt.range(a, b)): its bounds
+        picked = np.asarray(params)[known[0]:known[1] + 1]
+        ctx.set_range(result, picked.min(), picked.max())
+    return result
 
 
 def _index_rows(ctx, op, indices, shape):
@@ -316,8 +323,11 @@ def _subscript(ctx, op, shape, key, dynamic) -> tuple:
         elif kind == "index":
             value = item[1]
             if type(value) is tuple:
-                value, size = jnp.asarray(dynamic[value[1]]), shape[dim]
-                ctx.check((value >= -size) & (value < size), op)   # the kernel's IndexError
+                value, size = dynamic[value[1]], shape[dim]
+                needed = not ctx.always_within(value, -size, size - 1)   # (a loop counter's range may say)
+                value = jnp.asarray(value)
+                if needed:
+                    ctx.check((value >= -size) & (value < size), op)   # the kernel's IndexError
                 value = jnp.clip(jnp.where(value < 0, value + size, value), 0, max(size - 1, 0))
             index.append(value)
             dim += 1

@@ -17,7 +17,7 @@ TripCount(bound=5, exact=True)
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -79,9 +79,17 @@ def _conjuncts(tensor: Any) -> List[Any]:
 _FLIPPED = {LESS: GREATER, LESS_EQUAL: GREATER_EQUAL, GREATER: LESS, GREATER_EQUAL: LESS_EQUAL}
 
 
-def _counted_trips(term: Any, op: Operation, inputs: Sequence[Any]) -> Optional[int]:
-    """The trips of a loop whose condition is ``term`` alone, if ``term`` compares a counter (a loop variable
-    the body adds a constant step to) with a limit known when compiling; else None."""
+class _Counter(NamedTuple):
+    position: int      # of the loop variable
+    comparison: Any    # LESS, LESS_EQUAL, GREATER or GREATER_EQUAL, the counter on the left
+    start: int
+    limit: int
+    step: int
+
+
+def _counter(term: Any, op: Operation, inputs: Sequence[Any]) -> Optional[_Counter]:
+    """``term`` as a counter (a loop variable the body adds a constant step to) compared with a limit, all
+    known when compiling; else None."""
     cond, body, count = op.attrs["cond"], op.attrs["body"], op.attrs["num_loop_vars"]
     comparison = term.op.op_def
     if comparison not in _FLIPPED:
@@ -100,6 +108,15 @@ def _counted_trips(term: Any, op: Operation, inputs: Sequence[Any]) -> Optional[
     step = _step(body, k, count, inputs)
     if limit is None or start is None or step is None:
         return None
+    return _Counter(k, comparison, start, limit, step)
+
+
+def _counted_trips(term: Any, op: Operation, inputs: Sequence[Any]) -> Optional[int]:
+    """The trips of a loop whose condition is ``term`` alone, if ``term`` compares a counter with a limit."""
+    counter = _counter(term, op, inputs)
+    if counter is None:
+        return None
+    _, comparison, start, limit, step = counter
     holds = {LESS: start < limit, LESS_EQUAL: start <= limit, GREATER: start > limit,
              GREATER_EQUAL: start >= limit}[comparison]
     if not holds:
@@ -140,6 +157,32 @@ def trip_count(op: Operation, inputs: Sequence[Any]) -> Optional[TripCount]:
         if bound is None or limit < bound:
             bound, exact = limit, exact   # a counted loop cut by maximum_iterations still runs exactly `limit`
     return None if bound is None else TripCount(max(bound, 0), exact)
+
+
+def counter_ranges(op: Operation, inputs: Sequence[Any]) -> Dict[int, Tuple[int, int]]:
+    """{position: (lowest, highest)}: the values a counter of the ``While`` ``op`` can have in its body. The body
+    runs only when the condition holds, so when its term ``i < limit`` does; and the counter moves from its start
+    toward the limit by a constant step: ``start <= i <= limit - 1``. (Index checks on it can be left out.)"""
+    ranges: Dict[int, Tuple[int, int]] = {}
+    for term in _conjuncts(op.attrs["cond"].outputs[0]):
+        counter = _counter(term, op, inputs)
+        if counter is None:
+            continue
+        k, comparison, start, limit, step = counter
+        if comparison is LESS and step > 0:
+            low, high = start, limit - 1
+        elif comparison is LESS_EQUAL and step > 0:
+            low, high = start, limit
+        elif comparison is GREATER and step < 0:
+            low, high = limit + 1, start
+        elif comparison is GREATER_EQUAL and step < 0:
+            low, high = limit, start
+        else:
+            continue
+        if k in ranges:
+            low, high = max(low, ranges[k][0]), min(high, ranges[k][1])
+        ranges[k] = (low, high)
+    return ranges
 
 
 def list_length_changes(op: Operation) -> Dict[int, Any]:

@@ -94,9 +94,10 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
     captured = list(inputs[count:])
     loop_vars = [as_operand(ctx, v, t, op) for v, t in zip(inputs[:count], body_graph.inputs)]
     known_after, appended = _growable_lists(ctx, op, loop_vars, list(inputs))
+    ranges = loop_bounds.counter_ranges(op, list(inputs))
     ctx.loop_depth += 1
     try:
-        values = _loop(ctx, op, loop_vars, captured, cond_graph, body_graph, count, limit)
+        values = _loop(ctx, op, loop_vars, captured, cond_graph, body_graph, count, limit, ranges)
     finally:
         ctx.loop_depth -= 1
     _check_slots(ctx, op, values, appended)
@@ -106,7 +107,7 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
 
 
 def _loop(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any], cond_graph: FuncGraph,
-          body_graph: FuncGraph, count: int, limit: Any) -> List[Any]:
+          body_graph: FuncGraph, count: int, limit: Any, ranges: Dict[int, Tuple[int, int]]) -> List[Any]:
     jnp, lax = ctx.jnp, ctx.lax
 
     def condition(values: List[Any], state: State):
@@ -116,6 +117,8 @@ def _loop(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any]
 
     def body(values: List[Any], state: State):
         ctx.state = state
+        for k, (low, high) in ranges.items():   # the counters' values when the body runs (loop_bounds)
+            ctx.set_range(values[k], low, high)
         outputs = ctx.lower_graph(body_graph, list(values) + captured)
         return [as_operand(ctx, v, t, op) for v, t in zip(outputs, body_graph.inputs)], ctx.state
 

@@ -68,6 +68,7 @@ class Context:
         self.check_reasons: Dict[int, str] = {}   # index -> what failed, for checks our kernels do not make
         self.loop_depth = 0   # how many tensor loops' bodies are being lowered around the current op
         self.reserved_appends: set = set()   # ids of the appends whose slots a loop's bound reserved (loops.py)
+        self._ranges: Dict[int, tuple] = {}   # id(traced int scalar) -> (it, lowest, highest value it can have)
         self._check_index: Dict[int, int] = {}
         self.state: Optional[State] = None
 
@@ -121,6 +122,20 @@ class Context:
         self.jax.debug.callback(emit, self.state.error, *values, ordered=True)
 
     is_static = staticmethod(is_static)
+
+    def set_range(self, value: Any, low: int, high: int) -> None:
+        """Declare that the traced scalar ``value`` is always in ``[low, high]`` (a loop counter in its body)."""
+        self._ranges[id(value)] = (value, int(low), int(high))
+
+    def value_range(self, value: Any) -> Optional[tuple]:
+        """(lowest, highest) of ``value`` if declared (``set_range``), else None."""
+        entry = self._ranges.get(id(value))
+        return entry[1:] if entry is not None and entry[0] is value else None
+
+    def always_within(self, value: Any, low: int, high: int) -> bool:
+        """Whether ``value`` is known, when compiling, to be in ``[low, high]``: its range check can be left out."""
+        known = self.value_range(value)
+        return known is not None and low <= known[0] and known[1] <= high
 
     def next_key(self) -> Any:
         """A fresh PRNG key for an unseeded random op (the state's key advances)."""

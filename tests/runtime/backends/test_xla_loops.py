@@ -231,3 +231,31 @@ def test_a_list_outgrowing_the_slots_its_loop_reserved_is_an_error_never_a_dropp
                                                              r"the bound of loop while reserved") as raised:
         ag.function(collect, jit_compile=True)(rt.constant([1.0, 2.0]))
     assert "values.append(x * rt.cast(i, rt.float32))" in str(raised.value)
+
+
+def test_index_checks_a_loop_counters_range_makes_needless_are_left_out_and_the_others_kept():
+    # In the body of `for i in rt.range(4)`, 0 <= i <= 3: x[i] and rt.gather(x, i) of a 4-row x need no check (a
+    # check per iteration cost Viterbi's loops ~10%); an index the range does not keep in bounds is still checked.
+    x = rt.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+
+    def rows(x):
+        total = rt.zeros([2])
+        for i in rt.range(4):
+            total += x[i] + rt.gather(x, i)
+        for t in rt.range(3, -1, -1):   # the range's elements, counting down
+            total += x[t] * 2.0
+        return total
+    compiled = ag.function(rows, jit_compile=True)
+    assert_same(ag.function(rows)(x), compiled(x))
+    assert compiled.get_concrete_function(x)._run.program.checks == []
+
+    def one_row_too_far(x):
+        total = rt.zeros([2])
+        for i in rt.range(5):
+            total += x[i]
+        return total
+    with pytest.raises(rt.errors.InvalidArgumentError) as numpy_error:
+        ag.function(one_row_too_far)(x)
+    with pytest.raises(rt.errors.InvalidArgumentError) as xla_error:
+        ag.function(one_row_too_far, jit_compile=True)(x)
+    assert str(xla_error.value) == str(numpy_error.value)
