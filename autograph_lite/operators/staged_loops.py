@@ -15,7 +15,13 @@ State rules (checked while tracing the body, so errors name the variable):
 * ``retval_`` gets a placeholder the same way; after a loop that may have returned it is a
   ``PartialReturnValue``;
 * ``ag.set_loop_options`` at the top of the body: the loop is traced again with its options;
-* every loop variable keeps its dtype and structure from one iteration to the next;
+* a variable first assigned inside the loop whose rank the body changes is declared of unknown rank (one retrace,
+  ``RankChanges``), as in TensorFlow; every other loop variable keeps its dtype, structure and rank from one
+  iteration to the next (a Python list the body only item-assigns is a structure of loop variables: the body
+  changes its own copy; data_structures.set_item);
+* a key the body adds to a dict that the function uses only through constant keys (role ``record``) is a
+  variable the loop creates (``NeedsLoopKey``): a placeholder and a "defined" flag, left out of the dict the
+  condition and the body start from, guarded after the loop like the variables above;
 * ``None`` and other non-graph values must stay what they were;
 * a Python global may not be rebound in the loop (it would be left holding a symbolic tensor).
 """
@@ -409,9 +415,7 @@ class _Loop:
                     raise NeedsPlaceholder(self.learned, index,
                                            value.value if isinstance(value, PartialReturnValue) else value)
                 continue
-            if self.roles.of(name) == RECORD:   # a dict an inner loop added keys to: this loop carries them too
-                for key in added_keys(before, value):
-                    _loop_key(self.spec, self.learned, index, key, value[key])
+            self._carry_added_keys(index, before, value)
             if value is not before and type(value) is type(before) and describe(value) == describe(before):
                 # The same kind of Python value, changed ('idle' -> 'run'): the kinds alone would read as no change.
                 raise rt.errors.StateError(
@@ -425,6 +429,13 @@ class _Loop:
                     f"{describe(value)} after an iteration; a loop variable must keep its dtype and structure, "
                     "so initialize it before the loop with a value of the kind the loop assigns")
 
+    def _carry_added_keys(self, index: int, before: Any, value: Any) -> None:
+        """The keys ``value``, the dict variable ``index`` after the body, has beyond those of ``before`` (an inner
+        loop added them): this loop carries them too, or refuses (_loop_key)."""
+        if self.roles.of(self.names[index]) == RECORD:
+            for key in added_keys(before, value):
+                _loop_key(self.spec, self.learned, index, key, value[key])
+
     def _loop_output(self, index: int, value: Any, loop_var: Any, start: Any) -> Any:
         """The body's new ``value`` of loop variable ``index``, checked against ``loop_var`` (the body's input)
         and ``start`` (its value before the loop: the body may have changed its copy of a list in place)."""
@@ -432,9 +443,7 @@ class _Loop:
         if isinstance(value, PartialReturnValue):
             value = value.value
         before = start if value is loop_var else loop_var   # a list the body changed in place: compare its start
-        if self.roles.of(name) == RECORD:   # a dict an inner loop added keys to: this loop carries them too
-            for key in added_keys(before, value):
-                _loop_key(self.spec, self.learned, index, key, value[key])
+        self._carry_added_keys(index, before, value)
         if (isinstance(value, (Undefined, UndefinedReturnValue)) or not is_stageable(value)
                 or not nest.same_structure(value, before)):
             raise rt.errors.StateError(
