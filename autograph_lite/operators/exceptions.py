@@ -46,18 +46,25 @@ def assert_stmt(test: Any, message: Callable[[], Optional[Any]]) -> Any:
     return None
 
 
+_CONVERSIONS_OWN = (Retrace, rt.errors.StagedExceptionError, rt.errors.StateError,
+                    rt.errors.OperatorNotAllowedInGraphError, rt.errors.InaccessibleTensorError)
+
+
 def caught_by_finally(error: BaseException) -> BaseException:
     """``error``, raised in the ``try`` (or a handler, or the ``else``) of a ``try`` whose ``finally`` may
     ``return``: the converted statement holds it while the ``finally`` runs, and raises it again unless the
-    ``finally`` returned (``reraise_caught``), as Python does. The converter's own signals pass on at once: a
-    retrace of a tensor-dependent construct, and an exception raised while tracing a tensor-dependent branch or
-    loop body (``rt.errors.StagedExceptionError``), which tracing raises for every value, so a ``return`` in
-    ``finally`` cannot discard it for the values that would not raise.
+    ``finally`` returned (``reraise_caught``), as Python does. What conversion itself raises passes on at once,
+    since the original function would not have raised it and discarding it would silently return from a
+    trace that stopped half-way: a retrace of a tensor-dependent construct; an exception raised while tracing
+    a tensor-dependent branch or loop body (``rt.errors.StagedExceptionError``: tracing raises it for every
+    value, so a ``return`` in ``finally`` cannot discard it for the values that would not raise); and the
+    errors that say something cannot be staged (``StateError``, ``OperatorNotAllowedInGraphError``,
+    ``InaccessibleTensorError``).
 
     >>> caught_by_finally(ValueError('discarded if the finally returns'))
     ValueError('discarded if the finally returns')
     """
-    if isinstance(error, (Retrace, rt.errors.StagedExceptionError)):
+    if isinstance(error, _CONVERSIONS_OWN):
         raise error
     return error
 

@@ -182,3 +182,22 @@ def test_what_the_graph_cannot_discard_for_some_values_only_is_an_error():
     raises(ValueError, ag.function(raised_in_a_tensor_branch), (rt.constant(-1),),
            "raised while tracing the branch", "A graph cannot raise a Python exception for some values only",
            at='raise ValueError("raised while tracing the branch")')
+
+
+def unstageable_loop_in_the_try(n):
+    total = rt.constant(0)
+    try:
+        state = 'idle'
+        for i in rt.range(n):
+            state = 'run'          # a Python string a tensor loop changes: a StateError while tracing
+            total += i
+    finally:
+        return total + len(state)
+
+
+def test_an_error_that_says_the_try_cannot_be_staged_is_not_discarded():
+    # Discarded, the trace would stop half-way and return `total` from before the loop and the 'idle' state
+    # (4), where the original returns 6: the finally's return cannot hide what conversion itself raises.
+    assert unstageable_loop_in_the_try(rt.constant(3)).numpy() == 6
+    raises(rt.errors.StateError, ag.function(unstageable_loop_in_the_try), (rt.constant(3),),
+           "'state' is a Python str that a tensor-dependent loop changes ('idle' before it, 'run' after an iteration)", at="for i in rt.range(n):")
