@@ -3,13 +3,15 @@
 A shape of known rank is a tuple of its dims (``None`` = unknown dim), so it equals the tuple, hashes like it,
 indexes, slices and concatenates like it; it adds TensorFlow's ``as_list()``, ``rank``, ``dims`` and friends.
 It also equals the list of its dims, as in TensorFlow. ``TensorShape(None)`` is the shape of unknown rank.
-It prints as the tuple (``(None, 3)``; TensorFlow prints ``TensorShape([None, 3])``), so messages and shown
-shapes read as they did before ``tensor.shape`` was one.
+Its repr is TensorFlow's, ``TensorShape([None, 3])``; ``str()`` gives the tuple, ``(None, 3)``, as in
+TensorFlow, so messages that show a shape read "shape (None, 3)".
 
 >>> shape = TensorShape([None, 3])
 >>> shape.rank, shape.as_list(), shape == (None, 3), shape == [None, 3], shape[1]
 (2, [None, 3], True, True, 3)
 >>> shape
+TensorShape([None, 3])
+>>> print(shape)
 (None, 3)
 >>> TensorShape(None).rank is None
 True
@@ -105,8 +107,11 @@ class TensorShape(tuple):
 
     __hash__ = tuple.__hash__
 
-    # Printed as the tuple it is, so printed shapes (and messages) read as before: (2, 3).
-    __str__ = __repr__ = tuple.__repr__
+    # str() is the tuple, as TensorFlow's: messages read "shape (2, 3)". repr() says what it is, as TensorFlow's.
+    __str__ = tuple.__repr__
+
+    def __repr__(self) -> str:
+        return f"TensorShape({list(self)!r})"
 
 
 class _UnknownRankShape(TensorShape):

@@ -64,7 +64,7 @@ def reshape(tensor: Any, shape: Any) -> Tensor:
     """``tensor``'s elements in row-major order, arranged as ``shape`` (one entry may be -1).
 
     >>> reshape([1, 2, 3, 4, 5, 6], [3, 2]).shape
-    (3, 2)
+    TensorShape([3, 2])
     """
     tensor = convert_to_tensor(tensor)
     dims, static = shape_argument(shape, "Reshape", "shape")
@@ -92,7 +92,7 @@ def transpose(a: Any, perm: Optional[Sequence[int]] = None) -> Tensor:
     """``a`` with its axes permuted by ``perm`` (default: reversed, i.e. a matrix transpose).
 
     >>> transpose([[1, 2, 3]]).shape
-    (3, 1)
+    TensorShape([3, 1])
     """
     a = convert_to_tensor(a)
     if perm is not None:
@@ -120,7 +120,7 @@ def expand_dims(input: Any, axis: int) -> Tensor:  # noqa: A002
     """``input`` with a new size-1 dimension at ``axis`` (negative counts from the end).
 
     >>> expand_dims([1, 2], -1).shape
-    (2, 1)
+    TensorShape([2, 1])
     """
     input = convert_to_tensor(input)
     if input.ndim is not None:
@@ -161,7 +161,7 @@ def squeeze(input: Any, axis: Union[int, Sequence[int], None] = None) -> Tensor:
     """``input`` without its size-1 dimensions (only those in ``axis`` when given).
 
     >>> squeeze([[1], [2]]).shape
-    (2,)
+    TensorShape([2])
     """
     input = convert_to_tensor(input)
     axis = None if axis is None else shapes.axes_argument(axis, "Squeeze")

@@ -136,7 +136,7 @@ def det(input: Any, name: Optional[str] = None) -> Tensor:  # noqa: A002
     """The determinant of a square matrix (of each matrix in a batch), via numpy's LU decomposition.
 
     >>> det([[[1.0, 2.0], [3.0, 4.0]]]).shape
-    (1,)
+    TensorShape([1])
     """
     return apply_validated(DET, (convert_to_tensor(input),), name=name)
 
@@ -157,7 +157,7 @@ def transpose(a: Any, name: Optional[str] = None, conjugate: bool = False) -> Te
     """Swap the last two axes (``tf.linalg.matrix_transpose``); the rank must be known.
 
     >>> transpose([[[1, 2, 3]]]).shape
-    (1, 3, 1)
+    TensorShape([1, 3, 1])
     """
     a = convert_to_tensor(a)
     if a.ndim is None:

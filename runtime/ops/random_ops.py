@@ -62,7 +62,7 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
     Floats default to ``[0, 1)``; integer dtypes need ``maxval``, as in TensorFlow.
 
     >>> uniform([5], maxval=10, dtype="int32", seed=1).shape
-    (5,)
+    TensorShape([5])
     """
     dtype, maxval = uniform_dtype(dtype, maxval, UNIFORM.name)
     seed = check_seed(seed, "RandomUniform")
@@ -100,7 +100,7 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.f
     """Random values of ``shape`` from a normal distribution with ``mean`` and ``stddev``.
 
     >>> normal([2, 3], seed=1).shape
-    (2, 3)
+    TensorShape([2, 3])
     """
     dtype = normal_dtype(dtype, NORMAL.name)
     attrs = {"dtype": dtype, "seed": stream_for(NORMAL.name, dtype, check_seed(seed, "RandomNormal"))}

@@ -84,7 +84,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     the given sizes (a list; one size may be -1 for the rest). Returns a list of tensors.
 
     >>> [t.shape for t in split([[1, 2, 3, 4]], 2, axis=1)]
-    [(1, 2), (1, 2)]
+    [TensorShape([1, 2]), TensorShape([1, 2])]
     """
     value = convert_to_tensor(value)
     if isinstance(num_or_size_splits, Tensor):

@@ -147,7 +147,7 @@ def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None
     """Values of ``shape`` uniform in ``[minval, maxval)``, determined by ``seed`` (a pair of ints).
 
     >>> stateless_uniform([3], seed=[7, 0], maxval=10, dtype="int32").shape
-    (3,)
+    TensorShape([3])
     """
     dtype, maxval = uniform_dtype(dtype, maxval, STATELESS_UNIFORM.name)
     return _apply(STATELESS_UNIFORM, shape, seed, minval, maxval, dtype)
@@ -158,7 +158,7 @@ def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, 
     """Values of ``shape`` from a normal distribution (``mean``, ``stddev``), determined by ``seed`` (a pair of ints).
 
     >>> stateless_normal([2, 2], seed=[1, 2]).shape
-    (2, 2)
+    TensorShape([2, 2])
     """
     dtype = normal_dtype(dtype, STATELESS_NORMAL.name)
     return _apply(STATELESS_NORMAL, shape, seed, mean, stddev, dtype)

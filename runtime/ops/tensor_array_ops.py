@@ -20,7 +20,7 @@ Tensor(20.0, shape=(), dtype=float32)
 >>> ta.stack()
 Tensor([10. 20. 30.], shape=(3,), dtype=float32)
 >>> ta.size(), ta.element_shape
-(Tensor(3, shape=(), dtype=int32), ())
+(Tensor(3, shape=(), dtype=int32), TensorShape([]))
 """
 from __future__ import annotations
 

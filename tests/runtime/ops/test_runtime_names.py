@@ -46,7 +46,7 @@ def test_tensor_shape():
     assert shape.is_compatible_with((5, 3)) and not shape.is_compatible_with((5, 4))
     assert shape.is_compatible_with(rt.TensorShape(None))
     unknown = rt.TensorShape(None)
-    assert unknown.rank is None and repr(unknown) == 'TensorShape(None)' and repr(shape) == '(None, 3)'
+    assert unknown.rank is None and repr(unknown) == 'TensorShape(None)' and repr(shape) == 'TensorShape([None, 3])' and str(shape) == '(None, 3)'
     with pytest.raises(ValueError, match="as_list\\(\\) is not defined on an unknown TensorShape"):
         unknown.as_list()
     with pytest.raises(TypeError, match="a shape must be a list of ints and None, got 'ab'"):
@@ -59,7 +59,7 @@ def test_a_tensors_shape_is_a_tensor_shape_eagerly_while_tracing_and_for_variabl
     x = rt.constant([[1.0, 2.0, 3.0]])
     assert isinstance(x.shape, rt.TensorShape) and x.shape.as_list() == [1, 3] and x.shape.rank == 2
     assert x.shape == (1, 3) and x.shape == [1, 3] and x.get_shape() == (1, 3) and str(x.shape) == "(1, 3)"
-    assert hash(x.shape) == hash((1, 3)) and x.shape + (4,) == (1, 3, 4) and repr(x.shape) == "(1, 3)"
+    assert hash(x.shape) == hash((1, 3)) and x.shape + (4,) == (1, 3, 4) and repr(x.shape) == "TensorShape([1, 3])"
     v = rt.Variable([1.0, 2.0])
     assert v.shape.as_list() == [2] and v.get_shape().is_fully_defined()
     seen = []
@@ -120,3 +120,12 @@ def test_a_violated_shape_invariant_is_a_state_error():
 
     with pytest.raises(ValueError, match="1 shape_invariants for 2 loop_vars"):
         wrong_count(rt.constant(3))
+
+
+def test_a_shape_reprs_as_tensorflow_and_prints_as_the_tuple():
+    # TensorFlow: repr(tf.TensorShape([2, None])) == 'TensorShape([2, None])', str() == '(2, None)'
+    assert repr(rt.TensorShape([2, None])) == "TensorShape([2, None])" and str(rt.TensorShape([2, None])) == "(2, None)"
+    assert repr(rt.constant(1.0).shape) == "TensorShape([])" and str(rt.constant(1.0).shape) == "()"
+    assert repr([t.shape for t in rt.split(rt.zeros([2, 4]), 2, axis=1)]) == "[TensorShape([2, 2]), TensorShape([2, 2])]"
+    assert f"shape {rt.zeros([3]).shape}" == "shape (3,)"  # messages keep the tuple
+    assert eval(repr(rt.TensorShape([1, None])), {"TensorShape": rt.TensorShape}) == (1, None)
