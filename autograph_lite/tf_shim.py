@@ -2,7 +2,9 @@
 to that lives nowhere else: ``tf.function``'s TensorFlow keywords, ``tf.executing_eagerly`` and friends.
 
 Functions reached through the shim speak TensorFlow in their errors: a message that suggests
-``rt.cast(x, rt.float32)`` says ``tf.cast(x, tf.float32)`` when the call came through ``tf.*``.
+``rt.cast(x, rt.float32)`` says ``tf.cast(x, tf.float32)`` when the call came through ``tf.*``, and so do
+the operators and methods of tensors (``x + y``, ``x[i]``, ``v.assign(value)``) used by a program written
+with the shim (a module that has ``tf`` and not ``runtime``).
 
 >>> from autograph_lite import tf
 >>> tf.nn.conv2d  # doctest: +ELLIPSIS
@@ -16,12 +18,14 @@ import functools
 import importlib
 import inspect
 import re
+import sys
 import types
 from typing import Any, Callable, Dict, Optional, Sequence
 
 import numpy as np
 
 import runtime as rt
+from runtime.core import errors, source_locations
 from runtime.core.traceback_filtering import filter_leaving_traceback, inline_api_boundary
 from autograph_lite import api
 from autograph_lite.tf_api import NAMESPACE, TABLE, Supported, Unsupported
@@ -117,6 +121,29 @@ def _respell(error: BaseException) -> None:
     if len(error.args) == 1 and isinstance(error.args[0], str) and "rt." in error.args[0] and \
             not isinstance(error, KeyError):
         error.args = (_tf_spelling(error.args[0]),)
+
+
+def _in_the_callers_words(message: str) -> str:
+    """``message`` spelled ``tf.`` when the user's code running now is written with the shim: what a tensor's
+    operators and methods raise (``x + y``, ``x[i]``) pass no entry point of the shim (see
+    ``runtime.core.errors.message_spellers``)."""
+    return _tf_spelling(message) if "rt." in message and _user_code_speaks_tf() else message
+
+
+def _user_code_speaks_tf() -> bool:
+    """Whether the innermost user frame is in a module that has the shim (``from autograph_lite import tf``)
+    and not ``runtime`` (a module that has both may spell either: it keeps ``rt.``)."""
+    frame: Optional[types.FrameType] = sys._getframe(1)
+    while frame is not None and source_locations.is_library_frame(frame.f_code.co_filename, frame.f_lineno):
+        frame = frame.f_back
+    if frame is None:
+        return False
+    shim = sys.modules.get("autograph_lite.tf")
+    values = frame.f_globals.values()
+    return any(value is shim for value in values) and not any(value is rt for value in values)
+
+
+errors.message_spellers.append(_in_the_callers_words)
 
 
 def _speaking_tf(function: Callable) -> Callable:

@@ -2,6 +2,7 @@
 
 Each one carries a message that names the op or value at fault and, where possible, how to fix it.
 """
+from typing import Callable, List
 
 
 class RuntimeLiteError(Exception):
@@ -79,3 +80,24 @@ class RetraceWarning(UserWarning):
     """A ``Function`` traced on most of its recent calls: its graphs are not being reused (the message says
     which argument changed and how to avoid it). Filter it with ``warnings.filterwarnings``; assert it with
     ``pytest.warns(rt.RetraceWarning)``."""
+
+
+# --- messages in the user's words --------------------------------------------------------------------------
+# A message that says what to write names our API ``rt.<name>``. A front end that users call by other names
+# (autograph_lite's tf shim: ``tf.<name>``) adds a speller here, ``speller(message) -> message``, which
+# respells the message when the user's code that is running calls us through it. Its own entry points
+# respell what they raise; this reaches what is called on a tensor itself (``x + y``, ``x[i]``,
+# ``v.assign(...)``), which passes through no entry point of the front end.
+message_spellers: List[Callable[[str], str]] = []
+
+
+def in_users_words(message: str) -> str:
+    """``message`` with our API spelled as the running user code spells it (as written, unless a front end
+    respells it).
+
+    >>> in_users_words("convert one with rt.cast(value, rt.int32)")
+    'convert one with rt.cast(value, rt.int32)'
+    """
+    for speller in message_spellers:
+        message = speller(message)
+    return message

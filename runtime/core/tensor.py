@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional, Tuple
 import numpy as np
 
 from runtime.core import dtypes, source_locations
-from runtime.core.errors import OperatorNotAllowedInGraphError
+from runtime.core.errors import OperatorNotAllowedInGraphError, in_users_words
 from runtime.core.tensor_shape import TensorShape, known
 
 Shape = Optional[Tuple[Optional[int], ...]]  # None = unknown rank; a None dim = unknown size
@@ -108,9 +108,9 @@ class EagerTensor(Tensor):
 
     def __bool__(self) -> bool:
         if self._value.size != 1:
-            raise ValueError(
+            raise ValueError(in_users_words(
                 f"The truth value of a tensor with shape {self._value.shape} is ambiguous; "
-                "reduce it first, e.g. rt.reduce_any(t) or rt.reduce_all(t)")
+                "reduce it first, e.g. rt.reduce_any(t) or rt.reduce_all(t)"))
         return bool(self._value)
 
     def __int__(self) -> int: return int(self._value)
@@ -142,9 +142,9 @@ def _user_location() -> str:
 
 def _symbolic_misuse(tensor: "SymbolicTensor", what: str, fix: str,
                      as_what: str = "") -> OperatorNotAllowedInGraphError:
-    return OperatorNotAllowedInGraphError(
+    return OperatorNotAllowedInGraphError(in_users_words(
         f"{what} a symbolic tensor ({tensor.name}, dtype={tensor.dtype.name}, shape={tensor.shape}){as_what} "
-        f"is not allowed while tracing{_user_location()}: its value is only known when the graph runs. {fix}")
+        f"is not allowed while tracing{_user_location()}: its value is only known when the graph runs. {fix}"))
 
 
 _CONTROL_FLOW_FIX = ("Let ag.function convert the Python control flow (autograph=True), or use "

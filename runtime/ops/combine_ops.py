@@ -11,7 +11,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core import shapes
-from runtime.ops.convert import convert_operands, convert_to_tensor
+from runtime.ops.convert import convert_operands, convert_to_tensor, mixed_dtypes_error
 from runtime.ops.list_ops import TensorList
 from runtime.ops.pack_op import STACK, merge_dims
 from runtime.core.attrs import INT
@@ -133,8 +133,7 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
         raise ValueError("where: pass both x and y, or neither (to get the coordinates of true elements)")
     x, y = convert_operands(x, y)
     if x.dtype != y.dtype:
-        raise TypeError(f"SelectV2: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}; "
-                        f"convert one with rt.cast(value, rt.{x.dtype.name})")
+        raise mixed_dtypes_error("SelectV2", "x and y", x.dtype, y.dtype)
     return apply_op(SELECT, (condition, x, y))
 
 

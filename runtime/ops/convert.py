@@ -10,6 +10,7 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime.core import context, dtypes
+from runtime.core.errors import in_users_words
 from runtime.core.registry import apply_op
 from runtime.core.tensor import EagerTensor, Tensor
 from runtime.ops.pack_op import STACK
@@ -79,9 +80,19 @@ def _check_integer_range(value: Any, array: np.ndarray, target: np.dtype) -> Non
         if low_limit <= low and high <= high_limit:
             return
     bad = low if low < low_limit else high
-    raise ValueError(f"cannot convert {_short(value)} to a tensor of dtype {target.name}: {bad} is out of its "
-                     f"range [{low_limit}, {high_limit}]; pass a wider dtype (e.g. rt.int64) or convert "
-                     "the value explicitly")
+    raise ValueError(in_users_words(f"cannot convert {_short(value)} to a tensor of dtype {target.name}: {bad} is "
+                                    f"out of its range [{low_limit}, {high_limit}]; pass a wider dtype (e.g. "
+                                    "rt.int64) or convert the value explicitly"))
+
+
+def mixed_dtypes_error(op_name: str, operands: str, first: np.dtype, second: np.dtype) -> TypeError:
+    """The error of an op given ``operands`` (e.g. "x and y") of two dtypes, with the cast that fixes it.
+
+    >>> print(mixed_dtypes_error("AddV2", "x and y", dtypes.int32, dtypes.float32))
+    AddV2: x and y must have the same dtype, got int32 and float32; convert one with rt.cast(value, rt.int32)
+    """
+    return TypeError(in_users_words(f"{op_name}: {operands} must have the same dtype, got {first.name} and "
+                                    f"{second.name}; convert one with rt.cast(value, rt.{first.name})"))
 
 
 def _short(value: Any) -> str:
@@ -98,8 +109,8 @@ def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:
     target = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):
         if target is not None and value.dtype != target:
-            raise TypeError(f"expected a {target.name} tensor, got {value.dtype.name} tensor {value!r}; "
-                            f"use rt.cast(x, rt.{target.name}) to convert it")
+            raise TypeError(in_users_words(f"expected a {target.name} tensor, got {value.dtype.name} tensor "
+                                           f"{value!r}; use rt.cast(x, rt.{target.name}) to convert it"))
         return value
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
         return _pack(value, target)

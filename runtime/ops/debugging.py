@@ -15,7 +15,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
-from runtime.ops.convert import convert_operands, convert_to_tensor
+from runtime.ops.convert import convert_operands, convert_to_tensor, mixed_dtypes_error
 from runtime.ops.logging_ops import render, split_template
 from runtime.ops.math_ops import equal, greater, greater_equal, less, less_equal, not_equal
 from runtime.ops.reduction_ops import reduce_all
@@ -66,8 +66,7 @@ def _declare_assert(compare: Callable, symbol: str, name: str, example: str):
     def check(x: Any, y: Any, message: Optional[str] = None) -> None:
         x, y = convert_operands(x, y)
         if x.dtype != y.dtype:
-            raise TypeError(f"{name}: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}; "
-                            f"convert one with rt.cast(value, rt.{x.dtype.name})")
+            raise mixed_dtypes_error(name, "x and y", x.dtype, y.dtype)
         data = [] if message is None else [str(message)]
         data += [f"Condition x {symbol} y did not hold element-wise:", "x =", x, "y =", y]
         Assert(reduce_all(compare(x, y)), data, name=f"{name}/Assert")

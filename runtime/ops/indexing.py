@@ -15,7 +15,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from runtime.core import dtypes
-from runtime.core.errors import InvalidArgumentError
+from runtime.core.errors import InvalidArgumentError, in_users_words
 from runtime.core import shapes
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.gradient_ops import unbroadcast
@@ -99,15 +99,15 @@ def _key_number(value: Any, dynamic: List[Tensor]) -> Any:
         return int(value)
     if isinstance(value, Tensor):
         if value.dtype not in _INDEX_DTYPES or value.ndim not in (0, None):
-            raise TypeError(f"only scalar int32/int64 tensors can be used as indices, got dtype "
-                            f"{value.dtype.name} with shape {value.shape}; use rt.gather to pick several "
-                            "elements")
+            raise TypeError(in_users_words(f"only scalar int32/int64 tensors can be used as indices, got dtype "
+                                           f"{value.dtype.name} with shape {value.shape}; use rt.gather to pick "
+                                           "several elements"))
         if isinstance(value, EagerTensor):
             return int(value._value)
         dynamic.append(value)
         return ("input", len(dynamic) - 1)
     hint = " use rt.gather for a list of indices." if isinstance(value, (list, np.ndarray)) else ""
-    raise TypeError(f"invalid index {value!r} of type {type(value).__name__}: {_VALID_KEYS}.{hint}")
+    raise TypeError(in_users_words(f"invalid index {value!r} of type {type(value).__name__}: {_VALID_KEYS}.{hint}"))
 
 
 def _encode_key(key: Any) -> Tuple[tuple, List[Tensor]]:

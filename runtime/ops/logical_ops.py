@@ -11,6 +11,7 @@ import numpy as np
 
 from runtime.core import dtypes
 from runtime.core import shapes
+from runtime.core.errors import in_users_words
 from runtime.ops.convert import convert_operands, convert_to_tensor
 from runtime.core.registry import OpDef, apply_op, not_differentiable, register_op
 from runtime.core.tensor import Tensor
@@ -25,8 +26,8 @@ def _bool_only(specs, attrs):
 
 def _require_bool(op_name: str, arg: str, tensor: Tensor) -> None:
     if tensor.dtype != dtypes.bool:
-        raise TypeError(f"{op_name}: {arg} must be a bool tensor, got {tensor.dtype.name}; compare it first "
-                        f"(e.g. x > 0) or use rt.cast({arg}, rt.bool)")
+        raise TypeError(in_users_words(f"{op_name}: {arg} must be a bool tensor, got {tensor.dtype.name}; compare "
+                                       f"it first (e.g. x > 0) or use rt.cast({arg}, rt.bool)"))
 
 
 LOGICAL_AND = register_op("LogicalAnd", ("x", "y"), _bool_only, np.logical_and, doc="x and y, elementwise.")

@@ -14,9 +14,9 @@ from typing import Any, Callable
 import numpy as np
 
 from runtime.core import dtypes
-from runtime.core.errors import InvalidArgumentError
+from runtime.core.errors import InvalidArgumentError, in_users_words
 from runtime.core import shapes
-from runtime.ops.convert import convert_operands
+from runtime.ops.convert import convert_operands, mixed_dtypes_error
 from runtime.ops.cast_op import CAST
 from runtime.ops.gradient_ops import unbroadcast
 from runtime.core.registry import (Algebra, apply_op, get_op, not_differentiable, register_gradient,
@@ -53,11 +53,10 @@ def _declare_binary(public: str, name: str, kernel: Callable, infer=_numeric_bro
         x, y = convert_operands(x, y)
         dtype = x.dtype
         if dtype is not y.dtype and dtype != y.dtype:  # ``is`` first: the cheap test, true almost always
-            raise TypeError(f"{name}: x and y must have the same dtype, got {dtype.name} and "
-                            f"{y.dtype.name}; convert one with rt.cast(value, rt.{dtype.name})")
+            raise mixed_dtypes_error(name, "x and y", dtype, y.dtype)
         if numeric and dtype.kind == "b":
-            raise TypeError(f"{name}: bool tensors are not supported; use rt.logical_and / rt.logical_or, "
-                            "or rt.cast(x, rt.int32) first")
+            raise TypeError(in_users_words(f"{name}: bool tensors are not supported; use rt.logical_and / "
+                                           "rt.logical_or, or rt.cast(x, rt.int32) first"))
         return apply_op(op_def, (x, y))
 
     op.__doc__ = f"Elementwise {doc or name} with numpy broadcasting (the ``{name}`` op)."
@@ -143,8 +142,7 @@ def divide(x: Any, y: Any) -> Tensor:
     """
     x, y = convert_operands(x, y)
     if x.dtype != y.dtype:
-        raise TypeError(f"RealDiv: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}; "
-                        f"convert one with rt.cast(value, rt.{x.dtype.name})")
+        raise mixed_dtypes_error("RealDiv", "x and y", x.dtype, y.dtype)
     if x.dtype.kind != "f":
         target = _TRUEDIV_DTYPE.get(x.dtype)
         if target is None:
@@ -182,8 +180,7 @@ def matmul(a: Any, b: Any) -> Tensor:
     """
     a, b = convert_operands(a, b)
     if a.dtype is not b.dtype and a.dtype != b.dtype:  # ``is`` first: the cheap test, true almost always
-        raise TypeError(f"MatMul: a and b must have the same dtype, got {a.dtype.name} and {b.dtype.name}; "
-                        f"convert one with rt.cast(value, rt.{a.dtype.name})")
+        raise mixed_dtypes_error("MatMul", "a and b", a.dtype, b.dtype)
     a_rank, b_rank = a.ndim, b.ndim
     if a_rank is not None and b_rank is not None and (a_rank < 2 or b_rank < 2):
         raise ValueError(f"MatMul: both arguments need rank >= 2, got shapes {a.shape} and {b.shape}")

@@ -16,6 +16,7 @@ from typing import Callable
 
 import numpy as np
 
+from runtime.core.errors import in_users_words
 from runtime.core.registry import eager_op_hooks
 from runtime.core.tensor import EagerTensor, Tensor, _user_location
 from runtime.ops.indexing import slice_by_key
@@ -65,11 +66,11 @@ def _rows(tensor: EagerTensor):
 def _refuse_item_assignment(tensor: Tensor, key, value) -> None:
     """Tensors are immutable (eager ones too: an alias must not change): say what to write instead."""
     what = "a symbolic tensor" if not isinstance(tensor, EagerTensor) else "a tensor"
-    raise TypeError(
+    raise TypeError(in_users_words(
         f"{what} (dtype={tensor.dtype.name}, shape={tensor.shape}) does not support item assignment"
         f"{_user_location()}: tensors are immutable. "
         "Write `x = rt.update_by_key(x, key, value)` (or rt.tensor_scatter_nd_update(x, indices, updates)); "
-        "inside a function converted by ag.function, `x[key] = value` on a local name does this for you")
+        "inside a function converted by ag.function, `x[key] = value` on a local name does this for you"))
 
 
 install_operators()

@@ -29,7 +29,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from runtime.core import dtypes, shapes
-from runtime.core.errors import InvalidArgumentError, OperatorNotAllowedInGraphError
+from runtime.core.errors import InvalidArgumentError, OperatorNotAllowedInGraphError, in_users_words
 from runtime.core.dtypes import float32, int32  # noqa: F401  (the docstring examples)
 from runtime.core.attrs import BOOL, DTYPE, OPTIONAL_SHAPE, TEXT
 from runtime.core.registry import apply_op, register_op
@@ -274,9 +274,9 @@ class TensorArray:
     def __bool__(self) -> bool:
         """Eagerly: True unless the array has no elements (as ``as_condition`` in converted code reads it)."""
         if not isinstance(self.handle, EagerTensor):
-            raise OperatorNotAllowedInGraphError(
+            raise OperatorNotAllowedInGraphError(in_users_words(
                 "the truth value of a TensorArray (size() > 0) is a tensor while tracing: test it with `if ta:` "
-                "in converted code (ag.function), or with rt.greater(ta.size(), 0)")
+                "in converted code (ag.function), or with rt.greater(ta.size(), 0)"))
         return int(self.size()) > 0
 
     # --- writing: each returns a new array ---
@@ -294,8 +294,9 @@ class TensorArray:
             raise TypeError(f"{label(self._name)} holds {self._dtype.name} elements; cannot {what} "
                             f"{type(value).__name__} {value!r:.60}: {error}") from None
         if tensor.dtype != self._dtype:
-            raise TypeError(f"{label(self._name)} holds {self._dtype.name} elements but {what} was given a tensor "
-                            f"of dtype {tensor.dtype.name}; convert it with rt.cast(value, rt.{self._dtype.name})")
+            raise TypeError(in_users_words(
+                f"{label(self._name)} holds {self._dtype.name} elements but {what} was given a tensor of dtype "
+                f"{tensor.dtype.name}; convert it with rt.cast(value, rt.{self._dtype.name})"))
         return tensor
 
     def _check_shape(self, shape: Any) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from runtime.ops.convert import convert_to_tensor
 from runtime.core import dtypes
+from runtime.core.errors import in_users_words
 from runtime.core.registry import (NO_ALGEBRA, Algebra, apply_op, get_op, not_differentiable, register_gradient,
                                    register_op)
 from runtime.core.public_names import named
@@ -45,8 +46,8 @@ def _declare_unary(public: str, name: str, kernel: Callable, kinds: str, doc: st
         x = convert_to_tensor(x)
         if x.dtype.kind not in kinds:
             fix = "rt.cast(x, rt.float32)" if kinds == "f" else "rt.cast(x, rt.int32)"
-            raise TypeError(f"{name}: x must be a {_KIND_NAMES[kinds]} tensor, got {x.dtype.name}; "
-                            f"convert it with {fix}")
+            raise TypeError(in_users_words(f"{name}: x must be a {_KIND_NAMES[kinds]} tensor, got {x.dtype.name}; "
+                                           f"convert it with {fix}"))
         return apply_op(op_def, (x,))
 
     op.__doc__ = f"Elementwise {doc} (the ``{name}`` op)."

@@ -17,6 +17,7 @@ from typing import Any, Optional
 import numpy as np
 
 from runtime.core import context
+from runtime.core.errors import in_users_words
 from runtime.ops.convert import convert_to_tensor
 from runtime.core.graph import PLACEHOLDER
 from runtime.core.attrs import AttrKind
@@ -235,8 +236,9 @@ class Variable(Tensor):
 
     def _converted(self, value: Any, method: str) -> Tensor:
         if isinstance(value, Tensor) and value.dtype != self.dtype:
-            raise TypeError(f"Variable '{self.name}'.{method}(): the value has dtype {value.dtype.name} but the "
-                            f"variable is {self.dtype.name}; convert it with rt.cast(value, rt.{self.dtype.name})")
+            raise TypeError(in_users_words(
+                f"Variable '{self.name}'.{method}(): the value has dtype {value.dtype.name} but the variable is "
+                f"{self.dtype.name}; convert it with rt.cast(value, rt.{self.dtype.name})"))
         try:
             tensor = convert_to_tensor(value, self.dtype)
         except TypeError as error:

@@ -116,6 +116,60 @@ def test_errors_name_tf_cast_through_the_shim_and_rt_cast_through_rt():
         mixed(tf.constant(1))
 
 
+# A program written with the shim (its module has tf, not runtime): what its tensors' operators and methods
+# raise eagerly passes no entry point of the shim, and speaks tf too.
+TF_PROGRAM = """
+from autograph_lite import tf
+i, f = tf.constant([1, 2]), tf.constant([1.0, 2.0])
+failing = {
+    "x + y": lambda: i + f, "x < y": lambda: i < f, "x @ y": lambda: i @ f, "x[y]": lambda: i[f],
+    "x & y": lambda: i & i, "-x": lambda: -tf.constant([True]), "bool(x)": lambda: bool(i),
+    "v.assign": lambda: tf.Variable(1.0).assign(tf.constant(1)),
+    "ta.write": lambda: tf.TensorArray(tf.float32, size=1).write(0, i),
+}
+"""
+
+
+def _raised_by(program: str, path) -> dict:
+    namespace: dict = {}
+    exec(compile(program, str(path), "exec"), namespace)
+    messages = {}
+    for name, call in namespace["failing"].items():
+        with pytest.raises((TypeError, ValueError)) as raised:
+            call()
+        messages[name] = str(raised.value)
+    return messages
+
+
+def test_eager_operators_and_methods_in_a_tf_program_name_tf(tmp_path):
+    messages = _raised_by(TF_PROGRAM, tmp_path / "tf_program.py")
+    assert messages["x + y"] == ("AddV2: x and y must have the same dtype, got int32 and float32; "
+                                 "convert one with tf.cast(value, tf.int32)")
+    assert messages["x < y"].endswith("convert one with tf.cast(value, tf.int32)")
+    assert messages["x @ y"].endswith("convert one with tf.cast(value, tf.int32)")
+    assert messages["x[y]"].endswith("use tf.gather to pick several elements")
+    assert messages["x & y"].endswith("or use tf.cast(x, tf.bool)")
+    assert messages["-x"].endswith("convert it with tf.cast(x, tf.int32)")
+    assert messages["bool(x)"].endswith("e.g. tf.reduce_any(t) or tf.reduce_all(t)")
+    assert messages["v.assign"].endswith("convert it with tf.cast(value, tf.float32)")
+    assert messages["ta.write"].endswith("convert it with tf.cast(value, tf.float32)")
+    assert not any("rt." in message for message in messages.values())
+
+
+def test_a_program_that_imports_runtime_keeps_rt(tmp_path):
+    for header in ("import runtime as rt\n", "import runtime\n"):
+        messages = _raised_by(header + TF_PROGRAM, tmp_path / "mixed_program.py")
+        assert messages["x + y"].endswith("convert one with rt.cast(value, rt.int32)")
+        assert not any("tf." in message for message in messages.values())
+    assert str(_raised(lambda: rt.constant(1) + rt.constant(1.0))).endswith("rt.cast(value, rt.int32)")  # this file
+
+
+def _raised(call) -> BaseException:
+    with pytest.raises(Exception) as raised:
+        call()
+    return raised.value
+
+
 # --- tf.Module and tf.saved_model ---------------------------------------------------------------------------
 class Dense(tf.Module):
     def __init__(self, name=None):
