@@ -231,7 +231,7 @@ class TensorArray:
         a loop body gives the array after the loop its element shape).
 
         >>> TensorArray(float32, size=2, element_shape=[None, 3]).element_shape
-        (None, 3)
+        TensorShape([None, 3])
         """
         if isinstance(self.handle, EagerTensor):
             return TensorShape(unwrap(self.handle._value).shape)
