@@ -17,7 +17,7 @@ from autograph_lite import conversion
 from autograph_lite.pyct import origin_info
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import getattr, isinstance, len, setattr, str
+from builtins import getattr, isinstance, setattr
 
 source_locations.register_library(os.path.dirname(os.path.abspath(__file__)), origin_info.lookup)
 
@@ -68,14 +68,8 @@ def attach_origins(exc: BaseException, frames) -> None:
         setattr(exc, _ATTACHED, text)
     except AttributeError:
         return
-    if sys.version_info >= (3, 11):
-        notes = getattr(exc, '__notes__', None)
-        if previous is not None and notes and previous.lstrip('\n') in notes:
-            notes[notes.index(previous.lstrip('\n'))] = text.lstrip('\n')
-        else:
-            exc.add_note(text.lstrip('\n'))
-    elif len(exc.args) == 1 and isinstance(exc.args[0], str) and not isinstance(exc, KeyError):
-        message = exc.args[0]
-        if previous is not None and message.endswith(previous):
-            message = message[:-len(previous)]
-        exc.args = (message + text,)
+    notes = getattr(exc, '__notes__', None)
+    if previous is not None and notes and previous.lstrip('\n') in notes:
+        notes[notes.index(previous.lstrip('\n'))] = text.lstrip('\n')
+    else:
+        exc.add_note(text.lstrip('\n'))

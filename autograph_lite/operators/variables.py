@@ -16,7 +16,6 @@ UnboundLocalError: cannot access local variable 'x' where it is not associated w
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable, NoReturn
 
 from runtime.core import errors
@@ -25,8 +24,7 @@ from runtime.core import errors
 from builtins import IndexError, KeyError, delattr, getattr, str, type
 
 
-UNBOUND_MESSAGE = ("cannot access local variable '{}' where it is not associated with a value"
-                    if sys.version_info >= (3, 11) else "local variable '{}' referenced before assignment")
+UNBOUND_MESSAGE = "cannot access local variable '{}' where it is not associated with a value"  # Python's words
 
 
 class Undefined:
@@ -81,9 +79,7 @@ def defined(value: Any) -> Any:
     return value
 
 
-FREE_UNBOUND_MESSAGE = ("cannot access free variable '{}' where it is not associated with a value in enclosing scope"
-                        if sys.version_info >= (3, 11) else "free variable '{}' referenced before assignment in "
-                                                            "enclosing scope")
+FREE_UNBOUND_MESSAGE = "cannot access free variable '{}' where it is not associated with a value in enclosing scope"
 
 
 def defined_free(value: Any) -> Any:

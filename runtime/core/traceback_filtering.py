@@ -129,14 +129,8 @@ def unstaged(error: BaseException) -> Optional[BaseException]:
     fresh = getattr(error, source_locations.USER_CODE_ATTRIBUTE, None)
     if fresh is not None:
         setattr(original, source_locations.USER_CODE_ATTRIBUTE, fresh)
-    if sys.version_info >= (3, 11):
-        notes = [note for note in getattr(original, "__notes__", ()) if stale is None or note != stale.lstrip("\n")]
-        original.__notes__ = notes + [note for note in added + getattr(error, "__notes__", []) if note not in notes]
-    elif len(original.args) == 1 and isinstance(original.args[0], str) and not isinstance(original, KeyError):
-        message = original.args[0]
-        if stale is not None and message.endswith(stale):
-            message = message[:-len(stale)]
-        original.args = ("\n".join([message] + added) + (fresh or ""),)
+    notes = [note for note in getattr(original, "__notes__", ()) if stale is None or note != stale.lstrip("\n")]
+    original.__notes__ = notes + [note for note in added + getattr(error, "__notes__", []) if note not in notes]
     return original.with_traceback(error.__traceback__)
 
 
