@@ -167,6 +167,11 @@ PACKAGES = (
     Package('pluggy', '1.7.0', ('pluggy',), 'src', ('testing',), ('testing/test_hookcaller.py',),
             why="pytest's plugin system: hook callers as callable objects, markers as decorators, a multicall "
                 'loop over generators (wrappers), tracing through monkeypatched methods'),
+    Package('blinker', '1.9.0', ('blinker',), 'src', ('tests',), ('tests/test_signals.py',),
+            # its configuration names pytest-asyncio's option (not installed), and its one async test needs it
+            ('-W', 'ignore::pytest.PytestConfigWarning', '--deselect=tests/test_signals.py::test_async_receiver'),
+            why='signals: receivers held by weak references (functions, bound methods through WeakMethod, '
+                'callable objects), sent to in loops over a copy of the receivers, decorators that connect'),
     Package('pyrsistent', '0.20.0', ('pyrsistent',), '.', ('tests',), ('tests/vector_test.py',),
             why='persistent data structures in pure Python (the C pvector is not built): dunder-heavy vectors, '
                 'maps and sets, descriptors and metaclasses for records and classes, recursive freeze/thaw'),
