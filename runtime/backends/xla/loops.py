@@ -89,15 +89,14 @@ def _check_slots(ctx: Context, op: Operation, values: List[Any], appended: Dict[
 
 @table.lowers(WHILE)
 def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
-    count, limit = op.attrs["num_loop_vars"], op.attrs["maximum_iterations"]
-    cond_graph, body_graph = op.attrs["cond"], op.attrs["body"]
+    count, body_graph = op.attrs["num_loop_vars"], op.attrs["body"]
     captured = list(inputs[count:])
     loop_vars = [as_operand(ctx, v, t, op) for v, t in zip(inputs[:count], body_graph.inputs)]
     known_after, appended = _growable_lists(ctx, op, loop_vars, list(inputs))
     ranges = loop_bounds.counter_ranges(op, list(inputs))
     ctx.loop_depth += 1
     try:
-        values = _loop(ctx, op, loop_vars, captured, cond_graph, body_graph, count, limit, ranges)
+        values = _loop(ctx, op, loop_vars, captured, ranges)
     finally:
         ctx.loop_depth -= 1
     _check_slots(ctx, op, values, appended)
@@ -106,8 +105,11 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
     return tuple(values)
 
 
-def _loop(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any], cond_graph: FuncGraph,
-          body_graph: FuncGraph, count: int, limit: Any, ranges: Dict[int, Tuple[int, int]]) -> List[Any]:
+def _loop(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any],
+          ranges: Dict[int, Tuple[int, int]]) -> List[Any]:
+    """The loop's values after ``lax.while_loop`` (``ctx.state`` carried through it)."""
+    count, limit = op.attrs["num_loop_vars"], op.attrs["maximum_iterations"]
+    cond_graph, body_graph = op.attrs["cond"], op.attrs["body"]
     jnp, lax = ctx.jnp, ctx.lax
 
     def condition(values: List[Any], state: State):
