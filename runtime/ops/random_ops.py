@@ -24,34 +24,28 @@ from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.ops.convert import convert_to_tensor
 from runtime.core.attrs import DTYPE, STATIC_COUNT, STATIC_SHAPE, instance_of
-from runtime.core.registry import apply_op, not_differentiable, register_op
-from runtime.ops.shape_ops import constant_value, known_or_none, shape_argument
+from runtime.core.registry import not_differentiable, register_op
+from runtime.ops.shape_ops import constant_value, shape_argument
 from runtime.ops.validated import apply_validated
 from runtime.core.tensor import Tensor
 from runtime.ops.random_seeds import RandomStream, check_seed, set_seed, stream_for  # noqa: F401 (rt.random.set_seed)
 from runtime.ops.stateless_random_ops import (Generator, stateless_normal, stateless_uniform,  # noqa: F401
-                                              draw_parameters, normal_dtype, uniform_dtype, uniform_values)
+                                              draw_parameters, draw_size, draw_spec, normal_dtype, uniform_dtype,
+                                              uniform_values)
 
 
-def _uniform_infer(specs, attrs):
-    (_, dims_shape), (min_dtype, min_shape), (max_dtype, max_shape) = specs
-    for bound_shape, name in ((min_shape, "minval"), (max_shape, "maxval")):
-        if bound_shape not in ((), None):
-            raise ValueError(f"{name} must be a scalar, got shape {bound_shape}")
-    length = None if dims_shape is None else dims_shape[0]
-    return [(attrs["dtype"], known_or_none(attrs.get("static_shape"), length))]
+def _draw_infer(names):
+    return lambda specs, attrs: draw_spec(specs[0][1], specs[1:], names, attrs)
 
 
 def _uniform_kernel(shape, minval, maxval, *, dtype, seed, static_shape=None):
-    if (shape < 0).any():
-        raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
-    return uniform_values(seed.generator, tuple(shape.tolist()), minval.item(), maxval.item(), dtype)
+    return uniform_values(seed.generator, draw_size(shape), minval.item(), maxval.item(), dtype)
 
 
 _SEED = instance_of(RandomStream, "a random stream")
 _RANDOM_ATTRS = {"dtype": DTYPE, "seed": _SEED, "static_shape": STATIC_SHAPE}
-UNIFORM = register_op("RandomUniform", ("shape", "minval", "maxval"), _uniform_infer, _uniform_kernel,
-                      stateful=True, doc="Uniform random values in [minval, maxval) of attr 'dtype'.",
+UNIFORM = register_op("RandomUniform", ("shape", "minval", "maxval"), _draw_infer(("minval", "maxval")),
+                      _uniform_kernel, stateful=True, doc="Uniform random values in [minval, maxval) of attr 'dtype'.",
                       attrs=_RANDOM_ATTRS)
 
 
@@ -71,28 +65,18 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
     attrs = {"dtype": dtype, "seed": stream_for(UNIFORM.name, dtype, seed)}
     if static is not None:
         attrs["static_shape"] = static
-    return apply_op(UNIFORM, (dims, *bounds), attrs)
+    return apply_validated(UNIFORM, (dims, *bounds), attrs)  # eagerly too: a bound must be a scalar
 
 not_differentiable(UNIFORM, "random draws do not depend smoothly on anything (TensorFlow gives None too)")
 
-def _normal_infer(specs, attrs):
-    (_, dims_shape), (mean_dtype, mean_shape), (stddev_dtype, stddev_shape) = specs
-    for bound_shape, name in ((mean_shape, "mean"), (stddev_shape, "stddev")):
-        if bound_shape not in ((), None):
-            raise ValueError(f"{name} must be a scalar, got shape {bound_shape}")
-    length = None if dims_shape is None else dims_shape[0]
-    return [(attrs["dtype"], known_or_none(attrs.get("static_shape"), length))]
-
-
 def _normal_kernel(shape, mean, stddev, *, dtype, seed, static_shape=None):
-    if (shape < 0).any():
-        raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
-    values = seed.generator.standard_normal(tuple(shape.tolist()))
+    values = seed.generator.standard_normal(draw_size(shape))
     return (mean.item() + stddev.item() * values).astype(dtype)
 
 
-NORMAL = register_op("RandomNormal", ("shape", "mean", "stddev"), _normal_infer, _normal_kernel, stateful=True,
-                     doc="Normally distributed values (mean, stddev) of attr 'dtype'.", attrs=_RANDOM_ATTRS)
+NORMAL = register_op("RandomNormal", ("shape", "mean", "stddev"), _draw_infer(("mean", "stddev")), _normal_kernel,
+                     stateful=True, doc="Normally distributed values (mean, stddev) of attr 'dtype'.",
+                     attrs=_RANDOM_ATTRS)
 
 
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
@@ -108,7 +92,7 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.f
     moments = draw_parameters(NORMAL, ("mean", "stddev"), (mean, stddev), dtype)
     if static is not None:
         attrs["static_shape"] = static
-    return apply_op(NORMAL, (dims, *moments), attrs)
+    return apply_validated(NORMAL, (dims, *moments), attrs)
 
 
 def _categorical_infer(specs, attrs):

@@ -16,15 +16,15 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from runtime.core import dtypes
 from runtime.core.errors import InvalidArgumentError
 from runtime.core.attrs import DTYPE, STATIC_SHAPE
-from runtime.core.registry import OpDef, not_differentiable, register_op
-from runtime.core.tensor import Tensor
+from runtime.core.registry import OpDef, OutputSpec, not_differentiable, register_op
+from runtime.core.tensor import Shape, Tensor
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.shape_ops import known_or_none, shape_argument
 from runtime.ops.validated import apply_validated
@@ -49,30 +49,40 @@ def _seed_generator(seed: np.ndarray) -> np.random.Generator:
     return np.random.default_rng(seed.astype(np.int64).view(np.uint64).tolist())  # negative ints too
 
 
+def draw_spec(dims_shape: Shape, parameters: Sequence[OutputSpec], names: Sequence[str],
+              attrs: Mapping[str, Any]) -> List[OutputSpec]:
+    """The output of a random draw (stateful or stateless) of attr ``dtype``, fed ``shape`` as a vector of
+    shape ``dims_shape``; each of its ``parameters`` (bounds, or mean and stddev, called ``names``) is a scalar."""
+    for (_, parameter_shape), name in zip(parameters, names):
+        if parameter_shape not in ((), None):
+            raise ValueError(f"{name} must be a scalar, got shape {parameter_shape}")
+    length = None if dims_shape is None else dims_shape[0]
+    return [(attrs["dtype"], known_or_none(attrs.get("static_shape"), length))]
+
+
+def draw_size(shape: np.ndarray) -> tuple:
+    """A draw's ``shape`` input as the size numpy draws (a kernel's check: its values are known only now)."""
+    if (shape < 0).any():
+        raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
+    return tuple(shape.tolist())
+
+
 def _stateless_infer(names):
     def infer(specs, attrs):
-        (_, dims_shape), (seed_dtype, seed_shape), *bounds = specs
+        (_, dims_shape), (seed_dtype, seed_shape), *parameters = specs
         if seed_dtype not in (dtypes.int32, dtypes.int64) or (seed_shape is not None and seed_shape != (2,)):
             raise TypeError(f"seed must be a pair of ints (an int32/int64 tensor of shape [2]), got {seed_dtype.name} "
                             f"of shape {seed_shape}")
-        for (_, bound_shape), name in zip(bounds, names):
-            if bound_shape not in ((), None):
-                raise ValueError(f"{name} must be a scalar, got shape {bound_shape}")
-        length = None if dims_shape is None else dims_shape[0]
-        return [(attrs["dtype"], known_or_none(attrs.get("static_shape"), length))]
+        return draw_spec(dims_shape, parameters, names, attrs)
     return infer
 
 
 def _stateless_uniform_kernel(shape, seed, minval, maxval, *, dtype, static_shape=None):
-    if (shape < 0).any():
-        raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
-    return uniform_values(_seed_generator(seed), tuple(shape.tolist()), minval.item(), maxval.item(), dtype)
+    return uniform_values(_seed_generator(seed), draw_size(shape), minval.item(), maxval.item(), dtype)
 
 
 def _stateless_normal_kernel(shape, seed, mean, stddev, *, dtype, static_shape=None):
-    if (shape < 0).any():
-        raise ValueError(f"shape must be non-negative, got {shape.tolist()}")
-    values = _seed_generator(seed).standard_normal(tuple(shape.tolist()))
+    values = _seed_generator(seed).standard_normal(draw_size(shape))
     return np.asarray(mean.item() + stddev.item() * values, dtype=dtype)
 
 

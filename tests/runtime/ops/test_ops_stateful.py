@@ -194,3 +194,20 @@ def test_stateful_and_stateless_draws_refuse_the_same_arguments_in_the_same_word
         normal(stddev=rt.constant(1.0, rt.float64))
     assert uniform(dtype=rt.float16).dtype == rt.float16  # a float draw defaults to [0, 1)
     assert 0 <= uniform(dtype=rt.float16).numpy().min() and uniform(dtype=rt.float16).numpy().max() < 1
+
+
+@pytest.mark.parametrize("op_name, uniform, normal", STATEFUL_AND_STATELESS_DRAWS, ids=["stateful", "stateless"])
+def test_draws_check_their_shape_and_parameters_alike_eagerly_and_traced(op_name, uniform, normal):
+    normal_name = op_name.replace("Uniform", "Normal")
+    with pytest.raises(ValueError, match=rf"^{op_name}: minval must be a scalar, got shape \(2,\)$"):
+        uniform(minval=rt.constant([0.0, 1.0]))  # eagerly: the stateful op crashed in its kernel here
+    with pytest.raises(ValueError, match=rf"{normal_name}.*stddev must be a scalar, got shape \(1, 1\)"):
+        rt.function(lambda s: normal(stddev=s)).get_concrete_function(rt.TensorSpec([1, 1]))
+    draw = {"RandomUniform": rt.random.uniform,
+            "StatelessRandomUniform": lambda shape: rt.random.stateless_uniform(shape, seed=[1, 2])}[op_name]
+    with pytest.raises(rt.errors.InvalidArgumentError, match=rf"^{op_name}: shape must be non-negative, got \[2, -1\]"):
+        draw(rt.constant([2, -1]))
+    traced = rt.function(lambda shape: draw(shape))
+    with pytest.raises(rt.errors.InvalidArgumentError, match=rf"{op_name}: shape must be non-negative, got \[-3\]"):
+        traced(rt.constant([-3]))
+    assert traced(rt.constant([2, 3])).shape == (2, 3)
