@@ -103,13 +103,18 @@ TENSOR_LIST_GATHER = register_op("TensorListGather", ("handle", "indices"), _gat
                                  attrs={"element_dtype": DTYPE, "element_shape": OPTIONAL_SHAPE, "array": ARRAY_NAME})
 
 
-def _scatter_infer(specs, attrs):
-    (_, shape), (dtype, tensor_shape), indices = specs
+def _check_rows_written(attrs, dtype, tensor_shape, written: str, action: str) -> None:
+    """The value a scatter or split writes row by row: of the array's dtype, not a scalar."""
     if dtype != attrs["element_dtype"]:
-        raise TypeError(f"{label(attrs['array'])} holds {attrs['element_dtype'].name} elements but the scattered "
+        raise TypeError(f"{label(attrs['array'])} holds {attrs['element_dtype'].name} elements but the {written} "
                         f"value is {dtype.name}")
     if tensor_shape is not None and not tensor_shape:
-        raise ValueError(f"{label(attrs['array'])}: cannot scatter or unstack a scalar; give a tensor of rank >= 1")
+        raise ValueError(f"{label(attrs['array'])}: cannot {action} a scalar; give a tensor of rank >= 1")
+
+
+def _scatter_infer(specs, attrs):
+    (_, shape), (dtype, tensor_shape), indices = specs
+    _check_rows_written(attrs, dtype, tensor_shape, "scattered", "scatter or unstack")
     count = _indices_infer(indices, "scatter")
     if tensor_shape is not None and None not in (count, tensor_shape[0]) and count != tensor_shape[0]:
         raise ValueError(f"{label(attrs['array'])}: scatter got {count} indices for {tensor_shape[0]} rows")
@@ -140,11 +145,7 @@ TENSOR_LIST_SCATTER = register_op(
 
 def _split_infer(specs, attrs):
     (_, shape), (dtype, tensor_shape), lengths = specs
-    if dtype != attrs["element_dtype"]:
-        raise TypeError(f"{label(attrs['array'])} holds {attrs['element_dtype'].name} elements but the split "
-                        f"value is {dtype.name}")
-    if tensor_shape is not None and not tensor_shape:
-        raise ValueError(f"{label(attrs['array'])}: cannot split a scalar; give a tensor of rank >= 1")
+    _check_rows_written(attrs, dtype, tensor_shape, "split", "split")
     _indices_infer(lengths, "split length")
     piece = None if tensor_shape is None else (None,) + tuple(tensor_shape[1:])
     return [(dtypes.variant, array_element_shape(shape, piece, attrs["array"], attrs["same_shape"]))]

@@ -378,3 +378,12 @@ def test_split_errors_name_the_array():
     with pytest.raises(ValueError, match=r"cannot write a value of shape \(None, 2\): the array's elements have "
                                          r"shape \(None, 3\)"):
         shaped.split(np.zeros((4, 2), np.float32), [2, 2])
+
+
+def test_a_traced_scatter_of_a_scalar_is_refused_by_the_op_with_the_arrays_name():
+    def scatter(x):
+        return rt.TensorArray(rt.float32, size=2, name="fixed").scatter([0], x).stack()
+
+    with pytest.raises(ValueError, match=r"TensorListScatterIntoExistingList\): TensorArray 'fixed': cannot scatter "
+                                         r"or unstack a scalar; give a tensor of rank >= 1$"):
+        rt.function(scatter).get_concrete_function(rt.TensorSpec([]))
