@@ -179,18 +179,21 @@ class PackageConverter:
         """A default a package function took at ``def`` time that is another package function (a
         sentinel lambda, ``key=hashkey``) becomes what replaced that function, as if the package had been
         converted when it was defined: ``factory is PFIELD_NO_FACTORY`` and pickling by name then see one
-        object, not the original in the default and the converted one in the module."""
+        object, not the original in the default and the converted one in the module. A function that is its
+        own default keeps itself: it holds itself to change itself (networkx's argmap swaps its ``__code__``
+        through ``__wrapper=func`` at the first call, which the converted function follows; the conversion's
+        code has free variables the swapped-in code has not, so the swap onto it fails)."""
         for function in self.keep_alive:
             if not isinstance(function, types.FunctionType):
                 continue
             if function.__defaults__:
-                replaced = tuple(self._replaced(d) for d in function.__defaults__)
+                replaced = tuple(d if d is function else self._replaced(d) for d in function.__defaults__)
                 if any(new is not old for new, old in zip(replaced, function.__defaults__)):
                     function.__defaults__ = replaced
                     self.report.defaults_replaced += 1
             if function.__kwdefaults__:
                 for name, value in function.__kwdefaults__.items():
-                    if self._replaced(value) is not value:
+                    if value is not function and self._replaced(value) is not value:
                         function.__kwdefaults__[name] = self._replaced(value)
                         self.report.defaults_replaced += 1
 
