@@ -9,6 +9,7 @@ import autograph_lite as ag
 import runtime as rt
 from converted_forms import FORMS, in_form
 from user_errors import raises, raises_as_python
+from both_modes import eager
 
 
 def discards_the_exception(x):
@@ -115,14 +116,6 @@ def test_the_finally_runs_to_its_return_or_its_end_and_reraises_when_it_did_not_
         except KeyError as error:
             original = error
         raises_as_python(original, ag.to_graph(returns_on_some_paths), (x, []), form, "raise KeyError(x)")
-
-
-def eager(function, *args):
-    ag.run_functions_eagerly(True)
-    try:
-        return function(*args)
-    finally:
-        ag.run_functions_eagerly(False)
 
 
 def on_tensors(x):

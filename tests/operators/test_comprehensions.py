@@ -9,14 +9,7 @@ from hypothesis import strategies as st
 import autograph_lite as ag
 import runtime as rt
 from user_errors import raises
-
-
-def eager(function, *args):
-    ag.run_functions_eagerly(True)
-    try:
-        return function(*args)
-    finally:
-        ag.run_functions_eagerly(False)
+from both_modes import eager
 
 
 def as_array(value):

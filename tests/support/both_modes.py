@@ -19,3 +19,13 @@ def graph_equals_python(function, *args):
     got = to_python(ag.function(function)(*(rt.constant(arg) for arg in args)))
     assert got == to_python(expected), (got, expected)
     return got
+
+
+def eager(function, *args):
+    """``function(*args)`` with every ``ag.function`` run op by op (``ag.run_functions_eagerly``): the eager result
+    a traced one is compared with."""
+    ag.run_functions_eagerly(True)
+    try:
+        return function(*args)
+    finally:
+        ag.run_functions_eagerly(False)
