@@ -15,7 +15,7 @@ Tensor(0.0, shape=(), dtype=float32)
 from autograph_lite.api import (UnconvertedWarning, convert, do_not_convert, function, functions_run_eagerly,
                                 run_functions_eagerly, set_strict_conversion, set_traceback_filtering,
                                 strict_conversion, to_code, to_graph, traceback_filtering)
-from autograph_lite.operators.staged_loops import set_loop_options
+from autograph_lite.operators.loop_options import set_loop_options
 from autograph_lite.pyct.errors import ConversionError
 from runtime.core.errors import RetraceWarning
 

@@ -20,7 +20,8 @@ from autograph_lite.contract import Roles
 from autograph_lite.operators.iteration import as_staged_iterable
 from autograph_lite.operators.logical import PYTHON_CONDITIONS, as_condition
 from autograph_lite.operators.staged_if import staged_if
-from autograph_lite.operators.staged_loops import in_staged_loop_body, python_loop, staged_for, staged_while
+from autograph_lite.operators.loop_options import in_staged_loop_body, python_loop
+from autograph_lite.operators.staged_loops import staged_for, staged_while
 from autograph_lite.operators.variables import Undefined
 from runtime import in_graph_mode
 from runtime.core.errors import OperatorNotAllowedInGraphError

@@ -27,9 +27,8 @@ State rules (checked while tracing the body, so errors name the variable):
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import runtime as rt
 from runtime.core import nest
@@ -39,16 +38,16 @@ from autograph_lite.operators.containers.data_structures import (added_keys, car
                                                                  refuse_added_key, tensor_list_from, watch,
                                                                  watch_copy, with_keys, without_keys)
 from autograph_lite.operators.logical import as_condition, truth_value
+from autograph_lite.operators.loop_options import declare_options, while_loop_options
 from autograph_lite.operators.staged_exceptions import traced
 from autograph_lite.operators.staged_state import (check_no_rebound_globals, describe, display_name, dtype_of,
                                                    is_stageable, placeholder_like)
 from autograph_lite.operators.staging import (Containers, FlagUnchanged, Learned, NeedsLoopKey, NeedsPlaceholder,
-                                              RankChanges, Retrace, retrace_until_settled, staging)
+                                              RankChanges, retrace_until_settled, staging)
 from autograph_lite.operators.variables import PartialReturnValue, Undefined, UndefinedReturnValue
 
 # Pinned at import: user code may replace these builtins (even with converted functions).
-from builtins import (bool, enumerate, float, getattr, hasattr, int, isinstance, len, list, next, set, str, super,
-                      tuple, type, zip)
+from builtins import (bool, enumerate, float, getattr, hasattr, int, isinstance, len, list, set, str, tuple, type, zip)
 
 _COUNTER_NAME = "<loop counter>"
 
@@ -66,52 +65,6 @@ class LoopSpec:
     length: Any = None                         # its number of elements, a tensor of the graph around the loop
     extra_test: Optional[Callable[[], Any]] = None   # a for loop's `not break_`, `not do_return`
     first_test: Any = None                     # a rotated while loop's first test value (see staged_while)
-
-
-class _LoopOptions(Retrace):
-    """``ag.set_loop_options`` ran in a body traced without options: the next trace uses them."""
-
-    def __init__(self, owner: Learned, shape_invariants: Dict[int, Any], maximum_iterations: Any):
-        super().__init__(owner, -1)
-        self.shape_invariants, self.maximum_iterations = shape_invariants, maximum_iterations
-
-    def learn(self) -> None:
-        self.owner.options = self
-
-
-def set_loop_options(shape_invariants: Sequence[Tuple[Any, Any]] = (), maximum_iterations: Any = None,
-                     parallel_iterations: Any = None, swap_memory: Any = None) -> None:
-    """Options for the tensor-dependent loop whose body calls this (at its top), with TensorFlow's meaning.
-
-    ``shape_invariants``: ``(variable, shape)`` pairs; the variable keeps that shape in every iteration
-    (``None`` dims may change) instead of being relaxed automatically, and a body that breaks it is a
-    ``StateError``. ``maximum_iterations``: a Python int bounding the number of iterations.
-    ``parallel_iterations`` and ``swap_memory`` are accepted and ignored (one loop runs one iteration at
-    a time here). In a loop that runs in Python (not staged) it does nothing.
-
-    >>> for i in range(2):
-    ...     set_loop_options(maximum_iterations=1)   # a Python loop: no effect
-    >>> i
-    1
-    """
-    if not staging.loop_bodies or staging.loop_bodies[-1] is None:
-        return
-    staging.loop_bodies[-1].apply_options(shape_invariants, maximum_iterations)
-
-
-@contextlib.contextmanager
-def python_loop() -> Iterator[None]:
-    """Marks a loop that runs in Python inside a staged loop's body: set_loop_options there is for it."""
-    staging.loop_bodies.append(None)
-    try:
-        yield
-    finally:
-        staging.loop_bodies.pop()
-
-
-def in_staged_loop_body() -> bool:
-    """True while the body of a staged loop is being traced on this thread."""
-    return bool(staging.loop_bodies)
 
 
 def staged_while(loop_test: Callable[[], Any], loop_body: Callable[[], None], get_state: Callable[[], tuple],
@@ -181,7 +134,6 @@ class _Loop:
         # A test that assigns loop variables is carried as the last loop variable (see staged_while).
         self.first_test = None if spec.first_test is None else _as_condition(spec.first_test)
         self.carried = 0 if spec.first_test is None else 1
-        self.options: Optional[_LoopOptions] = learned.options
         self.body_inputs: tuple = ()
         self.offset = 0 if spec.iterable is None else 1  # the hidden counter comes first
         self.loop_indices: List[int] = []
@@ -233,34 +185,12 @@ class _Loop:
         return counter + tuple(self.start_values) + flags + carried
 
     def while_loop_options(self) -> Dict[str, Any]:
-        """rt.while_loop's maximum_iterations and shape_invariants (one per loop variable), from the options and
-        from the loop-created variables whose rank the body changes (unknown rank, as in TensorFlow)."""
-        if self.options is None and not self.learned.unknown_ranks:
-            return {}
-        declared = {} if self.options is None else dict(self.options.shape_invariants)
-        for index in self.learned.unknown_ranks:
-            declared[index] = rt.TensorShape(None)
-        invariants = [None] * self.offset + [declared.get(index) for index in self.loop_indices]
-        return {"maximum_iterations": None if self.options is None else self.options.maximum_iterations,
-                "shape_invariants": invariants + [None] * (len(self.flagged) + len(self.keyed_flags) + self.carried)}
+        return while_loop_options(self.learned, self.offset, self.loop_indices,
+                                  len(self.flagged) + len(self.keyed_flags) + self.carried)
 
     def apply_options(self, shape_invariants: Sequence[Tuple[Any, Any]], maximum_iterations: Any) -> None:
-        """Called by set_loop_options in the body: the first trace restarts the loop with the options."""
-        if self.options is not None:
-            return
-        declared: Dict[int, Any] = {}
-        for pair in shape_invariants:
-            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise TypeError(f"set_loop_options: shape_invariants must be (variable, shape) pairs, got {pair!r}")
-            variable, shape = pair
-            position = next((p for p, value in enumerate(self.body_inputs) if value is variable), None)
-            if position is None:
-                raise ValueError(
-                    f"set_loop_options: {variable!r} in shape_invariants is not a variable of this tensor-dependent "
-                    "loop as the iteration starts; call set_loop_options at the top of the loop body and name "
-                    "variables the loop changes")
-            declared[self.loop_indices[position]] = rt.TensorShape(shape).dims
-        raise _LoopOptions(self.learned, declared, maximum_iterations)
+        """Called by set_loop_options in the body (see loop_options)."""
+        declare_options(self.learned, self.body_inputs, self.loop_indices, shape_invariants, maximum_iterations)
 
     def compose(self, loop_vars: Sequence[Any], inside: bool = True) -> tuple:
         """The full state tuple, with the loop variables taken from ``loop_vars`` (counter and flags excluded).

@@ -71,7 +71,7 @@ class Learned:
         self.placeholders: Dict[int, Any] = {}   # variable a path lacks -> a value like the one another path has
         self.constant_flags: Set[int] = set()    # flags a loop body leaves as they were
         self.tensor_lists: Dict[int, Any] = {}   # Python list -> an element (its dtype and shape)
-        self.options: Any = None                 # what ag.set_loop_options asked for (staged_loops._LoopOptions)
+        self.options: Any = None                 # what ag.set_loop_options asked for (loop_options.LoopOptions)
         self.unknown_ranks: Set[int] = set()     # variables first assigned in a loop whose rank the body changes
         self.loop_keys: Dict[int, Dict[Any, Any]] = {}   # dict -> {key a loop adds: a value like the body's}
         self.before_tensor_list = before_tensor_list
