@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import autograph_lite as ag
 import runtime as rt
-from program_grammar import tensor_functions
+from tensor_program_grammar import tensor_functions
 from test_python_equivalence import load
 
 INPUTS = st.lists(st.integers(0, 5), min_size=2, max_size=4, unique=True)

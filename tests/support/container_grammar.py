@@ -1,4 +1,4 @@
-"""More statements for ``tensor_functions`` (program_grammar.py): the constructs added last, drawn where a
+"""More statements for ``tensor_functions`` (tensor_program_grammar.py): the constructs added last, drawn where a
 tensor ``if`` or loop may surround them.
 
 - ``containers``: a local dict ``d`` and list ``xs`` (three items) changed in place: item assignment,

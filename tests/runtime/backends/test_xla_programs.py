@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 import autograph_lite as ag
 import runtime as rt
-from program_grammar import TENSOR_FEATURES, tensor_functions
+from tensor_program_grammar import TENSOR_FEATURES, tensor_functions
 from test_graph_equivalence import INPUTS, graph_outcome
 from test_python_equivalence import load
 

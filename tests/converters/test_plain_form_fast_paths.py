@@ -1,0 +1,148 @@
+"""The plain form's fast paths on Python values: the staged form's operators take Python's own semantics, the
+dispatch asks no thread state while no thread builds a graph, builtins called by their name are called directly,
+and dict/list changes skip the staging checks while no staged construct carries containers. Each is checked
+against what Python does and against the slow path it skips (split from test_plain_form.py)."""
+import sys
+
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+from autograph_lite import calls
+from autograph_lite.operators.forms import staged_form_always
+from runtime.core.context import graph_scope
+
+
+# --- the staged form's operators on Python values: the fast path is Python's own semantics -----------------
+
+class Falsy(int):
+    """An int subclass with its own truth: not a type of the fast path, so it takes the general one."""
+
+    def __bool__(self):
+        return False
+
+
+PYTHON_VALUES = [0, 1, -2, 0.0, 2.5, '', 'a', None, True, False, [], [0], (), (1,), {}, {1: 2}, set(), {3},
+                 Falsy(5)]
+
+
+@pytest.mark.parametrize('left', PYTHON_VALUES, ids=repr)
+@pytest.mark.parametrize('right', [0, 'b', [1]], ids=repr)
+def test_and_or_not_if_on_python_values_are_pythons(left, right):
+    from autograph_lite.operators import and_, if_exp, if_stmt, not_, or_
+    assert and_(lambda: left, lambda: right) is (left and right)
+    assert or_(lambda: left, lambda: right) is (left or right)
+    assert not_(left) is (not left)
+    assert if_exp(left, lambda: 'yes', lambda: 'no') == ('yes' if left else 'no')
+    taken = []
+    if_stmt(left, lambda: taken.append('if'), lambda: taken.append('else'), tuple, print, (), 0)
+    assert taken == (['if'] if left else ['else'])
+
+
+def test_the_operators_read_an_eager_tensor_list_as_its_length():
+    from autograph_lite.operators import and_, if_exp, not_, or_
+    empty, full = rt.TensorList.empty(rt.int32), rt.TensorList.from_tensors([1])
+    assert not_(empty) is True and not_(full) is False
+    assert and_(lambda: empty, lambda: 1) is empty and and_(lambda: full, lambda: 1) == 1
+    assert or_(lambda: full, lambda: 1) is full and or_(lambda: empty, lambda: 1) == 1
+    assert if_exp(full, lambda: 'yes', lambda: 'no') == 'yes'
+
+
+def _ask_the_dispatch():
+    # What the plain form's first statement asks, read from the ag__ namespace as generated code reads it.
+    return bool(calls.AG_NAMESPACE.needs_staged_form())
+
+
+def test_the_dispatch_is_true_on_the_thread_building_a_graph_only_and_false_again_after():
+    import threading
+    asked_in_trace, asked_elsewhere, building, answered = [], [], threading.Event(), threading.Event()
+
+    def elsewhere():
+        building.wait(10)
+        asked_elsewhere.append(_ask_the_dispatch())
+        answered.set()
+
+    @ag.function
+    def traced(x):
+        asked_in_trace.append(_ask_the_dispatch())
+        building.set()
+        answered.wait(10)   # the other thread asks while this one builds the graph
+        return x + 1
+    other = threading.Thread(target=elsewhere)
+    other.start()
+    assert traced(rt.constant(1)).numpy() == 2
+    other.join()
+    assert (asked_in_trace, asked_elsewhere) == ([True], [False])
+    assert not _ask_the_dispatch()
+    with graph_scope(rt.Graph()):
+        assert _ask_the_dispatch()
+        with graph_scope(None):   # eager inside a graph (an init_scope): the thread builds none
+            assert not _ask_the_dispatch()
+        assert _ask_the_dispatch()
+    with staged_form_always():
+        assert _ask_the_dispatch()
+    assert not _ask_the_dispatch()
+
+
+def uses_builtins_by_name(words):
+    longest = max(len(word) for word in words)
+    return [str(index) for index in range(longest)], int('7'), sorted(words, key=len)
+
+
+def test_a_builtin_called_by_its_name_is_called_directly_and_a_rebound_name_still_goes_through_call_target(
+        monkeypatch):
+    targets = []
+    real_call_target = calls.call_target
+    monkeypatch.setattr(calls.AG_NAMESPACE, 'call_target', lambda f: targets.append(f) or real_call_target(f))
+    words = ['kitten', 'sitting', 'ab']
+    assert ag.to_graph(uses_builtins_by_name)(words) == uses_builtins_by_name(words)
+    assert targets == []   # max, len, str, range, int, sorted: the builtins themselves
+
+    def callee(x):
+        return sys._getframe(1).f_code.co_name, x
+
+    def rebinds_len(x, function):
+        len = function   # noqa: A001 - a builtin's name holding a user function
+        return len(x)
+    assert ag.to_graph(rebinds_len)(3, callee) == rebinds_len(3, callee) == ('rebinds_len', 3)
+    assert targets == [callee, sys._getframe]   # the callee, converted, calls sys._getframe
+    # A converted function under the name runs from rebinds_len's own frame (call_target unwraps the wrapper
+    # ag.to_graph returned): no frame of ours between them.
+    assert ag.to_graph(rebinds_len)(3, ag.to_graph(callee)) == ('rebinds_len', 3)
+    assert calls.converted_from(targets[2]) is callee and targets[3:] == [sys._getframe]
+
+
+def counts_and_appends(words):
+    counts, seen, order = {}, [], [0, 0]
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+        seen.append(word)
+        order[0] += 1
+    return counts, seen, order
+
+
+def test_dict_and_list_changes_outside_staged_constructs_skip_the_staging_checks(monkeypatch):
+    from autograph_lite.operators.containers import data_structures
+    from autograph_lite.operators.staging import carrying_anywhere
+    words = ['a', 'b', 'a']
+    expected = counts_and_appends(words)
+    assert carrying_anywhere == [0]
+
+    def refuse(*args):
+        raise AssertionError('a staging check ran')
+    for check in ('_stage_list_change', '_loop_copy_item_assigned', '_watched_entry'):
+        monkeypatch.setattr(data_structures, check, refuse)
+    assert ag.to_graph(counts_and_appends)(words) == expected
+    monkeypatch.undo()
+
+    # A staged loop that carries a list is still told of its changes (it makes the list a tensor list).
+    @ag.function
+    def grows(n):
+        values = []
+        i = 0
+        while i < n:
+            values.append(i)
+            i += 1
+        return rt.stack(values)
+    assert list(grows(rt.constant(3)).numpy()) == [0, 1, 2]
+    assert carrying_anywhere == [0]
