@@ -4,10 +4,10 @@ does (every function and method replaced by its ``ag.to_graph``), against the or
 from __future__ import annotations
 
 import bisect
-import statistics
-import time
 import types
 from typing import Callable, Dict, List
+
+from timing import compare_wall_and_cpu
 
 NAME = "23 plain form on package-style code: converted vs original"
 
@@ -170,22 +170,6 @@ def make_index_module() -> types.SimpleNamespace:
     return types.SimpleNamespace(classes=[], functions={'build_index': build_index})
 
 
-def cpu_compare(candidates: Dict[str, Callable[[], object]], number: int, repeat: int) -> Dict[str, float]:
-    """Median process CPU seconds per call of each candidate, measured round-robin. CPU time, not wall time:
-    on a shared machine (load average 12-20 on 2 cores when these rows were written) wall-clock samples of
-    the same call varied 8x, CPU-time samples by a few percent."""
-    for candidate in candidates.values():
-        candidate()   # warm up
-    samples: Dict[str, List[float]] = {name: [] for name in candidates}
-    for _ in range(repeat):
-        for name, candidate in candidates.items():
-            start = time.process_time()
-            for _ in range(number):
-                candidate()
-            samples[name].append((time.process_time() - start) / number)
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
 def convert_in_place(ag, module: types.SimpleNamespace) -> Dict[str, Callable]:
     """Every method of the module's classes and every function replaced by its ag.to_graph, as the
     differential harness converts a package (tests/differential/convert.py)."""
@@ -219,8 +203,10 @@ def bench_plain_form_packages(repeat: int) -> List[dict]:
         original = make().functions[entry]
         converted = convert_in_place(ag, make())[entry]
         assert converted(*args) == original(*args), label
-        times = cpu_compare({"original": lambda: original(*args), "converted": lambda: converted(*args)}, number,
-                            repeat + 2)
+        # CPU time, not wall time: on a shared machine (load 12-20 on 2 cores when these rows were written)
+        # wall-clock samples of one call varied 8x, CPU-time samples by a few percent.
+        _, times = compare_wall_and_cpu({"original": lambda: original(*args), "converted": lambda: converted(*args)},
+                                        number, repeat + 2)
         ratio = times["converted"] / times["original"]
         rows.append(_row(f"{label}: original (CPU)", times["original"] * 1e3, 1.0))
         rows.append(_row(f"{label}: converted (CPU)", times["converted"] * 1e3, ratio, "<= 1.5x", ratio <= 1.5))

@@ -29,16 +29,7 @@ def compare(candidates: Dict[str, Callable[[], object]], number: int, repeat: in
     Interleaving the candidates within every repetition exposes them all to the same machine load,
     so their ratios stay meaningful on a busy machine.
     """
-    for fn in candidates.values():
-        fn()  # warm up
-    samples: Dict[str, List[float]] = {name: [] for name in candidates}
-    for _ in range(repeat):
-        for name, fn in candidates.items():
-            start = time.perf_counter()
-            for _ in range(number):
-                fn()
-            samples[name].append((time.perf_counter() - start) / number)
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return compare_wall_and_cpu(candidates, number, repeat)[0]
 
 
 def compare_wall_and_cpu(candidates: Dict[str, Callable[[], object]], number: int,
