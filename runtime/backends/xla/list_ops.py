@@ -38,17 +38,22 @@ _FIX = ("collect the values in a TensorArray of a fixed size (rt.TensorArray(dty
 
 
 class ListBuffer:
-    """A list's elements in a buffer of ``buffer.shape[0]`` slots (a JAX pytree).
+    """A list's elements in a buffer of ``slots`` slots (a JAX pytree).
 
     ``length`` is usually a Python int, part of the pytree's structure: loops and branches carry the buffer,
     and a list whose length they change does not fit their carry. A list whose length a tensor loop changes
     (``values.append(x)``, a gradient's accumulators) is *growable* instead: its length is a traced int32 and its
-    buffer has the slots the loop's bound allows (``runtime.backends.xla.loops``), written at ``length``."""
+    buffer has the slots the loop's bound allows (``runtime.backends.xla.loops``), written at ``length``.
+
+    The elements are tensors (``buffer`` is one array, [slots, *element shape]) or, for the accumulator of a
+    gradient through a tensor loop nested in another (which keeps the inner loop's accumulators, one per outer
+    iteration), lists: ``buffer`` is then a ``ListBuffer`` whose every array has a leading axis of ``slots``
+    (the inner lists' buffers stacked: [outer slots, inner slots, ...], their lengths [outer slots])."""
 
     __slots__ = ("buffer", "written", "length")
 
     def __init__(self, buffer: Any, written: Any, length: Any):
-        self.buffer = buffer     # [slots, *element shape]
+        self.buffer = buffer     # [slots, *element shape], or the elements (lists) stacked on a first axis
         self.written = written   # bool [slots]: which slots hold an element (a TensorArray may have unwritten ones)
         # the list's length (a TensorArray's size): a Python int, or a traced int32 scalar for a growable list
         self.length = int(length) if isinstance(length, (int, np.integer, np.ndarray)) else length
@@ -58,8 +63,12 @@ class ListBuffer:
         return not isinstance(self.length, int)
 
     @property
+    def of_lists(self) -> bool:
+        return isinstance(self.buffer, ListBuffer)
+
+    @property
     def slots(self) -> int:
-        return int(self.buffer.shape[0])
+        return int(self.written.shape[0])
 
     def growable_with(self, jnp: Any, slots: int) -> "ListBuffer":
         """This list as a growable one of ``slots`` slots (its elements first, zeros after)."""
@@ -68,16 +77,58 @@ class ListBuffer:
             buffer, written = self.buffer, self.written
         else:
             length = np.int32(self.length)
-            buffer, written = self.buffer[:self.length], self.written[:self.length]
-        extra = slots - int(buffer.shape[0])
+            buffer, written = _each_array(lambda a: a[:self.length], self.buffer), self.written[:self.length]
+        extra = slots - int(written.shape[0])
         if extra > 0:
-            buffer = jnp.concatenate([buffer, jnp.zeros((extra,) + tuple(buffer.shape[1:]), buffer.dtype)])
+            buffer = _each_array(lambda a: jnp.concatenate([a, jnp.zeros((extra,) + tuple(a.shape[1:]), a.dtype)]),
+                                 buffer)
             written = jnp.concatenate([written, jnp.zeros((extra,), bool)])
         return ListBuffer(buffer, written, jnp.asarray(length, np.int32))
 
     def with_static_length(self, length: int) -> "ListBuffer":
         """This growable list once its length is known when compiling (a loop of a known trip count grew it)."""
-        return ListBuffer(self.buffer[:length], self.written[:length], length)
+        return ListBuffer(_each_array(lambda a: a[:length], self.buffer), self.written[:length], length)
+
+
+class EmptyListOfLists:
+    """The empty list a gradient's accumulator of lists starts as, before the loop that fills it: its elements'
+    structure (the inner lists' slots, shapes, whether their lengths are known when compiling) is known only
+    once the loop's body is lowered (``runtime.backends.xla.loops`` then makes it a growable ``ListBuffer``)."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, op: Any):
+        self.op = op   # the TensorListFromTensors that made it
+
+
+class ElementProbe:
+    """Stands for a list of lists while a loop's body is lowered once to learn what it appends (loops.py): an
+    append records the element's structure (a pytree definition and each array's shape and dtype)."""
+
+    __slots__ = ("elements",)
+
+    def __init__(self) -> None:
+        self.elements: list = []
+
+    def record(self, element: Any) -> None:
+        from jax import tree_util
+        leaves, structure = tree_util.tree_flatten(element)
+        self.elements.append((structure, tuple((tuple(leaf.shape), leaf.dtype) for leaf in leaves)))
+
+    def empty_buffer(self, jnp: Any, slots: int) -> ListBuffer:
+        """A growable list of ``slots`` slots for the elements recorded (all of one structure), none written."""
+        from jax import tree_util
+        structure, leaves = self.elements[0]
+        buffer = tree_util.tree_unflatten(structure, [jnp.zeros((slots,) + shape, dtype) for shape, dtype in leaves])
+        return ListBuffer(buffer, jnp.zeros((slots,), bool), jnp.asarray(0, np.int32))
+
+
+def _each_array(function: Any, buffer: Any) -> Any:
+    """``function`` applied to the buffer (an array), or to each array of a list of lists' stacked elements."""
+    if isinstance(buffer, ListBuffer):
+        from jax import tree_util
+        return tree_util.tree_map(function, buffer)
+    return function(buffer)
 
 
 _registered = []
@@ -98,6 +149,7 @@ def register_pytree() -> None:
     if not _registered:
         from jax import tree_util
         tree_util.register_pytree_node(ListBuffer, _flatten, _unflatten)
+        tree_util.register_pytree_node(EmptyListOfLists, lambda v: ((), v.op), lambda op, _: EmptyListOfLists(op))
         _registered.append(True)
 
 
@@ -133,6 +185,20 @@ def _static_length(ctx, op, value: ListBuffer) -> int:
     return value.length
 
 
+_LIST_OF_LISTS = ("it reads a list of lists (the accumulator a gradient through nested tensor loops keeps), which "
+                  "compiles only as the gradient pushes and pops it")
+
+
+def _of_tensors(lowering: Any) -> Any:
+    """``lowering``, refusing a list of lists clearly (only appends, pops and its length compile for those)."""
+    def lower(ctx, op, handle, *rest):
+        if isinstance(handle, EmptyListOfLists) or handle.of_lists:
+            raise ctx.error(op, _LIST_OF_LISTS)
+        return lowering(ctx, op, handle, *rest)
+    lower.__name__, lower.__doc__ = lowering.__name__, lowering.__doc__
+    return lower
+
+
 @lowers(TENSOR_LIST_RESERVE)
 def _reserve(ctx, op, num_elements):
     size = int(ctx.static(num_elements, op, "size (a TensorArray's size must be a Python int for XLA)"))
@@ -146,9 +212,11 @@ def _reserve(ctx, op, num_elements):
 @lowers(TENSOR_LIST_FROM_TENSORS)
 def _from_tensors(ctx, op, *elements):
     if op.attrs["element_dtype"] == variant:
-        raise ctx.error(op, "it makes a list of lists, which does not compile yet (a gradient through a tensor loop "
-                            "nested in another keeps one, for the inner loop's values); take that gradient with "
-                            "jit_compile=None or 'auto', or unroll one of the loops (a Python range)")
+        if not elements:   # a gradient's accumulator of the inner loop's accumulators (nested tensor loops)
+            return EmptyListOfLists(op)
+        raise ctx.error(op, "it makes a list of lists, which compiles only as the accumulator of a gradient through "
+                            "nested tensor loops; stack the inner values into one tensor, or run this function "
+                            "with jit_compile=None or 'auto'")
     if not elements:
         shape = _element_shape(ctx, op, op.attrs["element_shape"], op.outputs[0].shape)
         buffer = ctx.jnp.zeros((0,) + shape, op.attrs["element_dtype"])
@@ -168,14 +236,24 @@ def _from_tensor(ctx, op, tensor):
 @lowers(TENSOR_LIST_PUSH_BACK)
 def _push_back(ctx, op, handle, element):
     jnp = ctx.jnp
-    if isinstance(element, ListBuffer):
-        raise ctx.error(op, "it appends a list to a list, and a list of lists does not compile yet (a gradient "
-                            "through a tensor loop nested in another keeps one); take that gradient with "
-                            "jit_compile=None or 'auto'")
-    element = jnp.asarray(element)
-    if element.shape != handle.buffer.shape[1:]:
-        raise ctx.error(op, "the appended element's shape differs from the list's other elements, and a list's "
-                            "buffer holds one shape; " + _FIX)
+    if isinstance(handle, ElementProbe):   # the body of a loop is lowered to learn what it appends (loops.py)
+        handle.record(element)
+        return handle
+    if isinstance(element, ListBuffer) or isinstance(handle, EmptyListOfLists) or handle.of_lists:
+        if not (handle.growable and isinstance(element, ListBuffer) and handle.of_lists):
+            raise ctx.error(op, "it appends a list to a list, and a list of lists compiles only as the accumulator "
+                                "of a gradient through nested tensor loops, filled in a loop of a known bound; "
+                                "stack the inner values into one tensor, or run this function with "
+                                "jit_compile=None or 'auto'")
+        if _structure(element) != _structure(handle.buffer, leading=1):
+            raise ctx.error(op, f"the lists appended to list {list_name(op.inputs[0])!r} differ in their sizes "
+                                "between iterations (an inner loop's bound changes), and a buffer holds one; give "
+                                "the inner loop a bound known when compiling (maximum_iterations=n)")
+    else:
+        element = jnp.asarray(element)
+        if element.shape != handle.buffer.shape[1:]:
+            raise ctx.error(op, "the appended element's shape differs from the list's other elements, and a list's "
+                                "buffer holds one shape; " + _FIX)
     if handle.growable:   # written at its length, in a slot a loop's bound reserved
         if id(op) not in ctx.reserved_appends:   # (an append the loop did not count: checked here)
             ctx.check(handle.length < handle.slots, op, why=f"list {list_name(op.inputs[0])!r} has no slot left "
@@ -193,8 +271,20 @@ def _written_at(ctx, handle: ListBuffer, position: Any, element: Any) -> tuple:
     """(buffer, written) with ``element`` in slot ``position``: a dynamic-update-slice, which XLA does in place
     (``.at[position].set`` is a scatter: several times slower per loop iteration on a CPU)."""
     lax = ctx.lax
-    return (lax.dynamic_update_index_in_dim(handle.buffer, element.astype(handle.buffer.dtype), position, 0),
-            lax.dynamic_update_index_in_dim(handle.written, True, position, 0))
+    if handle.of_lists:
+        from jax import tree_util
+        buffer = tree_util.tree_map(lambda a, e: lax.dynamic_update_index_in_dim(a, e.astype(a.dtype), position, 0),
+                                    handle.buffer, element)
+    else:
+        buffer = lax.dynamic_update_index_in_dim(handle.buffer, element.astype(handle.buffer.dtype), position, 0)
+    return buffer, lax.dynamic_update_index_in_dim(handle.written, True, position, 0)
+
+
+def _structure(value: Any, leading: int = 0) -> tuple:
+    """A list's (or an element's) pytree definition and its arrays' shapes and dtypes, without ``leading`` axes."""
+    from jax import tree_util
+    leaves, definition = tree_util.tree_flatten(value)
+    return definition, tuple((tuple(leaf.shape[leading:]), leaf.dtype) for leaf in leaves)
 
 
 def _position(ctx, op, value: ListBuffer, index: Any, python_rules: bool):
@@ -210,6 +300,7 @@ def _position(ctx, op, value: ListBuffer, index: Any, python_rules: bool):
 
 
 @lowers(TENSOR_LIST_GET_ITEM)
+@_of_tensors
 def _get_item(ctx, op, handle, index):
     array = op.attrs.get("array")
     position = _position(ctx, op, handle, index, array is None)
@@ -219,6 +310,7 @@ def _get_item(ctx, op, handle, index):
 
 
 @lowers(TENSOR_LIST_SET_ITEM)
+@_of_tensors
 def _set_item(ctx, op, handle, index, element):
     if op.attrs.get("grow") and (not is_static(index) or handle.growable):
         raise ctx.error(op, "a write at a run-time index may grow this TensorArray (dynamic_size=True), and XLA "
@@ -239,18 +331,20 @@ def _set_item(ctx, op, handle, index, element):
 
 @lowers(TENSOR_LIST_POP)
 def _pop(ctx, op, handle, index):
+    if isinstance(handle, EmptyListOfLists) or (handle.of_lists and not handle.growable):
+        raise ctx.error(op, _LIST_OF_LISTS + " in a loop of a known bound")
     if handle.growable:
         if not is_static(index) or int(index) != -1:
             raise ctx.error(op, f"it pops list {list_name(op.inputs[0])!r} at another index than the last, and "
                                 "the list's length is known only when the graph runs; pop() the last element")
         ctx.check(handle.length > 0, op)   # popping an empty list: the kernel's error
-        if handle.slots == 0:
-            return handle, ctx.jnp.zeros(handle.buffer.shape[1:], handle.buffer.dtype)
-        position = ctx.jnp.clip(handle.length - 1, 0, max(handle.slots - 1, 0))
         lax = ctx.lax
+        if handle.slots == 0:
+            return handle, _each_array(lambda a: ctx.jnp.zeros(a.shape[1:], a.dtype), handle.buffer)
+        position = ctx.jnp.clip(handle.length - 1, 0, max(handle.slots - 1, 0))
         return (ListBuffer(handle.buffer, lax.dynamic_update_index_in_dim(handle.written, False, position, 0),
                            handle.length - np.int32(1)),
-                lax.dynamic_index_in_dim(handle.buffer, position, 0, keepdims=False))
+                _each_array(lambda a: lax.dynamic_index_in_dim(a, position, 0, keepdims=False), handle.buffer))
     length = _static_length(ctx, op, handle)
     if length == 0 or not is_static(index):
         if length == 0:
@@ -275,6 +369,8 @@ def _numpy_list(handle: ListBuffer, length: int) -> Any:
 
 @lowers(TENSOR_LIST_LENGTH)
 def _length(ctx, op, handle):
+    if isinstance(handle, EmptyListOfLists):
+        return np.int32(0)
     return handle.length if handle.growable else np.int32(handle.length)
 
 
@@ -284,6 +380,7 @@ def _all_written(ctx, op, handle: ListBuffer) -> None:
 
 
 @lowers(TENSOR_LIST_STACK)
+@_of_tensors
 def _stack(ctx, op, handle):
     length = _static_length(ctx, op, handle)
     _all_written(ctx, op, handle)
@@ -291,6 +388,7 @@ def _stack(ctx, op, handle):
 
 
 @lowers(TENSOR_LIST_CONCAT)
+@_of_tensors
 def _concat(ctx, op, handle):
     length = _static_length(ctx, op, handle)
     if length == 0:
@@ -301,6 +399,7 @@ def _concat(ctx, op, handle):
 
 
 @lowers(TENSOR_LIST_GATHER)
+@_of_tensors
 def _gather(ctx, op, handle, indices):
     indices = ctx.jnp.asarray(indices)
     ctx.check(ctx.jnp.all((indices >= 0) & (indices < handle.length)), op)
@@ -310,6 +409,7 @@ def _gather(ctx, op, handle, indices):
 
 
 @lowers(TENSOR_LIST_SCATTER)
+@_of_tensors
 def _scatter(ctx, op, handle, tensor, indices):
     if op.attrs["grow"]:
         raise ctx.error(op, "a scatter into a TensorArray of dynamic size may grow it, and XLA needs its size "
@@ -321,11 +421,13 @@ def _scatter(ctx, op, handle, tensor, indices):
 
 
 @lowers(TENSOR_LIST_ZEROS_LIKE)
+@_of_tensors
 def _zeros_like(ctx, op, handle):
     return ListBuffer(ctx.jnp.zeros_like(handle.buffer), handle.written, handle.length)
 
 
 @lowers(TENSOR_LIST_ADD_N)
+@_of_tensors
 def _add_n(ctx, op, a, b):
     if a.buffer.shape != b.buffer.shape:
         raise ctx.error(op, "the two lists' buffers differ in size")

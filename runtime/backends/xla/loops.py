@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 
 from runtime.backends.xla import loop_bounds, table
-from runtime.backends.xla.list_ops import ListBuffer
+from runtime.backends.xla.list_ops import ElementProbe, EmptyListOfLists, ListBuffer
 from runtime.backends.xla.lowering import Context, State, as_operand
 from runtime.core.errors import LoweringError
 from runtime.core.graph import FuncGraph, Operation
@@ -46,9 +46,10 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
     trips = loop_bounds.trip_count(op, inputs)
     known_after: Dict[int, int] = {}
     appended: Dict[int, Operation] = {}
+    lists_of_lists: Dict[int, int] = {}   # position -> slots, of the accumulators of lists (made last: _probe)
     for k, change in changes.items():
         value = loop_vars[k]
-        if not isinstance(value, ListBuffer):
+        if not isinstance(value, (ListBuffer, EmptyListOfLists)):
             continue
         name = body.inputs[k].op.name
         what = (f"it keeps values of each iteration for a gradient through this loop (in {name!r})"
@@ -58,24 +59,59 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
                                 "needs are not computed yet; collect the values in a TensorArray of a fixed size "
                                 "(rt.TensorArray(dtype, size=n), n a Python int), or run this function with "
                                 "jit_compile=None or 'auto'")
+        if isinstance(value, EmptyListOfLists) and change.appends == 0:
+            continue   # (not filled here: it stays empty)
         if change.appends == 0:
             slots = value.slots if value.growable else value.length
         elif trips is None:
             raise ctx.error(op, f"{what}, and XLA needs the list's size when compiling, but this loop's number of "
                                 "iterations is known only when the graph runs; " + _NO_BOUND_FIX)
-        elif value.growable and ctx.loop_depth > 0:
+        elif isinstance(value, ListBuffer) and value.growable and ctx.loop_depth > 0:
             raise ctx.error(op, f"{what}, and also in the loop around it: the slots that needs are not computed "
                                 "yet; collect the values in a TensorArray of a fixed size, or run this function "
                                 "with jit_compile=None or 'auto'")
+        elif isinstance(value, EmptyListOfLists):
+            slots = trips.bound * change.appends
         else:
             slots = (value.slots if value.growable else value.length) + trips.bound * change.appends
-        if not value.growable and trips is not None and trips.exact and change.exact:
-            known_after[k] = value.length + trips.bound * change.net
-        loop_vars[k] = value.growable_with(ctx.jnp, slots)
+        if isinstance(value, EmptyListOfLists):
+            if trips.exact and change.exact:
+                known_after[k] = trips.bound * change.net
+            lists_of_lists[k] = slots
+        else:
+            if not value.growable and trips is not None and trips.exact and change.exact:
+                known_after[k] = value.length + trips.bound * change.net
+            loop_vars[k] = value.growable_with(ctx.jnp, slots)
         ctx.reserved_appends.update(id(append) for append in change.append_ops)
         if change.append_ops:
             appended[k] = change.append_ops[0]
+    if lists_of_lists:
+        _probe(ctx, op, loop_vars, inputs[op.attrs["num_loop_vars"]:], lists_of_lists)
     return known_after, appended
+
+
+def _probe(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any], slots: Dict[int, int]) -> None:
+    """Make the empty lists of lists at ``slots``' positions (a gradient's accumulators of the inner loop's
+    accumulators) growable lists of that many slots. What one iteration appends to them (the inner lists' slots,
+    element shapes, whether their lengths are known when compiling) is learnt by lowering the body once more,
+    abstractly (``jax.eval_shape``: nothing of it is compiled), with an ``ElementProbe`` in their place."""
+    probes = {k: ElementProbe() for k in slots}
+    values = [probes.get(k, v) for k, v in enumerate(loop_vars)]
+    start = ctx.state
+
+    def lower_body() -> None:
+        ctx.loop_depth += 1
+        try:
+            ctx.lower_graph(op.attrs["body"], values + list(captured))
+        finally:
+            ctx.loop_depth -= 1
+            ctx.state = start
+    ctx.jax.eval_shape(lower_body)
+    for k, probe in probes.items():
+        if len({structure for structure in probe.elements}) != 1:   # (one append per iteration: the gradient's)
+            raise ctx.error(op, f"the lists appended to {op.attrs['body'].inputs[k].op.name!r} in one iteration "
+                                "differ in their sizes, and a buffer holds one")
+        loop_vars[k] = probe.empty_buffer(ctx.jnp, slots[k])
 
 
 def _check_slots(ctx: Context, op: Operation, values: List[Any], appended: Dict[int, Operation]) -> None:

@@ -200,22 +200,6 @@ def test_a_list_whose_length_after_the_loop_is_known_only_at_run_time_cannot_be_
                     ag.function(program, jit_compile="auto")(rt.constant([1.0, 2.0])))
 
 
-def test_a_gradient_through_nested_tensor_loops_says_it_does_not_compile_yet():
-    def nested(x):
-        with rt.GradientTape() as tape:
-            tape.watch(x)
-            y = x
-            for i in rt.range(3):
-                for j in rt.range(2):
-                    y = rt.tanh(y) * 1.5
-            loss = rt.reduce_sum(y * x)
-        return tape.gradient(loss, x)
-    with pytest.raises(rt.errors.LoweringError, match=r"a list of lists, which does not compile yet \(a gradient "
-                                                      r"through a tensor loop nested in another"):
-        ag.function(nested, jit_compile=True)(V)
-    assert_same(ag.function(nested)(V), ag.function(nested, jit_compile="auto")(V))
-
-
 def test_a_list_outgrowing_the_slots_its_loop_reserved_is_an_error_never_a_dropped_value(monkeypatch):
     # The bound is read from the graph (loop_bounds.trip_count); were it wrong, the appends past the reserved
     # slots would be dropped: the check after the loop turns that into an error. Here the bound is made wrong.
