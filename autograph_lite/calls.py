@@ -211,6 +211,7 @@ _FRAME_GUARDS: Dict[int, Callable] = {id(getattr(builtins, name)): _frame_guard(
 _OVERRIDES: Dict[int, Callable] = {**{id(builtin): override for builtin, override in BUILTIN_OVERRIDES.items()},
                                    **_FRAME_GUARDS}
 _MISSING = object()
+_converted_code_ids = conversion.converted_code_ids
 _partial = functools.partial
 _partial_call = functools.partial.__call__
 
@@ -338,9 +339,11 @@ def call_target(f: Callable) -> Callable:
             id(f), f)
     if kind is _MethodType:
         func = f.__func__
-        if type(func) is not _FunctionType:
-            return f
+        if type(func) is not _FunctionType or id(func.__code__) in _converted_code_ids:
+            return f   # a converted function (a plain form converted in place, a method ag.to_graph made): itself
     elif kind is _FunctionType:
+        if id(f.__code__) in _converted_code_ids:
+            return f
         func = f
     elif kind is type:   # a class: its override (range, int, ...), else itself
         return (_OVERRIDES if threads_building[0] and thread_state.graph is not None else _FRAME_GUARDS).get(

@@ -17,7 +17,7 @@ import linecache
 import os
 import types
 import weakref
-from typing import Callable, List, NamedTuple, Optional, Sequence
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import gast
 
@@ -152,6 +152,7 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
         linecache.cache[filename] = (len(factory_source), None, factory_source.splitlines(True), filename)
     factory_code = next(c for c in module_code.co_consts if getattr(c, 'co_name', None) == contract.FACTORY_NAME)
     code = next(c for c in factory_code.co_consts if getattr(c, 'co_name', None) == name)
+    _register_converted(code)
     return ConvertedCode(source, code, filename, len(header) + 1)
 
 
@@ -192,6 +193,25 @@ def _register_codes(code: types.CodeType, registry: 'weakref.WeakSet[types.CodeT
     for constant in code.co_consts:
         if isinstance(constant, types.CodeType):
             _register_codes(constant, registry)
+
+
+# id(code) -> a weak reference to it, for the code of both forms of every converted function and everything
+# nested in them: converted code calls a function running such code as it is (calls.call_target reads it
+# first, by identity: a code object's own hash walks its constants, and a WeakSet lookup makes a weak reference).
+converted_code_ids: Dict[int, 'weakref.ref[types.CodeType]'] = {}
+
+
+def _register_converted(code: types.CodeType) -> None:
+    """``code`` and every code object nested in it, in ``converted_code_ids`` for as long as each lives."""
+    key = id(code)
+
+    def forget(reference: 'weakref.ref[types.CodeType]', key: int = key) -> None:
+        if converted_code_ids.get(key) is reference:   # (not a newer code object given the same id)
+            del converted_code_ids[key]
+    converted_code_ids[key] = weakref.ref(code, forget)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            _register_converted(constant)
 
 
 # The code objects of plain forms and of everything nested in them (compiled under the user's file name),

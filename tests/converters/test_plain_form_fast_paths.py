@@ -146,3 +146,41 @@ def test_dict_and_list_changes_outside_staged_constructs_skip_the_staging_checks
         return rt.stack(values)
     assert list(grows(rt.constant(3)).numpy()) == [0, 1, 2]
     assert carrying_anywhere == [0]
+
+
+# --- call_target: converted functions are recognised by their code's identity ---------------------------
+
+def doubles_positive(x):
+    if x > 0:
+        return 2 * x
+    return x
+
+
+class Doubler:
+    def twice(self, x):
+        return 2 * x
+
+
+def test_call_target_gives_a_converted_function_and_its_methods_back_as_they_are_without_the_cache(monkeypatch):
+    from autograph_lite import conversion
+    plain = calls.convert(doubles_positive)
+    assert conversion.is_plain_form(plain) and id(plain.__code__) in conversion.converted_code_ids
+    monkeypatch.setattr(Doubler, 'twice', calls.convert(Doubler.twice))
+    doubler = Doubler()
+    monkeypatch.setattr(calls, '_target_for', lambda function: pytest.fail(f'{function} went to the cache'))
+    assert calls.call_target(plain) is plain
+    bound = doubler.twice
+    assert calls.call_target(bound) is bound and calls.call_target(bound)(4) == 8
+    assert (plain(3), plain(-3)) == (doubles_positive(3), doubles_positive(-3)) == (6, -3)
+
+
+def test_the_registry_of_converted_code_holds_nested_code_and_forgets_a_code_object_when_it_dies():
+    from autograph_lite import conversion
+    module = compile('def outer():\n    return lambda: 1\n', '<made here>', 'exec')
+    outer = module.co_consts[0]
+    inner = next(constant for constant in outer.co_consts if hasattr(constant, 'co_code'))
+    keys = [id(outer), id(inner)]
+    conversion._register_converted(outer)
+    assert all(key in conversion.converted_code_ids for key in keys)
+    del module, outer, inner
+    assert not any(key in conversion.converted_code_ids for key in keys)
