@@ -38,7 +38,8 @@ def _read_kernel(*, variable):
 
 def _assign_kernel(value, *, variable):
     new_value = np.array(value, dtype=variable.dtype, copy=True)  # never alias the caller's array
-    variable._array = new_value
+    with variable._lock:   # (see Variable._array: a read materializing the value must not undo this write)
+        variable._array = new_value
     return new_value
 
 
@@ -131,7 +132,12 @@ class Variable(Tensor):
     array([2, 3], dtype=int32)
     """
 
-    __slots__ = ("_array", "name", "trainable", "_lock", "__weakref__")
+    # _state: (numpy array or None, device array or None, where the device array lives). At least one of the
+    # two arrays is set; when both are, they hold the same value. Eager code and the numpy executor read and write
+    # the numpy array (``_array``); a ``jit_compile`` call reads the device array and writes back a new one
+    # (``device_value``/``set_device_value``), so a training step's weights stay on the device between calls and
+    # become numpy again only when something else reads them.
+    __slots__ = ("_state", "name", "trainable", "_lock", "__weakref__")
 
     def __init__(self, initial_value: Any, dtype: Any = None, name: Optional[str] = None,
                  trainable: bool = True):
@@ -144,12 +150,53 @@ class Variable(Tensor):
             initial_value = initial_value()
         tensor = convert_to_tensor(np.asarray(initial_value) if isinstance(initial_value, Tensor)
                                    else initial_value, dtype)
-        self._array = np.array(tensor._value, copy=True)
+        self._state = (np.array(tensor._value, copy=True), None, None)
         self.name = name
         self.trainable = trainable
         self._lock = threading.RLock()   # (reentrant: a compiled call holds it while a rerun assigns, jit_compile)
         if creation is not None:
             creation.created.append(self)
+
+    # --- its value: a numpy array, a device array, or both -----------------------------------------------
+    @property
+    def _array(self) -> np.ndarray:
+        """The value as a numpy array (made from the device array when a compiled call wrote it last)."""
+        host = self._state[0]
+        return self._host_from_device() if host is None else host
+
+    @_array.setter
+    def _array(self, array: np.ndarray) -> None:
+        # Writers hold the lock (the assign kernels take it): _host_from_device replaces a state only if no
+        # write came in between, so a read never brings back the value a concurrent write replaced.
+        self._state = (array, None, None)
+
+    def _host_from_device(self) -> np.ndarray:
+        state = self._state
+        if state[0] is not None:
+            return state[0]
+        host = np.asarray(state[1])   # read-only, sharing the device buffer on CPU (device arrays never change)
+        with self._lock:
+            if self._state is state:
+                self._state = (host, state[1], state[2])
+        return host
+
+    def device_value(self, placement: Any, put: Any) -> Any:
+        """The value as a device array placed by ``placement`` (None: JAX's default device), made with
+        ``put(numpy_array, placement)`` and kept when it is not there yet (``jit_compile``'s read)."""
+        state = self._state
+        if state[1] is not None and (state[2] is placement or state[2] == placement):
+            return state[1]
+        host = self._array
+        device = put(host, placement)
+        with self._lock:
+            if self._state[0] is host:   # no write since: keep both
+                self._state = (host, device, placement)
+        return device
+
+    def set_device_value(self, device: Any, placement: Any) -> None:
+        """Set the value to ``device``, a device array placed by ``placement`` (``jit_compile``'s write-back;
+        the caller holds this Variable's lock)."""
+        self._state = (None, device, placement)
 
     # --- what makes it a tensor ----------------------------------------------------------------------
     @property
@@ -158,15 +205,17 @@ class Variable(Tensor):
 
     @property
     def dtype(self) -> np.dtype:
-        return self._array.dtype
+        state = self._state   # (either array: asking for the dtype or shape does not copy a device array back)
+        return (state[1] if state[0] is None else state[0]).dtype
 
     @property
     def shape(self):
-        return known(self._array.shape)
+        state = self._state
+        return known((state[1] if state[0] is None else state[0]).shape)
 
     def get_shape(self):
         """``self.shape``, as TensorFlow's ``get_shape()``."""
-        return known(self._array.shape)
+        return self.shape
 
     def _graph_tensor(self, graph):
         """Read the variable inside ``graph`` (a stateful op), tracking it in the enclosing FuncGraphs."""

@@ -3,8 +3,10 @@
 ``make_callable(graph, numpy_executor, mode)`` returns ``run(*arrays) -> [arrays]``, a drop-in replacement for
 the numpy executor's callable. Each call:
 
-- reads the Variables the graph touches (as JAX arrays, kept on the device while nobody assigns them), runs the
-  compiled program, and writes back the ones it assigned (functional state: a jitted training step works);
+- reads the Variables the graph touches as device arrays, runs the compiled program, and writes back the ones it
+  assigned as device arrays (functional state: a jitted training step works). A Variable keeps the device array
+  between calls and makes a numpy array of it only when eager code, the numpy executor or saving reads it; an
+  eager write replaces both, and the next call copies the new value to the device (``Variable.device_value``);
 - gives unseeded random ops a fresh key (drawn on the host, so every call draws new values; seeded ops give the
   same values on every call, as in the numpy executor, though not the same values);
 - raises a failed run-time check (an assert, an index out of range) with the numpy executor's own error: the
@@ -20,7 +22,7 @@ import contextlib
 import io
 import logging
 import threading
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
@@ -83,7 +85,9 @@ class Program:
         self.wide = wide or any(v.dtype.itemsize == 8 for v in self.variables)
         self.checks: List[Operation] = []
         self.check_reasons: Dict[int, str] = {}
-        self._device_values: Dict[int, Tuple[np.ndarray, Any]] = {}
+        # Where the Variables' device values live: JAX's default device (None), or replicated on the mesh
+        self._variable_placement = None if self.placement is None else self.placement[1]
+        self._put = self.jax.device_put
         # The per-call keys: reproducible from the ops' seeds when every random op has them (set_seed or op seeds)
         seeded = random_seeds and all(seed is not None for seed in random_seeds)
         self._generator = np.random.default_rng([part for seed in random_seeds for part in seed] if seeded else None)
@@ -119,20 +123,12 @@ class Program:
             split, replicated, count = self.placement
             put = self.jax.device_put
             flat = [put(a, split if a.ndim and a.shape[0] % count == 0 else replicated) for a in flat]
-        flat.extend(self._device_value(v) for v in self.variables)
+        placement, put = self._variable_placement, self._put
+        flat.extend(v.device_value(placement, put) for v in self.variables)
         if self.unseeded_random:
             key = self._generator.integers(0, 2 ** 32, size=2, dtype=np.uint32)
             flat.append(key if self.placement is None else self.jax.device_put(key, self.placement[1]))
         return flat
-
-    def _device_value(self, variable: Any) -> Any:
-        array = variable._array
-        cached = self._device_values.get(id(variable))
-        if cached is not None and cached[0] is array:
-            return cached[1]  # unchanged since the last call: no copy to the device
-        value = self.jax.device_put(array, None if self.placement is None else self.placement[1])
-        self._device_values[id(variable)] = (array, value)
-        return value
 
     def x64(self) -> Any:
         """The context a call runs in: 64-bit types switched on for graphs that use them (JAX's default is
@@ -171,11 +167,12 @@ class Program:
                 self._raise_failed_check(int(error), arrays, self.rerun)
         else:
             outputs, written = results
+        placement = self._variable_placement
         for index, value in zip(self.written, written):
-            variable = self.variables[index]
-            array = np.asarray(value)
-            variable._array = array
-            self._device_values[id(variable)] = (array, value)
+            if placement is not None:   # replicated, whatever sharding XLA gave the result (a no-op when it is)
+                value = self._put(value, placement)
+            # kept on the device (numpy again only when something else reads it: see Variable._state)
+            self.variables[index].set_device_value(value, placement)
         return [np.asarray(value) for value in outputs]
 
     def _raise_failed_check(self, code: int, arrays: Sequence[np.ndarray], rerun: Optional[Callable]) -> None:
