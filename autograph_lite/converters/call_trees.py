@@ -12,17 +12,66 @@ per call, as in the original (recursion depth, ``warnings.warn(stacklevel=N)``, 
 
 (a builtin called by its name is called directly while the name holds it: contract.PINNED_BUILTINS).
 
+A method of a builtin type called on a name, with arguments that call nothing, is called as Python calls it
+(its bound method never made, as in the original) when the name holds exactly that type: the method is
+then that type's own, never a user function, an override or a frame guard. Each part is evaluated once,
+in Python's order (only one branch runs); a method of a string literal is called as it is::
+
+    word.lower()         ->  (word.lower() if ag__.builtin_type(word) is ag__.builtin_str
+                              else ag__.call_target(word.lower)())
+    ', '.join(words)     ->  ', '.join(words)
+
 Calls to ``ag__`` itself, ``super(...)`` and ``globals()`` stay as they are (``super()`` becomes
 ``super(__class__, self)``; ``globals()`` must run in the converted function's own frame, which has
 the original's globals, not in converted_call's), and so do calls in lambdas' defaults.
 (``locals()``, ``vars()``, ``dir()`` and ``eval``/``exec`` without namespaces are refused, and so is a
 zero-argument ``super()`` that Python runs in a comprehension's own frame: frame_readers.py.)
 """
+import copy
+
 import gast
 
 from autograph_lite import contract
 from autograph_lite.pyct import templates
 from autograph_lite.pyct.transformer import Transformer
+
+
+def _method_owners() -> dict:
+    """Public method name -> the name of the first builtin type below that has it (str's ``count``, not list's)."""
+    owners: dict = {}
+    for owner in (str, dict, list, set, bytes, tuple, int, float, frozenset, bytearray, complex):
+        for name, value in vars(owner).items():
+            if not name.startswith('_') and callable(value):
+                owners.setdefault(name, owner.__name__)
+    return owners
+
+
+_METHOD_OWNERS = _method_owners()
+# What an argument may hold to be written twice (once per branch): no call (whose own fast path would be
+# written twice again), nothing that binds or suspends.
+_NOT_REPEATED = (gast.Call, gast.Lambda, gast.NamedExpr, gast.ListComp, gast.SetComp, gast.DictComp,
+                 gast.GeneratorExp, gast.Yield, gast.YieldFrom, gast.Await)
+
+
+def _calls_nothing(nodes) -> bool:
+    return not any(isinstance(inner, _NOT_REPEATED) for node in nodes for inner in gast.walk(node))
+
+
+def _plain_method_call(node):
+    """The plain form's call of a method of a builtin type (see the module docstring), or None."""
+    func = node.func
+    if not isinstance(func, gast.Attribute):
+        return None
+    if isinstance(func.value, gast.Constant) and type(func.value.value) in (str, bytes):
+        return node   # a literal's method: never a user function, an override or a guard
+    owner = _METHOD_OWNERS.get(func.attr)
+    if owner is None or not isinstance(func.value, gast.Name) or not _calls_nothing(node.args + node.keywords):
+        return None
+    general = gast.Call(func=templates.replace_as_expression('ag__.call_target(func)', func=copy.deepcopy(func)),
+                        args=copy.deepcopy(node.args), keywords=copy.deepcopy(node.keywords))
+    return templates.replace_as_expression(
+        f'call if ag__.{contract.PINNED_BUILTIN_PREFIX}type(receiver) is ag__.{contract.PINNED_BUILTIN_PREFIX}{owner} '
+        'else general', call=node, receiver=copy.deepcopy(func.value), general=general)
 
 
 def _is_exempt(func) -> bool:
@@ -73,6 +122,9 @@ class CallTreeTransformer(Transformer):
                 return templates.replace_as_expression('super(__class__, self)', self=self.first_argument)
             return node
         if self.direct:
+            method_call = _plain_method_call(node)
+            if method_call is not None:
+                return method_call
             if isinstance(node.func, gast.Name) and node.func.id in contract.PINNED_BUILTINS:
                 # The builtin itself while the name holds it (see contract.PINNED_BUILTINS): no call of ours.
                 pinned = contract.PINNED_BUILTIN_PREFIX + node.func.id

@@ -184,3 +184,70 @@ def test_the_registry_of_converted_code_holds_nested_code_and_forgets_a_code_obj
     assert all(key in conversion.converted_code_ids for key in keys)
     del module, outer, inner
     assert not any(key in conversion.converted_code_ids for key in keys)
+
+
+# --- methods of builtin types called on a name: Python's own call when the name holds exactly that type -----
+
+class Shouting(str):
+    """A str subclass with its own method: the receiver is not exactly a str, so call_target decides."""
+
+    def lower(self):
+        return 'shouted ' + str.lower(self)
+
+
+class Store:
+    """A user class with methods named as builtin types' are (get, lower): converted when called."""
+
+    def __init__(self):
+        self.reads = 0
+
+    def get(self, key, default=None):
+        for _ in range(key):   # a loop: the converted method's plain form runs it
+            default += 1
+        return default
+
+    @property
+    def key(self):
+        self.reads += 1
+        return 2
+
+
+def uses_builtin_methods(word, table, store):
+    letters = [character.lower() for character in word if character.isalnum()]
+    found = table.get(store.key, 0) + store.get(store.key, 10)
+    return ', '.join(letters), found, word.lower(), b'-'.join([b'a', b'b']), table.get(len(word))
+
+
+def test_methods_of_builtin_types_on_names_skip_call_target_when_the_type_is_exact_and_only_then(monkeypatch):
+    targets = []
+    real_call_target = calls.call_target
+    monkeypatch.setattr(calls.AG_NAMESPACE, 'call_target', lambda f: targets.append(f) or real_call_target(f))
+    converted = ag.to_graph(uses_builtin_methods)
+    store, original_store = Store(), Store()
+    assert converted('Ab1!', {2: 5, 4: 1}, store) == uses_builtin_methods('Ab1!', {2: 5, 4: 1}, original_store) \
+        == ('a, b, 1', 17, 'ab1!', b'a-b', 1)
+    assert store.reads == original_store.reads == 2   # each argument read once, as in the original
+    # Only the calls that are no method of an exact builtin type: store.get, and table.get(len(word)) (an
+    # argument that calls: written once, the general way).
+    assert [getattr(target, '__name__', None) for target in targets] == ['get', 'get']
+    assert targets[0].__self__ is store and targets[1].__self__ == {2: 5, 4: 1}
+
+    targets.clear()
+    shouting = Shouting('Ab1!')
+    assert converted(shouting, {}, Store())[2] == uses_builtin_methods(shouting, {}, Store())[2] == 'shouted ab1!'
+    # The letters are exact strs (iterating a str subclass gives strs): only Shouting's own lower goes through
+    # call_target (converted, its str.lower(self) reads the class str, not a str: the general way).
+    assert [(target.__name__, type(getattr(target, '__self__', None)).__name__) for target in targets] == [
+        ('get', 'Store'), ('lower', 'Shouting'), ('lower', 'NoneType'), ('get', 'dict')]
+    assert calls.conversion.is_plain_form(real_call_target(Store().get).__func__)
+
+
+def test_the_plain_form_of_builtin_method_calls_reads_as_the_fast_call_or_the_general_one():
+    def f(word, table, items):
+        return word.lower(), table.get(word, 0), ', '.join(items), table.get(word.strip()), items.data.count(1)
+    assert ' '.join(line.strip() for line in ag.to_code(f, form='plain').splitlines()[3:]) == (
+        "return (word.lower() if ag__.builtin_type(word) is ag__.builtin_str else "
+        "ag__.call_target(word.lower)(), table.get(word, 0) if ag__.builtin_type(table) is ag__.builtin_dict "
+        "else ag__.call_target(table.get)(word, 0), ', '.join(items), "
+        "ag__.call_target(table.get)(word.strip() if ag__.builtin_type(word) is ag__.builtin_str else "
+        "ag__.call_target(word.strip)()), ag__.call_target(items.data.count)(1))")
