@@ -50,8 +50,13 @@ def _range_element(ctx, op, lazy: LazyRange, index, wraps: bool = False):
         index = ctx.jnp.where(index < 0, index + lazy.length, index)
     if index.ndim:
         raise ctx.error(op, "it picks several elements of a range whose length is known only when the graph runs")
+    known = ctx.value_range(index)
     ctx.check((index >= 0) & (index < lazy.length), op)
-    return (lazy.start + lazy.delta * index.astype(lazy.dtype)).astype(lazy.dtype)
+    element = (lazy.start + lazy.delta * index.astype(lazy.dtype)).astype(lazy.dtype)
+    if known is not None and is_static(lazy.start) and is_static(lazy.delta) and lazy.dtype.kind in "iu":
+        ends = [int(lazy.start) + int(lazy.delta) * bound for bound in known]   # the counter's range, mapped
+        ctx.set_range(element, min(ends), max(ends))
+    return element
 
 
 @lowers(SIZE)
@@ -156,7 +161,8 @@ def _range(ctx, op, start, limit, delta):
         ctx.check(jnp.asarray(delta) != 0, op)
         span = jnp.asarray(limit) - jnp.asarray(start)
         steps = jnp.ceil(span / delta) if dtype.kind == "f" else -((-span) // jnp.where(delta == 0, 1, delta))
-        return LazyRange(jnp.asarray(start), jnp.asarray(delta), jnp.maximum(steps, 0).astype(np.int32), dtype)
+        return LazyRange(*(v if is_static(v) else jnp.asarray(v) for v in (start, delta)),
+                         jnp.maximum(steps, 0).astype(np.int32), dtype)
     steps = ctx.jnp.arange(length, dtype=np.float64 if dtype.kind == "f" else np.int64)
     return (start + delta * steps).astype(dtype)
 

@@ -16,10 +16,12 @@ the fix (a TensorArray of fixed size written at the loop counter, or a prealloca
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
+from runtime.backends.xla.list_buffers import ElementProbe, ListBuffer, UnknownElements, each_array, structure_of
+from runtime.backends.xla.list_buffers import register_pytree  # noqa: F401  (compiled.py calls it from here)
 from runtime.backends.xla.lowering import is_static
 from runtime.core.dtypes import variant
 from runtime.ops.control_flow_ops import IF, WHILE
@@ -37,128 +39,16 @@ _FIX = ("collect the values in a TensorArray of a fixed size (rt.TensorArray(dty
         "jit_compile='auto' to run this graph on the numpy executor")
 
 
-class ListBuffer:
-    """A list's elements in a buffer of ``slots`` slots (a JAX pytree).
-
-    ``length`` is usually a Python int, part of the pytree's structure: loops and branches carry the buffer,
-    and a list whose length they change does not fit their carry. A list whose length a tensor loop changes
-    (``values.append(x)``, a gradient's accumulators) is *growable* instead: its length is a traced int32 and its
-    buffer has the slots the loop's bound allows (``runtime.backends.xla.loops``), written at ``length``.
-
-    The elements are tensors (``buffer`` is one array, [slots, *element shape]) or, for the accumulator of a
-    gradient through a tensor loop nested in another (which keeps the inner loop's accumulators, one per outer
-    iteration), lists: ``buffer`` is then a ``ListBuffer`` whose every array has a leading axis of ``slots``
-    (the inner lists' buffers stacked: [outer slots, inner slots, ...], their lengths [outer slots])."""
-
-    __slots__ = ("buffer", "written", "length")
-
-    def __init__(self, buffer: Any, written: Any, length: Any):
-        self.buffer = buffer     # [slots, *element shape], or the elements (lists) stacked on a first axis
-        self.written = written   # bool [slots]: which slots hold an element (a TensorArray may have unwritten ones)
-        # the list's length (a TensorArray's size): a Python int, or a traced int32 scalar for a growable list
-        self.length = int(length) if isinstance(length, (int, np.integer, np.ndarray)) else length
-
-    @property
-    def growable(self) -> bool:
-        return not isinstance(self.length, int)
-
-    @property
-    def of_lists(self) -> bool:
-        return isinstance(self.buffer, ListBuffer)
-
-    @property
-    def slots(self) -> int:
-        return int(self.written.shape[0])
-
-    def growable_with(self, jnp: Any, slots: int) -> "ListBuffer":
-        """This list as a growable one of ``slots`` slots (its elements first, zeros after)."""
-        if self.growable:
-            length = self.length
-            buffer, written = self.buffer, self.written
-        else:
-            length = np.int32(self.length)
-            buffer, written = _each_array(lambda a: a[:self.length], self.buffer), self.written[:self.length]
-        extra = slots - int(written.shape[0])
-        if extra > 0:
-            buffer = _each_array(lambda a: jnp.concatenate([a, jnp.zeros((extra,) + tuple(a.shape[1:]), a.dtype)]),
-                                 buffer)
-            written = jnp.concatenate([written, jnp.zeros((extra,), bool)])
-        return ListBuffer(buffer, written, jnp.asarray(length, np.int32))
-
-    def with_static_length(self, length: int) -> "ListBuffer":
-        """This growable list once its length is known when compiling (a loop of a known trip count grew it)."""
-        return ListBuffer(_each_array(lambda a: a[:length], self.buffer), self.written[:length], length)
-
-
-class EmptyListOfLists:
-    """The empty list a gradient's accumulator of lists starts as, before the loop that fills it: its elements'
-    structure (the inner lists' slots, shapes, whether their lengths are known when compiling) is known only
-    once the loop's body is lowered (``runtime.backends.xla.loops`` then makes it a growable ``ListBuffer``)."""
-
-    __slots__ = ("op",)
-
-    def __init__(self, op: Any):
-        self.op = op   # the TensorListFromTensors that made it
-
-
-class ElementProbe:
-    """Stands for a list of lists while a loop's body is lowered once to learn what it appends (loops.py): an
-    append records the element's structure (a pytree definition and each array's shape and dtype)."""
-
-    __slots__ = ("elements",)
-
-    def __init__(self) -> None:
-        self.elements: list = []
-
-    def record(self, element: Any) -> None:
-        from jax import tree_util
-        leaves, structure = tree_util.tree_flatten(element)
-        self.elements.append((structure, tuple((tuple(leaf.shape), leaf.dtype) for leaf in leaves)))
-
-    def empty_buffer(self, jnp: Any, slots: int) -> ListBuffer:
-        """A growable list of ``slots`` slots for the elements recorded (all of one structure), none written."""
-        from jax import tree_util
-        structure, leaves = self.elements[0]
-        buffer = tree_util.tree_unflatten(structure, [jnp.zeros((slots,) + shape, dtype) for shape, dtype in leaves])
-        return ListBuffer(buffer, jnp.zeros((slots,), bool), jnp.asarray(0, np.int32))
-
-
-def _each_array(function: Any, buffer: Any) -> Any:
-    """``function`` applied to the buffer (an array), or to each array of a list of lists' stacked elements."""
-    if isinstance(buffer, ListBuffer):
-        from jax import tree_util
-        return tree_util.tree_map(function, buffer)
-    return function(buffer)
-
-
-_registered = []
-
-
-def _flatten(value: ListBuffer) -> tuple:
-    if value.growable:
-        return (value.buffer, value.written, value.length), None
-    return (value.buffer, value.written), value.length
-
-
-def _unflatten(length: Any, children: tuple) -> ListBuffer:
-    return ListBuffer(*children) if length is None else ListBuffer(children[0], children[1], length)
-
-
-def register_pytree() -> None:
-    """Make ``ListBuffer`` a JAX pytree (once; when JAX is first used: importing this module needs no JAX)."""
-    if not _registered:
-        from jax import tree_util
-        tree_util.register_pytree_node(ListBuffer, _flatten, _unflatten)
-        tree_util.register_pytree_node(EmptyListOfLists, lambda v: ((), v.op), lambda op, _: EmptyListOfLists(op))
-        _registered.append(True)
-
-
-def _element_shape(ctx, op, *candidates) -> tuple:
+def _element_shape(*candidates) -> Optional[tuple]:
     for shape in candidates:
         if shape is not None and None not in shape:
             return tuple(shape)
-    raise ctx.error(op, "the shape of the list's elements is not fully known when compiling, and XLA needs it "
-                        "for the list's buffer; give element_shape= (a TensorArray) or elements of one static shape")
+    return None
+
+
+_UNKNOWN_ELEMENTS = ("the shape of the list's elements is not known when compiling (nothing was written to it yet), "
+                     "and XLA needs it for the list's buffer; give element_shape= (a TensorArray) or elements of "
+                     "one static shape")
 
 
 def list_name(tensor: Any) -> str:
@@ -177,11 +67,12 @@ def _static_length(ctx, op, value: ListBuffer) -> int:
     if value.growable:
         raise ctx.error(op, f"it reads list {list_name(op.inputs[0])!r} whole (its length or its elements' stacked "
                             "shape), but the list is grown in a tensor loop (this read is inside it) or was grown in "
-                            "one whose number of appends is known only when the graph runs (the loop may stop early: "
-                            "a break, a condition besides its counter's, only maximum_iterations; or it appends under "
-                            "an if), so the list's length is too; read it whole after a loop that appends once per "
-                            "iteration and has a trip count known when compiling (for i in rt.range(n), n a Python "
-                            "int, without break), or " + _FIX)
+                            "one whose number of appends or writes is known only when the graph runs (the loop may "
+                            "stop early: a break, a condition besides its counter's, only maximum_iterations; or it "
+                            "appends under an if; or a TensorArray of dynamic_size=True is written at an index other "
+                            "than the loop counter), so the list's length is too; read it whole after a loop that "
+                            "appends (or writes at its counter) once per iteration and has a trip count known when "
+                            "compiling (for i in rt.range(n), n a Python int, without break), or " + _FIX)
     return value.length
 
 
@@ -190,9 +81,12 @@ _LIST_OF_LISTS = ("it reads a list of lists (the accumulator a gradient through 
 
 
 def _of_tensors(lowering: Any) -> Any:
-    """``lowering``, refusing a list of lists clearly (only appends, pops and its length compile for those)."""
+    """``lowering``, refusing clearly a list of lists (only appends, pops and its length compile for those) and a
+    list whose elements' shape is not known yet."""
     def lower(ctx, op, handle, *rest):
-        if isinstance(handle, EmptyListOfLists) or handle.of_lists:
+        if isinstance(handle, (UnknownElements, ElementProbe)):
+            raise ctx.error(op, _UNKNOWN_ELEMENTS)
+        if handle.of_lists:
             raise ctx.error(op, _LIST_OF_LISTS)
         return lowering(ctx, op, handle, *rest)
     lower.__name__, lower.__doc__ = lowering.__name__, lowering.__doc__
@@ -204,7 +98,9 @@ def _reserve(ctx, op, num_elements):
     size = int(ctx.static(num_elements, op, "size (a TensorArray's size must be a Python int for XLA)"))
     if size < 0:
         return ctx.error_from_kernel(op, [np.asarray(size)])
-    shape = _element_shape(ctx, op, op.attrs["element_shape"], op.outputs[0].shape)
+    shape = _element_shape(op.attrs["element_shape"], op.outputs[0].shape)
+    if shape is None:   # the first write says (or the loop writing it: loops.py)
+        return UnknownElements(op, size)
     dtype = op.attrs["element_dtype"]
     return ListBuffer(ctx.jnp.zeros((size,) + shape, dtype), ctx.jnp.zeros((size,), bool), np.int32(size))
 
@@ -213,12 +109,14 @@ def _reserve(ctx, op, num_elements):
 def _from_tensors(ctx, op, *elements):
     if op.attrs["element_dtype"] == variant:
         if not elements:   # a gradient's accumulator of the inner loop's accumulators (nested tensor loops)
-            return EmptyListOfLists(op)
+            return UnknownElements(op, 0)
         raise ctx.error(op, "it makes a list of lists, which compiles only as the accumulator of a gradient through "
                             "nested tensor loops; stack the inner values into one tensor, or run this function "
                             "with jit_compile=None or 'auto'")
     if not elements:
-        shape = _element_shape(ctx, op, op.attrs["element_shape"], op.outputs[0].shape)
+        shape = _element_shape(op.attrs["element_shape"], op.outputs[0].shape)
+        if shape is None:
+            return UnknownElements(op, 0)
         buffer = ctx.jnp.zeros((0,) + shape, op.attrs["element_dtype"])
     else:
         if len({tuple(np.shape(e)) for e in elements}) > 1:
@@ -233,19 +131,32 @@ def _from_tensor(ctx, op, tensor):
     return ListBuffer(tensor, ctx.jnp.ones((tensor.shape[0],), bool), np.int32(tensor.shape[0]))
 
 
+def _with_elements_like(ctx, op, handle: Any, element: Any) -> ListBuffer:
+    """``handle`` as a buffer for elements like ``element`` (written to it), if its elements were unknown."""
+    if not isinstance(handle, UnknownElements):
+        return handle
+    if isinstance(element, ListBuffer):
+        raise ctx.error(op, "it appends a list to a list, and a list of lists compiles only as the accumulator "
+                            "of a gradient through nested tensor loops, filled in a loop of a known bound; "
+                            "stack the inner values into one tensor, or run this function with "
+                            "jit_compile=None or 'auto'")
+    return handle.with_element(ctx.jnp, ctx.jnp.asarray(element, op.attrs["element_dtype"]))
+
+
 @lowers(TENSOR_LIST_PUSH_BACK)
 def _push_back(ctx, op, handle, element):
     jnp = ctx.jnp
     if isinstance(handle, ElementProbe):   # the body of a loop is lowered to learn what it appends (loops.py)
         handle.record(element)
         return handle
-    if isinstance(element, ListBuffer) or isinstance(handle, EmptyListOfLists) or handle.of_lists:
+    handle = _with_elements_like(ctx, op, handle, element)
+    if isinstance(element, ListBuffer) or handle.of_lists:
         if not (handle.growable and isinstance(element, ListBuffer) and handle.of_lists):
             raise ctx.error(op, "it appends a list to a list, and a list of lists compiles only as the accumulator "
                                 "of a gradient through nested tensor loops, filled in a loop of a known bound; "
                                 "stack the inner values into one tensor, or run this function with "
                                 "jit_compile=None or 'auto'")
-        if _structure(element) != _structure(handle.buffer, leading=1):
+        if structure_of(element) != structure_of(handle.buffer, leading=1):
             raise ctx.error(op, f"the lists appended to list {list_name(op.inputs[0])!r} differ in their sizes "
                                 "between iterations (an inner loop's bound changes), and a buffer holds one; give "
                                 "the inner loop a bound known when compiling (maximum_iterations=n)")
@@ -280,13 +191,6 @@ def _written_at(ctx, handle: ListBuffer, position: Any, element: Any) -> tuple:
     return buffer, lax.dynamic_update_index_in_dim(handle.written, True, position, 0)
 
 
-def _structure(value: Any, leading: int = 0) -> tuple:
-    """A list's (or an element's) pytree definition and its arrays' shapes and dtypes, without ``leading`` axes."""
-    from jax import tree_util
-    leaves, definition = tree_util.tree_flatten(value)
-    return definition, tuple((tuple(leaf.shape[leading:]), leaf.dtype) for leaf in leaves)
-
-
 def _position(ctx, op, value: ListBuffer, index: Any, python_rules: bool):
     """``index`` as a position in the buffer, checked as the kernel checks it (raising its error)."""
     jnp = ctx.jnp
@@ -296,12 +200,22 @@ def _position(ctx, op, value: ListBuffer, index: Any, python_rules: bool):
         index = jnp.where(index < 0, index + value.length, index)
     else:             # a TensorArray: from 0, below its size
         ctx.check((index >= 0) & (index < value.length), op)
-    return jnp.clip(index, 0, max(value.buffer.shape[0] - 1, 0))
+    return jnp.clip(index, 0, max(value.slots - 1, 0))
 
 
 @lowers(TENSOR_LIST_GET_ITEM)
-@_of_tensors
 def _get_item(ctx, op, handle, index):
+    if isinstance(handle, ElementProbe):   # (a read in a loop's body lowered to learn what it writes)
+        element = handle.element_like(ctx.jnp)
+        shape = _element_shape(op.outputs[0].shape)
+        if element is None and shape is None:
+            raise ctx.error(op, _UNKNOWN_ELEMENTS)
+        return element if element is not None else ctx.jnp.zeros(shape, op.attrs["element_dtype"])
+    return _get_tensor(ctx, op, handle, index)
+
+
+@_of_tensors
+def _get_tensor(ctx, op, handle, index):
     array = op.attrs.get("array")
     position = _position(ctx, op, handle, index, array is None)
     if array is not None:
@@ -310,12 +224,27 @@ def _get_item(ctx, op, handle, index):
 
 
 @lowers(TENSOR_LIST_SET_ITEM)
-@_of_tensors
 def _set_item(ctx, op, handle, index, element):
-    if op.attrs.get("grow") and (not is_static(index) or handle.growable):
-        raise ctx.error(op, "a write at a run-time index may grow this TensorArray (dynamic_size=True), and XLA "
-                            "needs its size when compiling; make it with a fixed size (rt.TensorArray(dtype, "
-                            "size=n))")
+    grows = op.attrs.get("grow")
+    if grows and ctx.write_ranges is not None:   # a loop's body lowered to learn its writes (loops.py)
+        ctx.write_ranges.record(op, ctx.value_range(index))
+    if isinstance(handle, ElementProbe):
+        handle.record(ctx.jnp.asarray(element, op.attrs["element_dtype"]))
+        return handle
+    handle = _with_elements_like(ctx, op, handle, element)
+    if grows and (not is_static(index) or handle.growable):
+        if not handle.growable:
+            raise ctx.error(op, f"a write at a run-time index may grow TensorArray {list_name(op.inputs[0])!r} "
+                                "(dynamic_size=True), and XLA needs its size when compiling: write it in a tensor "
+                                "loop with a bound known when compiling (for i in rt.range(n), n a Python int, or "
+                                "ag.set_loop_options(maximum_iterations=n)), or make it with a fixed size "
+                                "(rt.TensorArray(dtype, size=n))")
+        return _grown_by_write(ctx, op, handle, index, element)
+    return _write_tensor(ctx, op, handle, index, element)
+
+
+@_of_tensors
+def _write_tensor(ctx, op, handle, index, element):
     if op.attrs.get("grow") and int(index) >= handle.buffer.shape[0]:
         grown = int(index) + 1 - handle.buffer.shape[0]
         handle = ListBuffer(ctx.jnp.concatenate([handle.buffer, ctx.jnp.zeros((grown,) + handle.buffer.shape[1:],
@@ -329,9 +258,33 @@ def _set_item(ctx, op, handle, index, element):
     return ListBuffer(*_written_at(ctx, handle, position, element), handle.length)
 
 
+@_of_tensors
+def _grown_by_write(ctx, op, handle, index, element):
+    """A write to a TensorArray of ``dynamic_size=True`` in a tensor loop (a growable buffer, its slots from the
+    loop's bound): at ``index``, its length becomes at least ``index + 1``. The slots hold every index when the
+    index's range is known (a loop counter's); otherwise a check says so if a write falls past them."""
+    jnp = ctx.jnp
+    element = jnp.asarray(element)
+    if element.shape != handle.buffer.shape[1:]:
+        raise ctx.error(op, "the written element's shape differs from the array's other elements, and its buffer "
+                            "holds one shape; give the TensorArray element_shape= or write elements of one shape")
+    if not ctx.always_within(index, 0, handle.slots - 1):
+        ctx.check(index >= 0, op)   # a negative index: the kernel's error
+        ctx.check(index < handle.slots, op, why=f"TensorArray {list_name(op.inputs[0])!r} was written at an index "
+                  f"past the {handle.slots} slots its loop's bound reserved (the loop's trip count times its writes "
+                  "per iteration: write at the loop counter, or make the array with a fixed size)")
+    index = jnp.asarray(index, np.int32)
+    if handle.slots == 0:   # a loop that never runs (its body is compiled all the same)
+        return ListBuffer(handle.buffer, handle.written, jnp.maximum(handle.length, index + 1))
+    position = jnp.clip(index, 0, handle.slots - 1)
+    return ListBuffer(*_written_at(ctx, handle, position, element), jnp.maximum(handle.length, index + 1))
+
+
 @lowers(TENSOR_LIST_POP)
 def _pop(ctx, op, handle, index):
-    if isinstance(handle, EmptyListOfLists) or (handle.of_lists and not handle.growable):
+    if isinstance(handle, (UnknownElements, ElementProbe)):
+        raise ctx.error(op, _LIST_OF_LISTS if op.attrs["element_dtype"] == variant else _UNKNOWN_ELEMENTS)
+    if handle.of_lists and not handle.growable:
         raise ctx.error(op, _LIST_OF_LISTS + " in a loop of a known bound")
     if handle.growable:
         if not is_static(index) or int(index) != -1:
@@ -340,11 +293,11 @@ def _pop(ctx, op, handle, index):
         ctx.check(handle.length > 0, op)   # popping an empty list: the kernel's error
         lax = ctx.lax
         if handle.slots == 0:
-            return handle, _each_array(lambda a: ctx.jnp.zeros(a.shape[1:], a.dtype), handle.buffer)
+            return handle, each_array(lambda a: ctx.jnp.zeros(a.shape[1:], a.dtype), handle.buffer)
         position = ctx.jnp.clip(handle.length - 1, 0, max(handle.slots - 1, 0))
         return (ListBuffer(handle.buffer, lax.dynamic_update_index_in_dim(handle.written, False, position, 0),
                            handle.length - np.int32(1)),
-                _each_array(lambda a: lax.dynamic_index_in_dim(a, position, 0, keepdims=False), handle.buffer))
+                each_array(lambda a: lax.dynamic_index_in_dim(a, position, 0, keepdims=False), handle.buffer))
     length = _static_length(ctx, op, handle)
     if length == 0 or not is_static(index):
         if length == 0:
@@ -369,8 +322,9 @@ def _numpy_list(handle: ListBuffer, length: int) -> Any:
 
 @lowers(TENSOR_LIST_LENGTH)
 def _length(ctx, op, handle):
-    if isinstance(handle, EmptyListOfLists):
-        return np.int32(0)
+    if isinstance(handle, (UnknownElements, ElementProbe)):
+        return np.int32(handle.size) if isinstance(handle, UnknownElements) else ctx.jnp.asarray(handle.size,
+                                                                                                np.int32)
     return handle.length if handle.growable else np.int32(handle.length)
 
 

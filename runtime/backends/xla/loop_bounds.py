@@ -24,10 +24,11 @@ import numpy as np
 from runtime.core.dtypes import variant
 from runtime.core.graph import CONST, FuncGraph, Operation
 from runtime.ops.control_flow_ops import IF, WHILE
+from runtime.ops.indexing import GATHER
 from runtime.ops.core import IDENTITY
 from runtime.ops.list_ops import TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK, TENSOR_LIST_SET_ITEM
 from runtime.ops.logical_ops import LOGICAL_AND
-from runtime.ops.math_ops import ADD, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, SUB
+from runtime.ops.math_ops import ADD, FLOOR_DIV, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, MUL, SUB
 from runtime.ops.tensor_array_ops import TENSOR_LIST_SCATTER
 
 
@@ -43,6 +44,7 @@ class LengthChange(NamedTuple):
     net: int       # appends minus pops, when ``exact``
     exact: bool    # the same every iteration (no append or pop in only one branch of an ``if``)
     append_ops: tuple = ()   # the TensorListPushBack ops counted in ``appends``
+    writes: tuple = ()       # (TensorListSetItem, its index; None under an if) of each write that may grow it
 
 
 class NestedAppend(NamedTuple):
@@ -182,7 +184,80 @@ def counter_ranges(op: Operation, inputs: Sequence[Any]) -> Dict[int, Tuple[int,
         if k in ranges:
             low, high = max(low, ranges[k][0]), min(high, ranges[k][1])
         ranges[k] = (low, high)
+    limit = op.attrs["maximum_iterations"]
+    if limit is not None and int(limit) > 0:   # a counter of a static start and step, whatever the condition:
+        body, count = op.attrs["body"], op.attrs["num_loop_vars"]   # in iteration t (< limit), start + t * step
+        for k in range(count):
+            start = _static(inputs[k])
+            step = _step(body, k, count, inputs) if start is not None and body.inputs[k].shape == () else None
+            if step is None:
+                continue
+            ends = (start, start + step * (int(limit) - 1))
+            low, high = min(ends), max(ends)
+            if k in ranges:
+                low, high = max(low, ranges[k][0]), min(high, ranges[k][1])
+            ranges[k] = (low, high)
     return ranges
+
+
+def index_values(op: Operation, inputs: Sequence[Any], index: Any) -> Optional[np.ndarray]:
+    """Every value ``index`` (an int scalar of the ``While`` ``op``'s body) takes over the loop's iterations, when
+    that is known when compiling: the loop runs exactly its trip count (its condition is one counter's comparison)
+    and ``index`` is computed from that counter by picking from a static vector (``for t in rt.range(a, b, c)``:
+    the range's element at the counter) and adding, subtracting, multiplying or floor-dividing by Python ints.
+    None otherwise.
+
+    >>> import runtime as rt
+    >>> @rt.function
+    ... def f():
+    ...     return rt.while_loop(lambda i: i < 4, lambda i: (i + 1,), [rt.constant(0)])
+    >>> loop = [op for op in f.get_concrete_function().graph.operations if op.type == "While"][0]
+    >>> index_values(loop, [np.int32(0)], loop.attrs["body"].inputs[0]).tolist()
+    [0, 1, 2, 3]
+    """
+    trips = trip_count(op, inputs)
+    terms = _conjuncts(op.attrs["cond"].outputs[0])
+    counter = _counter(terms[0], op, inputs) if trips is not None and trips.exact else None
+    if counter is None or index is None:
+        return None
+    body, count = op.attrs["body"], op.attrs["num_loop_vars"]
+    captured = {id(p): inputs[j] for j, p in enumerate(body.inputs) if j >= count}
+    values = counter.start + counter.step * np.arange(trips.bound, dtype=np.int64)
+    return _values_over_iterations(index, body.inputs[counter.position], values, captured)
+
+
+_INDEX_ARITHMETIC = {ADD: np.add, SUB: np.subtract, MUL: np.multiply, FLOOR_DIV: np.floor_divide}
+
+
+def _values_over_iterations(tensor: Any, counter: Any, values: np.ndarray, captured: Dict[int, Any],
+                            depth: int = 0) -> Optional[np.ndarray]:
+    """``tensor``'s value in each iteration, ``counter`` taking ``values`` (see ``index_values``), or None."""
+    if tensor is counter:
+        return values
+    op = tensor.op
+    if depth > 8 or tensor.shape != () or tensor.dtype.kind not in "iu":
+        return None
+    if op.op_def is IDENTITY:
+        return _values_over_iterations(op.inputs[0], counter, values, captured, depth + 1)
+    if op.op_def is GATHER and op.attrs.get("axis", 0) in (0, -1):
+        picked = _values_over_iterations(op.inputs[1], counter, values, captured, depth + 1)
+        params = op.inputs[0]
+        vector = np.asarray(params.op.attrs["value"]) if params.op.op_def is CONST else captured.get(id(params))
+        if picked is not None and isinstance(vector, (np.ndarray, np.generic)) and np.ndim(vector) == 1 and \
+                (picked.size == 0 or (picked.min() >= 0 and picked.max() < vector.shape[0])):
+            return np.asarray(vector)[picked].astype(np.int64)
+        return None
+    arithmetic = _INDEX_ARITHMETIC.get(op.op_def)
+    if arithmetic is not None:
+        operands = []
+        for operand in op.inputs:
+            known = _known(operand, operand.op.graph, captured)
+            operands.append(known if known is not None else
+                            _values_over_iterations(operand, counter, values, captured, depth + 1))
+        if any(v is None for v in operands) or (op.op_def is FLOOR_DIV and np.any(np.asarray(operands[1]) == 0)):
+            return None
+        return arithmetic(*operands).astype(np.int64)
+    return None
 
 
 def list_length_changes(op: Operation) -> Dict[int, Any]:
@@ -195,7 +270,8 @@ def list_length_changes(op: Operation) -> Dict[int, Any]:
         if body.inputs[k].dtype != variant:
             continue
         change = _path_change(body.outputs[k], body.inputs[k])
-        if isinstance(change, NestedAppend) or (change is not None and (change.appends or change.net)):
+        if isinstance(change, NestedAppend) or (change is not None and (change.appends or change.net
+                                                                          or change.writes)):
             changes[k] = change
     return changes
 
@@ -209,6 +285,7 @@ def _path_change(tensor: Any, start: Any) -> Any:
     appends = net = 0
     exact = True
     append_ops: List[Operation] = []
+    writes: List[tuple] = []
     while tensor is not start:
         op = tensor.op
         if op.op_def is TENSOR_LIST_PUSH_BACK:
@@ -217,7 +294,7 @@ def _path_change(tensor: Any, start: Any) -> Any:
         elif op.op_def is TENSOR_LIST_POP:
             net -= 1
         elif op.op_def is TENSOR_LIST_SET_ITEM and op.attrs.get("grow"):
-            return None
+            writes.append((op, op.inputs[1]))
         elif op.op_def is IF:
             branch_changes = []
             for branch in (op.attrs["then_branch"], op.attrs["else_branch"]):
@@ -239,18 +316,22 @@ def _path_change(tensor: Any, start: Any) -> Any:
             appends += max(then_change.appends, else_change.appends)
             append_ops += then_change.append_ops + else_change.append_ops
             net += then_change.net
-            exact = exact and then_change.exact and else_change.exact and then_change.net == else_change.net
+            exact = (exact and then_change.exact and else_change.exact and then_change.net == else_change.net
+                     and len(then_change.writes) == len(else_change.writes))
+            # (a write in a branch may not happen: its index is not followed, so the length after the loop is not
+            # predicted from it)
+            writes += [(write, None) for write, _ in then_change.writes + else_change.writes]
             tensor = op.inputs[1 + j]
             continue
         elif op.op_def is WHILE:
             inner = op.attrs["body"]
             inner_change = _path_change(inner.outputs[tensor.index], inner.inputs[tensor.index])
             if inner_change is not None and (isinstance(inner_change, NestedAppend) or inner_change.appends
-                                             or inner_change.net):
+                                             or inner_change.net or inner_change.writes):
                 return NestedAppend(op)
             tensor = op.inputs[tensor.index]
             continue
         elif op.op_def not in _KEEPS_LENGTH:
             return None
         tensor = op.inputs[0]
-    return LengthChange(appends, net, exact, tuple(append_ops))
+    return LengthChange(appends, net, exact, tuple(append_ops), tuple(writes))

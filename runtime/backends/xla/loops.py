@@ -12,12 +12,12 @@ compiles). Otherwise it stays growable: the backward loop of a gradient pops it,
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from runtime.backends.xla import loop_bounds, table
-from runtime.backends.xla.list_ops import ElementProbe, EmptyListOfLists, ListBuffer
+from runtime.backends.xla.list_buffers import ElementProbe, ListBuffer, UnknownElements, WriteRanges, empty_buffer
 from runtime.backends.xla.lowering import Context, State, as_operand
 from runtime.core.errors import LoweringError
 from runtime.core.graph import FuncGraph, Operation
@@ -36,82 +36,138 @@ def _is_accumulator(name: str) -> bool:
 def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
                     inputs: List[Any]) -> Tuple[Dict[int, int], Dict[int, Operation]]:
     """Make the list loop variables whose length the body changes growable (in ``loop_vars``), with the slots
-    the loop's bound needs. Returns {position: length after the loop} for those whose length is then known, and
-    {position: an append} for those the loop appends to: the appends counted for the slots skip their own check
-    of a free slot (``ctx.reserved_appends``), one check after the loop covers them (``_check_slots``)."""
+    the loop's bound needs, and give a buffer to those whose elements' shape only the body says. Returns
+    {position: length after the loop} for those whose length is then known, and {position: an append} for those
+    the loop appends to: the appends counted for the slots skip their own check of a free slot
+    (``ctx.reserved_appends``), one check after the loop covers them (``_check_slots``)."""
+    count = op.attrs["num_loop_vars"]
     changes = loop_bounds.list_length_changes(op)
-    if not changes:
+    unknown = [k for k in range(count) if isinstance(loop_vars[k], UnknownElements)]
+    if not changes and not unknown:
         return {}, {}
     body = op.attrs["body"]
     trips = loop_bounds.trip_count(op, inputs)
     known_after: Dict[int, int] = {}
     appended: Dict[int, Operation] = {}
-    lists_of_lists: Dict[int, int] = {}   # position -> slots, of the accumulators of lists (made last: _probe)
+    slots: Dict[int, int] = {}   # position -> slots of each list the loop grows
     for k, change in changes.items():
         value = loop_vars[k]
-        if not isinstance(value, (ListBuffer, EmptyListOfLists)):
+        if not isinstance(value, (ListBuffer, UnknownElements)):
             continue
-        name = body.inputs[k].op.name
-        what = (f"it keeps values of each iteration for a gradient through this loop (in {name!r})"
-                if _is_accumulator(name) else f"list {name!r} is appended to in this loop")
+        what = _what_grows(body.inputs[k].op.name, change)
         if isinstance(change, loop_bounds.NestedAppend):
             raise ctx.error(op, f"{what} from a loop nested inside it ({change.loop.name}), and the slots that "
                                 "needs are not computed yet; collect the values in a TensorArray of a fixed size "
                                 "(rt.TensorArray(dtype, size=n), n a Python int), or run this function with "
                                 "jit_compile=None or 'auto'")
-        if isinstance(value, EmptyListOfLists) and change.appends == 0:
-            continue   # (not filled here: it stays empty)
-        if change.appends == 0:
-            slots = value.slots if value.growable else value.length
+        grows = change.appends + len(change.writes)
+        if isinstance(value, UnknownElements) and grows == 0:
+            continue   # (nothing is written to it here)
+        growable = isinstance(value, ListBuffer) and value.growable
+        length = value.size if isinstance(value, UnknownElements) else value.length
+        base = value.slots if growable else length
+        if grows == 0:
+            slots[k] = base
         elif trips is None:
             raise ctx.error(op, f"{what}, and XLA needs the list's size when compiling, but this loop's number of "
                                 "iterations is known only when the graph runs; " + _NO_BOUND_FIX)
-        elif isinstance(value, ListBuffer) and value.growable and ctx.loop_depth > 0:
+        elif growable and ctx.loop_depth > 0:
             raise ctx.error(op, f"{what}, and also in the loop around it: the slots that needs are not computed "
                                 "yet; collect the values in a TensorArray of a fixed size, or run this function "
                                 "with jit_compile=None or 'auto'")
-        elif isinstance(value, EmptyListOfLists):
-            slots = trips.bound * change.appends
         else:
-            slots = (value.slots if value.growable else value.length) + trips.bound * change.appends
-        if isinstance(value, EmptyListOfLists):
-            if trips.exact and change.exact:
-                known_after[k] = trips.bound * change.net
-            lists_of_lists[k] = slots
-        else:
-            if not value.growable and trips is not None and trips.exact and change.exact:
-                known_after[k] = value.length + trips.bound * change.net
-            loop_vars[k] = value.growable_with(ctx.jnp, slots)
+            slots[k] = base + trips.bound * grows
+        if not growable and trips is not None and trips.exact and change.exact and not change.writes:
+            known_after[k] = length + trips.bound * change.net
         ctx.reserved_appends.update(id(append) for append in change.append_ops)
         if change.append_ops:
             appended[k] = change.append_ops[0]
-    if lists_of_lists:
-        _probe(ctx, op, loop_vars, inputs[op.attrs["num_loop_vars"]:], lists_of_lists)
+    written = [k for k in slots if changes[k].writes]
+    elements: Dict[int, Any] = {}
+    if written or unknown:
+        elements, highest = _probe(ctx, op, loop_vars, inputs, slots, unknown)
+        for k in written:   # a TensorArray of dynamic_size=True written at run-time indices
+            slots[k], length_after = _slots_for_writes(op, inputs, changes[k], trips, loop_vars[k], highest)
+            if length_after is not None:
+                known_after[k] = length_after
+    for k in unknown:
+        value, structure = loop_vars[k], elements.get(k)
+        if structure is not None:   # written in the body: a buffer for its elements
+            length = ctx.jnp.asarray(value.size, np.int32) if k in slots else value.size
+            loop_vars[k] = empty_buffer(ctx.jnp, structure, slots.get(k, value.size), length)
+    for k, size in slots.items():
+        if isinstance(loop_vars[k], ListBuffer):
+            loop_vars[k] = loop_vars[k].growable_with(ctx.jnp, size)
     return known_after, appended
 
 
-def _probe(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any], slots: Dict[int, int]) -> None:
-    """Make the empty lists of lists at ``slots``' positions (a gradient's accumulators of the inner loop's
-    accumulators) growable lists of that many slots. What one iteration appends to them (the inner lists' slots,
-    element shapes, whether their lengths are known when compiling) is learnt by lowering the body once more,
-    abstractly (``jax.eval_shape``: nothing of it is compiled), with an ``ElementProbe`` in their place."""
-    probes = {k: ElementProbe() for k in slots}
-    values = [probes.get(k, v) for k, v in enumerate(loop_vars)]
-    start = ctx.state
+def _what_grows(name: str, change: Any) -> str:
+    if _is_accumulator(name):
+        return f"it keeps values of each iteration for a gradient through this loop (in {name!r})"
+    if isinstance(change, loop_bounds.LengthChange) and change.writes and not change.appends:
+        return f"TensorArray {name!r} may grow in this loop (dynamic_size=True, written at run-time indices)"
+    return f"list {name!r} is appended to in this loop"
 
-    def lower_body() -> None:
+
+def _slots_for_writes(op: Operation, inputs: List[Any], change: Any, trips: Any, value: Any,
+                      highest: Dict[int, Optional[int]]) -> Tuple[int, Optional[int]]:
+    """(slots, length after the loop or None) of a TensorArray of dynamic_size=True the loop writes (and maybe
+    appends to). A write whose index has a known range (a loop counter's, an element of a static range picked
+    by it) needs slots up to its highest value; any other may grow the array by one per iteration, a bound a check
+    enforces (``list_ops._grown_by_write``). The length after the loop is known when every iteration writes at
+    indices whose values are known when compiling (the loop's counter, a loop without break)."""
+    growable = isinstance(value, ListBuffer) and value.growable
+    length = value.size if isinstance(value, UnknownElements) else value.length
+    base = value.slots if growable else length
+    unranged = sum(highest.get(id(write)) is None for write, _ in change.writes)
+    slots = base + trips.bound * (change.appends + unranged)
+    for write, _ in change.writes:
+        if highest.get(id(write)) is not None:
+            slots = max(slots, highest[id(write)] + 1)
+    if growable or not (trips.exact and change.exact) or change.appends or change.net:
+        return slots, None
+    values = [loop_bounds.index_values(op, inputs, index) for _, index in change.writes]
+    if any(v is None for v in values):
+        return slots, None
+    after = max([length] + [int(v.max()) + 1 for v in values if v.size])
+    return max(slots, after), after
+
+
+def _probe(ctx: Context, op: Operation, loop_vars: List[Any], inputs: List[Any], slots: Dict[int, int],
+           unknown: List[int]) -> Tuple[Dict[int, Any], Dict[int, Optional[int]]]:
+    """What one iteration writes to the lists at ``unknown`` (their elements' structure: an array's shape, or
+    for a gradient's accumulator of the inner loop's lists, those lists' slots and shapes), and the highest index
+    each growing write of a TensorArray may write at (None if not known), learnt by lowering the body once more,
+    abstractly (``jax.eval_shape``: nothing of it is compiled), with an ``ElementProbe`` in those lists' place and
+    the lists it grows given the slots ``slots`` says."""
+    probes = {k: ElementProbe(loop_vars[k].size) for k in unknown}
+    values = [probes[k] if k in probes else value.growable_with(ctx.jnp, slots[k]) if k in slots and
+              isinstance(value, ListBuffer) else value for k, value in enumerate(loop_vars)]
+    carried = [None if isinstance(v, (ElementProbe, UnknownElements)) else v for v in values]
+    ranges = loop_bounds.counter_ranges(op, inputs)
+    captured = inputs[op.attrs["num_loop_vars"]:]
+    start, outer_ranges, ranges_seen = ctx.state, ctx.write_ranges, WriteRanges()
+
+    def lower_body(traced: List[Any]) -> None:
         ctx.loop_depth += 1
+        ctx.write_ranges = ranges_seen
         try:
-            ctx.lower_graph(op.attrs["body"], values + list(captured))
+            body_values = [v if v is not None else values[k] for k, v in enumerate(traced)]
+            for k, (low, high) in ranges.items():
+                ctx.set_range(body_values[k], low, high)
+            ctx.lower_graph(op.attrs["body"], body_values + list(captured))
         finally:
             ctx.loop_depth -= 1
-            ctx.state = start
-    ctx.jax.eval_shape(lower_body)
+            ctx.state, ctx.write_ranges = start, outer_ranges
+    ctx.jax.eval_shape(lower_body, carried)
+    structures: Dict[int, Any] = {}
     for k, probe in probes.items():
-        if len({structure for structure in probe.elements}) != 1:   # (one append per iteration: the gradient's)
-            raise ctx.error(op, f"the lists appended to {op.attrs['body'].inputs[k].op.name!r} in one iteration "
-                                "differ in their sizes, and a buffer holds one")
-        loop_vars[k] = probe.empty_buffer(ctx.jnp, slots[k])
+        if len(set(probe.structures)) > 1:
+            raise ctx.error(op, f"the values written to {op.attrs['body'].inputs[k].op.name!r} in one iteration "
+                                "differ in their shapes, and a list's buffer holds one")
+        if probe.structures:
+            structures[k] = probe.structures[0]
+    return structures, ranges_seen.highest
 
 
 def _check_slots(ctx: Context, op: Operation, values: List[Any], appended: Dict[int, Operation]) -> None:

@@ -25,6 +25,7 @@ from runtime.core.registry import run_kernel
 from runtime.core.source_locations import with_creation_site
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.ops.core import CONST, PLACEHOLDER
+from runtime.ops.math_ops import ADD, FLOOR_DIV, MUL, SUB
 
 
 class State(NamedTuple):
@@ -68,6 +69,7 @@ class Context:
         self.check_reasons: Dict[int, str] = {}   # index -> what failed, for checks our kernels do not make
         self.loop_depth = 0   # how many tensor loops' bodies are being lowered around the current op
         self.reserved_appends: set = set()   # ids of the appends whose slots a loop's bound reserved (loops.py)
+        self.write_ranges: Optional[Any] = None   # a WriteRanges while a loop's body is probed (loops.py)
         self._ranges: Dict[int, tuple] = {}   # id(traced int scalar) -> (it, lowest, highest value it can have)
         self._check_index: Dict[int, int] = {}
         self.state: Optional[State] = None
@@ -190,7 +192,29 @@ class Context:
         except (TypeError, ValueError, IndexError) as error:  # JAX refused what the lowering built: say which op
             raise self.error(op, f"{type(error).__name__}: {error}") from None
         results = result if type(result) is tuple else (result,)   # (a LazyRange is one value)
-        return tuple(self._with_dtype(value, tensor) for value, tensor in zip(results, op.outputs))
+        results = tuple(self._with_dtype(value, tensor) for value, tensor in zip(results, op.outputs))
+        if self._ranges and op_def in _RANGE_ARITHMETIC:
+            self._propagate_range(op_def, inputs, results[0])
+        return results
+
+    def _propagate_range(self, op_def: Any, inputs: List[Any], result: Any) -> None:
+        """The range of ``i * 3 + 1``, ``i - 1``, ``i // 2`` (an integer scalar of a declared range and a Python
+        int): index checks on it can be left out, and a TensorArray written at it sized (loops.py)."""
+        (x, y) = inputs
+        known, constant = self.value_range(x), y
+        if known is None and op_def is not SUB:
+            known, constant = self.value_range(y), x
+        if known is None or not is_static(constant) or np.ndim(constant) or np.asarray(constant).dtype.kind not in "iu":
+            return
+        c = int(constant)
+        if op_def is FLOOR_DIV and (c <= 0 or constant is x):
+            return
+        low, high = known
+        ends = {ADD: (low + c, high + c), SUB: (low - c, high - c), MUL: (low * c, high * c),
+                FLOOR_DIV: (low // max(c, 1), high // max(c, 1))}[op_def]
+        kind, bits = np.dtype(result.dtype).kind, np.dtype(result.dtype).itemsize * 8
+        if kind == "i" and -2 ** (bits - 1) <= min(ends) and max(ends) < 2 ** (bits - 1):   # (no wrapping around)
+            self.set_range(result, min(ends), max(ends))
 
     def _with_dtype(self, value: Any, tensor: Any) -> Any:
         # A lowering may leave a value in a wider or weaker dtype than the op declares; the graph's dtype wins.
@@ -211,11 +235,13 @@ def lowering_of(op_def) -> Optional[table.Lowering]:
 
 def _ufunc_lowering(name: str, zero_divisor_error: bool) -> table.Lowering:
     def lower(ctx: Context, op: Operation, *inputs: Any) -> Any:
-        if zero_divisor_error and op.inputs[1].dtype.kind in "iu":
-            ctx.check(ctx.jnp.all(inputs[1] != 0), op)   # the kernel raises on an integer division by zero
+        if zero_divisor_error and op.inputs[1].dtype.kind in "iu":   # the kernel raises on a division by zero
+            ctx.check(np.all(inputs[1] != 0) if is_static(inputs[1]) else ctx.jnp.all(inputs[1] != 0), op)
         return getattr(ctx.jnp, name)(*inputs)
     return lower
 
+
+_RANGE_ARITHMETIC = (ADD, SUB, MUL, FLOOR_DIV)   # (int scalars of a known range: Context._propagate_range)
 
 UNIFORM_CONSTANT_SIZE = 1024
 

@@ -193,7 +193,7 @@ def test_a_list_whose_length_after_the_loop_is_known_only_at_run_time_cannot_be_
         return rt.stack(values)
     for program in (appended_under_an_if, with_a_break):
         with pytest.raises(rt.errors.LoweringError, match=r"TensorListStack.*it reads list 'values' whole.*number of "
-                                                          r"appends is known only when the graph runs.*an if.*"
+                                                          r"appends or writes is known only when the graph runs.*an if.*"
                                                           r"TensorArray of a fixed size"):
             ag.function(program, jit_compile=True)(rt.constant([1.0, 2.0]))
         assert_same(ag.function(program)(rt.constant([1.0, 2.0])),

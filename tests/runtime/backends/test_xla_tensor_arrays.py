@@ -1,0 +1,189 @@
+"""jit_compile=True with TensorArrays whose buffer the graph does not size by itself: made without element_shape
+(the first write says it), or of dynamic_size=True written at run-time indices in a tensor loop of a bound known
+when compiling (the buffer gets the slots that bound allows and the array's length is tracked). Values and errors
+equal the numpy executor's; without a bound the LoweringError names the array and the fix."""
+import numpy as np
+import pytest
+
+import autograph_lite as ag
+import runtime as rt
+from test_xla_backend import assert_same, both
+
+jax = pytest.importorskip("jax")
+X = rt.constant([1.0, 2.0])
+
+
+def same_error(program, *args):
+    """The numpy executor's and the compiled function's errors: the same type and text."""
+    with pytest.raises(rt.errors.InvalidArgumentError) as numpy_error:
+        ag.function(program)(*args)
+    with pytest.raises(rt.errors.InvalidArgumentError) as xla_error:
+        ag.function(program, jit_compile=True)(*args)
+    assert str(xla_error.value) == str(numpy_error.value)
+    return str(xla_error.value)
+
+
+def test_a_tensor_array_without_element_shape_is_sized_by_what_the_loop_writes():
+    def fixed_size(x):
+        ta = rt.TensorArray(rt.float32, size=5)
+        for i in rt.range(5):
+            ta = ta.write(i, x * rt.cast(i, rt.float32))
+        return ta.stack()
+
+    def written_before_the_loop(x):
+        ta = rt.TensorArray(rt.float32, size=3)
+        ta = ta.write(0, x)
+        for i in rt.range(1, 3):
+            ta = ta.write(i, ta.read(i - 1) * 2.0)
+        return ta.stack(), ta.size()
+    assert both(fixed_size, X).numpy().tolist() == [[0, 0], [1, 2], [2, 4], [3, 6], [4, 8]]
+    assert both(written_before_the_loop, X)[0].numpy().tolist() == [[1, 2], [2, 4], [4, 8]]
+
+
+def test_a_dynamic_tensor_array_written_at_a_static_ranges_elements_has_a_length_known_after_the_loop():
+    def counted(x):
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        for i in rt.range(5):
+            ta = ta.write(i, x * rt.cast(i, rt.float32))
+        return ta.stack(), ta.size(), ta.gather([3, 1]), ta.concat()
+
+    def every_other(x):
+        ta = rt.TensorArray(rt.float32, size=2, dynamic_size=True, element_shape=[2])
+        for i in rt.range(0, 10, 3):   # writes 0, 3, 6, 9 (then stacks 10: all written?)
+            ta = ta.write(i // 3, x + rt.cast(i, rt.float32))
+        return ta.stack(), ta.size()
+    stacked, size, _, _ = both(counted, X)
+    assert stacked.shape == (5, 2) and int(size) == 5
+    assert both(every_other, X)[0].numpy().tolist() == [[1, 2], [4, 5], [7, 8], [10, 11]]
+
+    def offset(x):   # elements 0 and 1 are never written: stacking is the numpy executor's error
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        for i in rt.range(2, 7):
+            ta = ta.write(i, x * rt.cast(i, rt.float32))
+        return ta.size(), ta.read(6), ta.stack()
+    assert "cannot stack element 0: it was never written (the array has size 7)" in same_error(offset, X)
+
+
+def bounded(x, n):
+    ta = rt.TensorArray(rt.float32, size=1, dynamic_size=True)
+    ta = ta.write(0, x)
+    i = 1
+    while i < n:
+        ag.set_loop_options(maximum_iterations=6)
+        ta = ta.write(i, ta.read(i - 1) * 2.0)
+        i += 1
+    return ta.size(), ta.read(ta.size() - 1)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 7, 10])   # 7, 10: maximum_iterations stops both executors at size 7
+def test_maximum_iterations_bounds_a_dynamic_tensor_array_whose_length_is_tracked(n):
+    size, last = both(bounded, X, rt.constant(n))
+    assert int(size) == min(max(n, 1), 7) and last.numpy().tolist() == [2.0 ** (int(size) - 1), 2.0 ** int(size)]
+
+
+def test_writes_under_an_if_at_the_arrays_size_and_at_arithmetic_of_the_counter():
+    def under_an_if(x):
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        for i in rt.range(6):
+            if i % 2 == 0:
+                ta = ta.write(i // 2, x * rt.cast(i, rt.float32))
+        return ta.size(), ta.read(2)
+
+    def at_its_size(x):
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        for i in rt.range(4):
+            ta = ta.write(ta.size(), x * rt.cast(i, rt.float32))
+        return ta.size(), ta.read(3)
+
+    def spread_out(x, n):
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True, element_shape=[2])
+        for i in rt.range(n):
+            ag.set_loop_options(maximum_iterations=4)
+            ta = ta.write(i * 3 + 1, x)   # the counter's range says: at most 10
+        return ta.size(), ta.read(1)
+    both(under_an_if, X)
+    both(at_its_size, X)
+    for n in (1, 3, 4, 9):
+        both(spread_out, X, rt.constant(n))
+
+
+def test_reads_past_the_length_and_negative_writes_are_the_numpy_executors_errors():
+    def past_the_length(x, n):
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        i = 0
+        while i < n:
+            ag.set_loop_options(maximum_iterations=6)
+            ta = ta.write(i, x)
+            i += 1
+        return ta.read(3)
+
+    def negative(x):
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        for i in rt.range(3):
+            ta = ta.write(i - 1, x)
+        return ta.size()
+    assert same_error(past_the_length, X, rt.constant(2)).startswith(
+        "TensorListGetItem: TensorArray: cannot read index 3: the array has size 2")
+    both(past_the_length, X, rt.constant(5))
+    assert "cannot write index -1: TensorArray indices start at 0" in same_error(negative, X)
+
+
+def test_a_write_past_the_slots_the_bound_reserved_is_an_error_never_a_dropped_value():
+    def data_dependent_index(x):   # the index's range is not known: one slot per iteration is reserved
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True, element_shape=[2])
+        for i in rt.range(3):
+            ta = ta.write(rt.cast(rt.reduce_sum(x), rt.int32) + i, x)
+        return ta.size()
+    both(data_dependent_index, rt.constant([0.0, 0.0]))
+    assert int(ag.function(data_dependent_index)(X)) == 6
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"^TensorListSetItem: TensorArray 'ta' was written at an "
+                                                             r"index past the 3 slots its loop's bound reserved") as e:
+        ag.function(data_dependent_index, jit_compile=True)(X)
+    assert "the same call on the numpy executor passed" in str(e.value)
+
+
+def test_without_a_bound_or_read_whole_after_a_bounded_loop_the_lowering_error_names_the_array():
+    def unbounded(x, n):
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        for i in rt.range(n):
+            ta = ta.write(i, x)
+        return ta.size()
+
+    def stacked_after_a_bound(x, n):
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        for i in rt.range(n):
+            ag.set_loop_options(maximum_iterations=6)
+            ta = ta.write(i, x)
+        return ta.stack()
+    with pytest.raises(rt.errors.LoweringError, match=r"^while \(While\) cannot be compiled with jit_compile=True: "
+                                                      r"TensorArray 'ta' may grow in this loop \(dynamic_size=True, "
+                                                      r"written at run-time indices\), and XLA needs the list's size "
+                                                      r"when compiling.*maximum_iterations=n") as raised:
+        ag.function(unbounded, jit_compile=True)(X, rt.constant(3))
+    assert "for i in rt.range(n):" in str(raised.value)
+    with pytest.raises(rt.errors.LoweringError, match=r"^TensorListStack \(TensorListStack\) cannot be compiled with "
+                                                      r"jit_compile=True: it reads list 'ta' whole"):
+        ag.function(stacked_after_a_bound, jit_compile=True)(X, rt.constant(3))
+    for program in (unbounded, stacked_after_a_bound):
+        assert_same(ag.function(program)(X, rt.constant(3)),
+                    ag.function(program, jit_compile="auto")(X, rt.constant(3)))
+
+
+def test_arithmetic_of_a_loop_counter_keeps_its_range_and_leaves_out_checks_it_makes_needless():
+    x = rt.constant(np.arange(20, dtype=np.float32).reshape(10, 2))
+
+    def rows(x):
+        total = rt.zeros([2])
+        for i in rt.range(4):
+            total += x[i * 2 + 1] + x[9 - i] + x[(i + 4) // 2]   # within 0..9 (9 - i: not followed, checked)
+        return total
+    compiled = ag.function(rows, jit_compile=True)
+    assert_same(ag.function(rows)(x), compiled(x))
+    assert [op.type for op in compiled.get_concrete_function(x)._run.program.checks] == ["StridedSlice"]
+
+    def one_row_too_far(x):
+        total = rt.zeros([2])
+        for i in rt.range(4):
+            total += x[i * 3 + 2]   # 11 at i = 3
+        return total
+    assert "index 11 is out of bounds" in same_error(one_row_too_far, x)
