@@ -42,9 +42,10 @@ STAGED_FORM_SUFFIX = '_staged'
 DISPATCH_OPERATOR = 'needs_staged_form'
 # The plain form calls a builtin by its name directly while the name still holds that builtin (the plain form
 # runs outside a graph, where ``ag__.call_target`` gives such a builtin back as it is, at ten times the
-# builtin's own cost): ``len(s)`` -> ``(len if len is ag__.builtin_len else ag__.call_target(len))(s)``.
-# These are the builtins' functions and classes as they are when we are imported, each in the ``ag__``
-# namespace as PINNED_BUILTIN_PREFIX + its name. Not those that read the frame calling them (eval, exec,
+# builtin's own cost): ``len(s)`` -> ``(len if len is builtin_len else ag__.call_target(len))(s)``.
+# These are the builtins' functions and classes as they are when we are imported; the plain form reads each it
+# uses from a free variable of its own named PINNED_BUILTIN_PREFIX + its name (suffixed if the user's function
+# has that name: converters/call_trees.py). Not those that read the frame calling them (eval, exec,
 # locals, vars, dir, globals, super: call_target guards them, converters/frame_readers.py).
 PINNED_BUILTIN_PREFIX = 'builtin_'
 _READ_THE_CALLING_FRAME = frozenset(['eval', 'exec', 'locals', 'vars', 'dir', 'globals', 'super'])

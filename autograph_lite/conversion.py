@@ -17,7 +17,7 @@ import linecache
 import os
 import types
 import weakref
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import gast
 
@@ -115,11 +115,17 @@ def _convert_tree(node, ctx: Context):
 class PlainForm(NamedTuple):
     converted: ConvertedCode  # the plain form's source and code
     staged_name: str          # the free variable it calls the staged form by
+    pinned: Tuple[Tuple[str, str], ...] = ()   # (free variable, name) of each builtin it reads from its closure
 
 
 class _PlainFormParts(NamedTuple):
     staged_name: str           # the free variable the plain form calls the staged form by
     plumbing: Sequence[int]    # 0-based lines of its source (the dispatch) that no traceback should list
+    pinned_names: Sequence[str] = ()   # the free variables holding builtins (contract.PINNED_BUILTINS)
+
+
+# One cell per pinned builtin, shared by every plain form (generated code never writes them).
+_PINNED_CELLS = {name: types.CellType(builtin) for name, builtin in contract.PINNED_BUILTINS.items()}
 
 
 def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]], name: str,
@@ -128,7 +134,7 @@ def _compile(entity: Callable, source: str, line_origins: List[Optional[Origin]]
 
     ``plain`` (the plain form): the code is compiled under the original's own file name and lines
     (``_in_user_file``), so that its frames are the user's for everything that reads frames."""
-    extra_freevars, plumbing = ([plain.staged_name], plain.plumbing) if plain else ([], ())
+    extra_freevars, plumbing = ([plain.staged_name, *plain.pinned_names], plain.plumbing) if plain else ([], ())
     freevars = list(extra_freevars) + [v for v in entity.__code__.co_freevars if v != contract.OPERATORS]
     header = contract.factory_header(name, freevars)
     body = source if name != '<lambda>' else f'return {source}'
@@ -286,10 +292,11 @@ def plain_code(entity: types.FunctionType) -> Optional[PlainForm]:
         mangling.mangle_private_names(node, qualname)
         made = plain_form.plain_tree(node, converted.nested_shapes, converted.staged_nested, filename)
         if made is not None:
-            node, staged_name = made
+            node, staged_name, pinned = made
             source, line_origins = codegen.unparse(node)
-            parts = _PlainFormParts(staged_name, plain_form.dispatch_lines(source))
-            plain = PlainForm(_compile(entity, source, line_origins, node.name, filename, parts), staged_name)
+            parts = _PlainFormParts(staged_name, plain_form.dispatch_lines(source), [name for name, _ in pinned])
+            plain = PlainForm(_compile(entity, source, line_origins, node.name, filename, parts), staged_name,
+                              pinned)
             _plain_form_codes.add(plain.converted.code)
     by_place[where] = plain
     return plain
@@ -331,6 +338,8 @@ def instantiate(entity: types.FunctionType, ag_namespace: types.ModuleType) -> t
     if plain is None:
         return staged
     cells[plain.staged_name] = types.CellType(staged)
+    for name, builtin in plain.pinned:
+        cells[name] = _PINNED_CELLS[builtin]
     return _function(plain.converted.code, entity, cells)
 
 

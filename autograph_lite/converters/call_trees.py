@@ -8,16 +8,18 @@ In the plain form (``direct=True``) a call keeps its arguments as written and ca
 per call, as in the original (recursion depth, ``warnings.warn(stacklevel=N)``, ``sys._getframe``)::
 
     f(a, *b, k=v)        ->  ag__.call_target(f)(a, *b, k=v)
-    len(s)               ->  (len if len is ag__.builtin_len else ag__.call_target(len))(s)
+    len(s)               ->  (len if len is builtin_len else ag__.call_target(len))(s)
 
-(a builtin called by its name is called directly while the name holds it: contract.PINNED_BUILTINS).
+(a builtin called by its name is called directly while the name holds it: contract.PINNED_BUILTINS). The
+plain form reads the builtins it pins (``builtin_len``) from free variables of its own, named so that no name of
+the user's function is taken (``pinned``): a closure read costs a third of ``ag__.builtin_len``'s.
 
 A method of a builtin type called on a name, with arguments that call nothing, is called as Python calls it
 (its bound method never made, as in the original) when the name holds exactly that type: the method is
 then that type's own, never a user function, an override or a frame guard. Each part is evaluated once,
 in Python's order (only one branch runs); a method of a string literal is called as it is::
 
-    word.lower()         ->  (word.lower() if ag__.builtin_type(word) is ag__.builtin_str
+    word.lower()         ->  (word.lower() if builtin_type(word) is builtin_str
                               else ag__.call_target(word.lower)())
     ', '.join(words)     ->  ', '.join(words)
 
@@ -28,6 +30,7 @@ the original's globals, not in converted_call's), and so do calls in lambdas' de
 zero-argument ``super()`` that Python runs in a comprehension's own frame: frame_readers.py.)
 """
 import copy
+from typing import Callable, Dict
 
 import gast
 
@@ -57,8 +60,9 @@ def _calls_nothing(nodes) -> bool:
     return not any(isinstance(inner, _NOT_REPEATED) for node in nodes for inner in gast.walk(node))
 
 
-def _plain_method_call(node):
-    """The plain form's call of a method of a builtin type (see the module docstring), or None."""
+def _plain_method_call(node, pinned: Callable[[str], str]):
+    """The plain form's call of a method of a builtin type (see the module docstring), or None. ``pinned(name)``
+    is the free variable holding the builtin ``name``."""
     func = node.func
     if not isinstance(func, gast.Attribute):
         return None
@@ -69,9 +73,9 @@ def _plain_method_call(node):
         return None
     general = gast.Call(func=templates.replace_as_expression('ag__.call_target(func)', func=copy.deepcopy(func)),
                         args=copy.deepcopy(node.args), keywords=copy.deepcopy(node.keywords))
-    return templates.replace_as_expression(
-        f'call if ag__.{contract.PINNED_BUILTIN_PREFIX}type(receiver) is ag__.{contract.PINNED_BUILTIN_PREFIX}{owner} '
-        'else general', call=node, receiver=copy.deepcopy(func.value), general=general)
+    return templates.replace_as_expression('call if type_(receiver) is owner else general', call=node,
+                                           type_=pinned('type'), receiver=copy.deepcopy(func.value),
+                                           owner=pinned(owner), general=general)
 
 
 def _is_exempt(func) -> bool:
@@ -88,6 +92,14 @@ class CallTreeTransformer(Transformer):
         super().__init__(ctx)
         self.first_argument = None   # of the innermost function: `self` for methods
         self.direct = direct
+        # (direct) builtin name -> the free variable the plain form reads it from (contract.PINNED_BUILTINS)
+        self.pinned: Dict[str, str] = {}
+
+    def _pinned(self, builtin: str) -> str:
+        name = self.pinned.get(builtin)
+        if name is None:
+            name = self.pinned[builtin] = self.ctx.new_name(contract.PINNED_BUILTIN_PREFIX + builtin)
+        return name
 
     def visit_FunctionDef(self, node):
         # Decorators, defaults and annotations run where the def is (a super() there is the enclosing
@@ -122,14 +134,14 @@ class CallTreeTransformer(Transformer):
                 return templates.replace_as_expression('super(__class__, self)', self=self.first_argument)
             return node
         if self.direct:
-            method_call = _plain_method_call(node)
+            method_call = _plain_method_call(node, self._pinned)
             if method_call is not None:
                 return method_call
             if isinstance(node.func, gast.Name) and node.func.id in contract.PINNED_BUILTINS:
                 # The builtin itself while the name holds it (see contract.PINNED_BUILTINS): no call of ours.
-                pinned = contract.PINNED_BUILTIN_PREFIX + node.func.id
                 node.func = templates.replace_as_expression(
-                    f'(func if func is ag__.{pinned} else ag__.call_target(func))', func=node.func)
+                    '(func if func is pinned else ag__.call_target(func))', func=node.func,
+                    pinned=self._pinned(node.func.id))
             else:
                 node.func = templates.replace_as_expression('ag__.call_target(func)', func=node.func)
             return node

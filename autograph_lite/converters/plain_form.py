@@ -8,6 +8,8 @@ only the rewrites that mean something without a graph:
 
 * calls -> ``ag__.call_target(f)(...)`` (a called user function is converted: a closure it makes may be
   called later while tracing), called from the function's own frame (one frame per call, as in Python);
+  a builtin called by its name, and a method of a builtin type on a name, are Python's own call while the
+  name holds exactly that builtin or type (``builtin_len``, ``builtin_str``: free variables, see call_trees);
 * ``x[i] = v`` -> ``x = ag__.set_item(x, i, v)`` (eager tensors are immutable);
 * ``xs.append(v)`` / ``xs.pop()`` -> ``ag__.list_append`` / ``ag__.list_pop`` (a tensor list returns a
   new list);
@@ -113,9 +115,10 @@ def staged_nested_scopes(staged: gast.AST, count: int) -> Optional[Tuple[gast.AS
 
 
 def plain_tree(function: gast.FunctionDef, shapes: Sequence[_Shape], staged_nested: Sequence[gast.AST],
-               filename: str) -> Optional[Tuple[gast.FunctionDef, str]]:
-    """The plain form of the user's ``function`` (a fresh parse of the source the staged form came from)
-    and the name under which it calls the staged form; None if the source no longer matches ``shapes``."""
+               filename: str) -> Optional[Tuple[gast.FunctionDef, str, Tuple[Tuple[str, str], ...]]]:
+    """The plain form of the user's ``function`` (a fresh parse of the source the staged form came from),
+    the name under which it calls the staged form, and the (free variable, builtin name) pairs of the
+    builtins it reads from its closure (``call_trees``); None if the source no longer matches ``shapes``."""
     if tuple(_shape(_get(place)) for place in _nested_scopes(function)) != tuple(shapes):
         return None   # the file changed since the staged form was made
     ctx = Context(function, filename)
@@ -135,10 +138,11 @@ def plain_tree(function: gast.FunctionDef, shapes: Sequence[_Shape], staged_nest
             getattr(parent, field)[index] = converted
     for transformer in (lists.ListTransformer, slices.SliceTransformer):
         function = transformer(ctx).visit(function)
-    function = call_trees.CallTreeTransformer(ctx, direct=True).visit(function)
+    calls = call_trees.CallTreeTransformer(ctx, direct=True)
+    function = calls.visit(function)
     staged_name = ctx.new_name(function.name + contract.STAGED_FORM_SUFFIX)
     _insert_dispatch(function, staged_name)
-    return function, staged_name
+    return function, staged_name, tuple((name, builtin) for builtin, name in calls.pinned.items())
 
 
 def _insert_dispatch(function: gast.FunctionDef, staged_name: str) -> None:

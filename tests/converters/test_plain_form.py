@@ -91,7 +91,7 @@ def test_the_plain_form_keeps_only_calls_item_assignments_and_list_mutations_con
             assert x, 'x'
             xs = ag__.list_append(xs, x)
             x = ag__.set_item(x, 0, scale)
-            return [v for v in rest if v and (not options)] or (len if len is ag__.builtin_len else ag__.call_target(len))(xs)
+            return [v for v in rest if v and (not options)] or (len if len is builtin_len else ag__.call_target(len))(xs)
         ''')
 
 

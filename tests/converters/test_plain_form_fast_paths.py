@@ -246,8 +246,28 @@ def test_the_plain_form_of_builtin_method_calls_reads_as_the_fast_call_or_the_ge
     def f(word, table, items):
         return word.lower(), table.get(word, 0), ', '.join(items), table.get(word.strip()), items.data.count(1)
     assert ' '.join(line.strip() for line in ag.to_code(f, form='plain').splitlines()[3:]) == (
-        "return (word.lower() if ag__.builtin_type(word) is ag__.builtin_str else "
-        "ag__.call_target(word.lower)(), table.get(word, 0) if ag__.builtin_type(table) is ag__.builtin_dict "
+        "return (word.lower() if builtin_type(word) is builtin_str else "
+        "ag__.call_target(word.lower)(), table.get(word, 0) if builtin_type(table) is builtin_dict "
         "else ag__.call_target(table.get)(word, 0), ', '.join(items), "
-        "ag__.call_target(table.get)(word.strip() if ag__.builtin_type(word) is ag__.builtin_str else "
+        "ag__.call_target(table.get)(word.strip() if builtin_type(word) is builtin_str else "
         "ag__.call_target(word.strip)()), ag__.call_target(items.data.count)(1))")
+
+
+builtin_str = 'a global of the user named as a pinned builtin would be'
+
+
+def uses_the_pinned_names(builtin_len):
+    label = builtin_str.upper()
+    return len(label) + builtin_len, label.lower()
+
+
+def test_the_pinned_builtins_are_free_variables_that_take_no_name_of_the_users_function():
+    plain = ag.to_code(uses_the_pinned_names, form='plain')
+    assert '(len if len is builtin_len_1 else ag__.call_target(len))(label)' in plain
+    assert 'label.lower() if builtin_type(label) is builtin_str_1 else' in plain
+    assert ag.to_graph(uses_the_pinned_names)(2) == uses_the_pinned_names(2) == (
+        57, 'a global of the user named as a pinned builtin would be')
+    converted = calls.call_target(uses_the_pinned_names)
+    cells = dict(zip(converted.__code__.co_freevars, converted.__closure__))
+    assert cells['builtin_len_1'].cell_contents is len and cells['builtin_type'].cell_contents is type
+    assert 'builtin_len' not in cells and not hasattr(calls.AG_NAMESPACE, 'builtin_len')
