@@ -158,7 +158,7 @@ def _range(ctx, op, start, limit, delta):
     dtype = op.attrs["dtype"]
     if length is None:   # known only when the graph runs: a LazyRange, read by a loop over it
         jnp = ctx.jnp
-        ctx.check(jnp.asarray(delta) != 0, op)
+        ctx.check(delta != 0 if is_static(delta) else jnp.asarray(delta) != 0, op)   # (no check for a constant)
         span = jnp.asarray(limit) - jnp.asarray(start)
         steps = jnp.ceil(span / delta) if dtype.kind == "f" else -((-span) // jnp.where(delta == 0, 1, delta))
         return LazyRange(*(v if is_static(v) else jnp.asarray(v) for v in (start, delta)),

@@ -115,7 +115,9 @@ class Program:
         if self.plain:
             return results[0] if self.single else results
         written = tuple(ctx.state.variables[i] for i in self.written)
-        return (results, written, ctx.state.error) if self.checked else (results, written)
+        # The error code only when a check is left (ops that may check often need none: a constant range's step,
+        # an index a loop counter's range bounds): an output fewer
+        return (results, written, ctx.state.error) if ctx.checks else (results, written)
 
     # --- a call -----------------------------------------------------------------------------------------------
     def arguments(self, arrays: Sequence[np.ndarray]) -> List[Any]:
@@ -165,9 +167,9 @@ class Program:
                 results = self.jitted(*flat)
         else:
             results = self.jitted(*flat)
-        if self.checked:
+        if len(results) == 3:   # the program checks something (see _program)
             outputs, written, error = results
-            if self.checks and int(error):
+            if int(error):
                 self._raise_failed_check(int(error), arrays, self.rerun)
         else:
             outputs, written = results
