@@ -36,6 +36,9 @@ _graph_cache: 'weakref.WeakKeyDictionary[Callable, weakref.ref]' = weakref.WeakK
 STRICT_ENV_VAR = 'AUTOGRAPH_LITE_STRICT_CONVERSION'
 _strict = [os.environ.get(STRICT_ENV_VAR, '').strip().lower() not in ('', '0', 'false', 'no')]
 _warned_unconverted: 'weakref.WeakSet[Callable]' = weakref.WeakSet()
+# Wrappers to_graph returned while a graph was being built (ag.function converts at its first trace): to_graph
+# outside a graph returns the plain form in their place.
+_made_while_tracing: 'weakref.WeakSet[Callable]' = weakref.WeakSet()
 
 
 class UnconvertedWarning(UserWarning):
@@ -72,14 +75,17 @@ def _plain_function(entity: Any, caller: str) -> types.FunctionType:
 def to_graph(entity: Callable) -> Callable:
     """Convert a function (or method, or lambda) so its control flow can be staged.
 
-    On Python values the result behaves exactly like ``entity``; with symbolic tensors, ``if``,
-    ``while`` and ``for`` on tensors become graph control flow. Converting again returns the same
-    object. Exceptions raised inside it name the user's file and line ("in user code:").
+    On Python values the result behaves exactly like ``entity``: it is the plain form of the conversion
+    itself, one frame per call as the original (``functools.wraps``' metadata, ``__wrapped__`` included);
+    with symbolic tensors, ``if``, ``while`` and ``for`` on tensors become graph control flow. Converting
+    again returns the same object, brought up to date if ``entity``'s code or defaults were replaced since.
+    Exceptions raised while tracing it name the user's file and line ("in user code:").
 
     >>> to_graph(lambda x: x if x > 0 else -x)(-2)
     2
     """
     if calls.converted_from(entity) is not None:
+        calls.call_target(entity)   # up to date with its function's code and defaults
         return entity
     if isinstance(entity, types.MethodType):
         return types.MethodType(to_graph(entity.__func__), entity.__self__)
@@ -87,20 +93,19 @@ def to_graph(entity: Callable) -> Callable:
     if getattr(function, DO_NOT_CONVERT, False):
         return function
     cached = _graph_cache.get(function)
-    wrapper = cached() if cached is not None else None
-    if wrapper is None:
-        try:
-            # While tracing (ag.function converts on its first trace) only the staged form is made: the
-            # wrapper makes the plain form at its first call outside a graph.
-            converted = calls.convert(function, plain_form=not in_graph_mode())
-        except SourceUnavailableError as error:
-            if _strict[0]:
-                raise
-            _warn_unconverted(function, error)
-            return function
-        wrapper = _with_user_locations(converted, function)
-        _graph_cache[function] = weakref.ref(wrapper)
-    return wrapper
+    converted = cached() if cached is not None else None
+    if converted is not None and (in_graph_mode() or converted not in _made_while_tracing):
+        calls.call_target(converted)   # up to date with the function's code and defaults
+        return converted
+    try:
+        converted = _converted_in_place_of(function)
+    except SourceUnavailableError as error:
+        if _strict[0]:
+            raise
+        _warn_unconverted(function, error)
+        return function
+    _graph_cache[function] = weakref.ref(converted)
+    return converted
 
 
 def _warn_unconverted(function: types.FunctionType, error: SourceUnavailableError) -> None:
@@ -119,45 +124,77 @@ def _warn_unconverted(function: types.FunctionType, error: SourceUnavailableErro
 convert = to_graph
 
 
-def _with_user_locations(converted: types.FunctionType, original: types.FunctionType) -> Callable:
-    # [the function to call, whether it still lacks its plain form (made while tracing), and the code,
-    # defaults and keyword defaults of `original` it was made from]
-    target: List[Any] = [converted, in_graph_mode() and original.__code__.co_name != '<lambda>',
-              original.__code__, original.__defaults__, original.__kwdefaults__]
+def _converted_in_place_of(original: types.FunctionType) -> Callable:
+    """What ``to_graph(original)`` returns: the plain form itself when there is one (no frame of ours on Python
+    values), else (a lambda, a function converted while a graph is being built) a wrapper."""
+    if in_graph_mode() or original.__code__.co_name == '<lambda>':
+        # While tracing (ag.function converts on its first trace) only the staged form is made: the
+        # wrapper makes the plain form at its first call outside a graph (to_graph then the function).
+        wrapper = _with_user_locations(calls.convert(original, plain_form=not in_graph_mode()), original)
+        if in_graph_mode() and original.__code__.co_name != '<lambda>':
+            _made_while_tracing.add(wrapper)
+        return wrapper
+    converted = calls.convert(original)
+    if not conversion.is_plain_form(converted):   # its source changed since its staged form was made
+        return _with_user_locations(converted, original)
+    _with_metadata(converted, original)
+    # [what converted code calls in its place, False (it has its plain form), and the code, defaults and keyword
+    # defaults of `original` it was made from]
+    state: List[Any] = [converted, False, original.__code__, original.__defaults__, original.__kwdefaults__]
+    converted_ref = weakref.ref(converted)
 
     def current() -> Callable:
-        """The function the wrapper runs now (converted code calls it directly: see calls._wrappers)."""
-        if (target[2] is not original.__code__ or target[3] is not original.__defaults__
-                or target[4] is not original.__kwdefaults__):
-            # Replaced since (networkx's argmap compiles its wrapper at the first call and swaps in
-            # that code): run what the function is now, as calling it would.
-            now = _converted_or_itself(original)
-            target[:] = [now, now is not original and in_graph_mode() and original.__code__.co_name != '<lambda>',
-                         original.__code__, original.__defaults__, original.__kwdefaults__]
-            _show_converted(boundary_ref, target[0])
-        if target[1] and not in_graph_mode():
-            target[:2] = [calls.convert(original), False]
-            _show_converted(boundary_ref, target[0])
-        return target[0]
+        """What converted code calling ``converted`` runs now. ``converted`` follows ``original``'s code and
+        defaults replaced since (networkx's argmap compiles its wrapper at the first call and swaps in its code)."""
+        now = converted_ref()
+        if (state[2] is original.__code__ and state[0] is not original
+                and (now is None or not conversion.is_redirected(now))):
+            runs = state[0]   # its defaults were replaced: both copies take them
+            for function in (runs, now) if now is not None else (runs,):
+                function.__defaults__, function.__kwdefaults__ = original.__defaults__, original.__kwdefaults__
+        else:
+            runs = _converted_or_itself(original, plain_form=True)
+            if isinstance(runs, types.FunctionType) and runs is not original:
+                _with_metadata(runs, original)
+            if now is not None:
+                conversion.redirect(now, runs)
+        state[:] = [runs, False, original.__code__, original.__defaults__, original.__kwdefaults__]
+        return runs
+    calls.register_wrapper(converted, original, current, state)
+    return converted
 
-    @functools.wraps(original)
-    def wrapper(*args, **kwargs):
-        # One frame, its own api boundary (Python enters it for every dunder a package converted in place
-        # defines: a boundary around a wrapper around current() cost three calls per `a < b`).
-        function = target[0]
-        if (target[1] or target[2] is not original.__code__ or target[3] is not original.__defaults__
-                or target[4] is not original.__kwdefaults__):
-            function = current()
+
+def _with_metadata(converted: types.FunctionType, original: types.FunctionType) -> None:
+    """``functools.wraps``' metadata on the plain form ``converted`` of ``original`` (``instantiate`` copies the
+    name, qualified name, docstring, module and annotations), so that introspection (``inspect.signature``)
+    sees ``original``."""
+    converted.__dict__.update(original.__dict__)
+    converted.__wrapped__ = original  # type: ignore[attr-defined]
+
+
+def _to_trace(entity: Callable) -> Callable:
+    """What ``ag.function`` traces for ``entity``: ``to_graph(entity)`` under the error boundary, which names
+    the user's lines in errors raised while tracing (the plain form ``to_graph`` returns has none: on Python
+    values the user's exception leaves it as the original raises it, and it is one frame)."""
+    converted = to_graph(entity)
+    function = converted.__func__ if isinstance(converted, types.MethodType) else converted
+    if calls.converted_from(function) is None or function.__code__ is _BOUNDARY_CODE:
+        return converted   # not converted, or a wrapper (a lambda's, or one made while tracing)
+    return functools.wraps(converted)(_with_error_boundary(lambda: converted))
+
+
+def _with_error_boundary(function_now: Callable[[], Callable]) -> Callable:
+    """A function calling ``function_now()`` with its arguments, an api boundary of its own."""
+    def converted(*args, **kwargs):
         try:
-            return function(*args, **kwargs)
+            return function_now()(*args, **kwargs)
         except USER_FACING as error:
             if thread_state.graph is not None or isinstance(error, ConversionError):
                 # Only while tracing (the traceback runs through generated code), and on our own errors about
                 # the user's code. On Python values the user's exception leaves converted code exactly as the
-                # original raises it: the plain form's frames are the user's own file and lines, and a note
-                # would change traceback.format_exception_only and doctests of the exception.
+                # original raises it: a note would change traceback.format_exception_only and doctests.
                 error_locations.attach_user_location(error)
-            filter_leaving_traceback(error)
+            filter_leaving_traceback(error)   # (called from this frame: the boundary it checks is this one)
             original_error = unstaged(error)
             if original_error is None:
                 raise   # a bare raise keeps the (filtered) traceback and adds no frame of ours
@@ -168,26 +205,47 @@ def _with_user_locations(converted: types.FunctionType, original: types.Function
             original_error.__context__ = context
             filter_leaving_traceback(original_error)
             raise
-    wrapper.__ag_converted__ = converted  # type: ignore[attr-defined]  # for reading only: functools.wraps copies it onto other functions
-    inline_api_boundary(wrapper)
+    return inline_api_boundary(converted)
+
+
+_BOUNDARY_CODE = _with_error_boundary(lambda: len).__code__
+
+
+def _with_user_locations(converted: types.FunctionType, original: types.FunctionType) -> Callable:
+    """A wrapper running ``converted`` (made from ``original``) under the error boundary, for the conversions
+    that are not a plain form: lambdas (only a staged form), functions converted while tracing (their plain
+    form is made at their first call outside a graph) and those whose source changed since."""
+    # [the function to call, whether it still lacks its plain form (made while tracing), and the code,
+    # defaults and keyword defaults of `original` it was made from]
+    target: List[Any] = [converted, in_graph_mode() and original.__code__.co_name != '<lambda>',
+                         original.__code__, original.__defaults__, original.__kwdefaults__]
+
+    def current() -> Callable:
+        """The function the wrapper runs now (converted code calls it directly: see calls._wrappers)."""
+        if (target[2] is not original.__code__ or target[3] is not original.__defaults__
+                or target[4] is not original.__kwdefaults__):
+            # Replaced since: run what the function is now, as calling it would.
+            now = _converted_or_itself(original, plain_form=not in_graph_mode())
+            target[:] = [now, now is not original and in_graph_mode() and original.__code__.co_name != '<lambda>',
+                         original.__code__, original.__defaults__, original.__kwdefaults__]
+        if target[1] and not in_graph_mode():
+            target[:2] = [calls.convert(original), False]
+        return target[0]
+
+    def function_now() -> Callable:
+        if (target[1] or target[2] is not original.__code__ or target[3] is not original.__defaults__
+                or target[4] is not original.__kwdefaults__):
+            return current()
+        return target[0]
+    wrapper = functools.wraps(original)(_with_error_boundary(function_now))
     calls.register_wrapper(wrapper, original, current, target)
-    # Held weakly by `current` (the wrapper holds it): no reference cycle, so a wrapper nobody uses
-    # any more is freed at once, not by the cyclic garbage collector.
-    boundary_ref = weakref.ref(wrapper)
     return wrapper
 
 
-def _show_converted(boundary_ref: 'weakref.ref[Any]', converted: Callable) -> None:
-    """``__ag_converted__`` of the wrapper ``to_graph`` returned names what it runs now."""
-    boundary = boundary_ref()
-    if boundary is not None:
-        boundary.__ag_converted__ = converted  # type: ignore[attr-defined]
-
-
-def _converted_or_itself(function: types.FunctionType) -> Callable:
+def _converted_or_itself(function: types.FunctionType, plain_form: bool) -> Callable:
     """``function`` converted as it is now, or itself when its new code cannot be (as converted code calls it)."""
     try:
-        return calls.convert(function, plain_form=not in_graph_mode())
+        return calls.convert(function, plain_form=plain_form)
     except ConversionError as error:
         warnings.warn(f'{function.__qualname__} is called unconverted: its code was replaced after it was '
                       f'converted, and the new code cannot be: {error}', UnconvertedWarning, stacklevel=3)
@@ -264,7 +322,7 @@ def function(func: Optional[Callable] = None, *, input_signature: Optional[Seque
     def decorate(python_function: Callable):
         import runtime as rt
         return rt.Function(python_function, input_signature, reduce_retracing,
-                           trace_with=to_graph if autograph else None, jit_compile=jit_compile,
+                           trace_with=_to_trace if autograph else None, jit_compile=jit_compile,
                            max_traces=max_traces)
     if func is None:
         return decorate

@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import Any, Callable, Dict, NamedTuple, Optional
 
-from autograph_lite import conversion
+from autograph_lite import conversion, error_locations
 from autograph_lite import operators
 from autograph_lite.operators import forms
 from autograph_lite.converters import frame_readers
@@ -54,6 +54,10 @@ _targets: Dict[int, tuple] = {}
 # Converted code calls what the wrapper runs directly: through the wrapper and its api boundary a call
 # took 2 more Python frames, and paid for the wrapper's error handling, which the outermost one does anyway.
 _wrappers: Dict[int, tuple] = {}
+# id(function) -> id of what ag.to_graph returned for it (a key of _wrappers). Converted code calling the
+# function runs what that runs: when the function's code or defaults were replaced since, the function
+# to_graph returned (held by a module or a class in its place) is brought up to date then, too.
+_wrapper_of: Dict[int, int] = {}
 
 
 def register_wrapper(wrapper: Callable, original: types.FunctionType, current: Callable[[], Callable],
@@ -62,12 +66,16 @@ def register_wrapper(wrapper: Callable, original: types.FunctionType, current: C
     the wrapper's [function it runs, whether that still lacks its plain form, and the code, defaults and
     keyword defaults of ``original`` it was made from]: while they are ``original``'s, converted code calls
     the function without calling ``current``."""
-    key = id(wrapper)
+    key, original_key = id(wrapper), id(original)
 
-    def forget(reference, key=key, wrappers=_wrappers):
+    def forget(reference, key=key, wrappers=_wrappers, wrapper_of=_wrapper_of):
         if wrappers.get(key, (None,))[0] is reference:
             del wrappers[key]
+            if wrapper_of.get(original_key) == key:
+                del wrapper_of[original_key]
     _wrappers[key] = (weakref.ref(wrapper, forget), original, current, state)
+    _wrapper_of[original_key] = key
+    _targets.pop(original_key, None)   # converted code calling `original` runs what the wrapper runs
 
 
 def _wrapper_target(entry: tuple) -> Callable:
@@ -76,6 +84,15 @@ def _wrapper_target(entry: tuple) -> Callable:
     if (not state[1] and state[2] is original.__code__ and state[3] is original.__defaults__
             and state[4] is original.__kwdefaults__):
         return state[0]
+    return _brought_up_to_date(entry)
+
+
+def _brought_up_to_date(entry: tuple) -> Callable:
+    """What the wrapper of a ``_wrappers`` entry runs, after it followed its function's replaced code or
+    defaults (or made its plain form). The function's own ``_targets`` entry is dropped: converted code calling
+    the function next goes through ``_target_for``, which brings the wrapper up to date again if need be (it may
+    have taken back the code the entry was made for)."""
+    _targets.pop(id(entry[1]), None)
     return entry[2]()
 
 
@@ -141,6 +158,12 @@ def _target_for(function: types.FunctionType) -> Callable:
     wrapper = _wrappers.get(id(function))
     if wrapper is not None and wrapper[0]() is function:   # the wrapper checks its original's code and defaults
         return _wrapper_target(wrapper)
+    wrapper = _wrappers.get(_wrapper_of.get(id(function), -1))
+    if wrapper is not None and wrapper[1] is function and wrapper[0]() is not None:
+        target = _wrapper_target(wrapper)   # what ag.to_graph(function) runs now, brought up to date
+        if not wrapper[3][1]:
+            _remember(function, code, defaults, kwdefaults, target)
+        return target
     reason = _why_not_convert(function)
     target = function
     # While tracing only the staged form runs: the plain form waits for a call outside a graph.
@@ -156,19 +179,25 @@ def _target_for(function: types.FunctionType) -> Callable:
             warnings.warn(f'{function.__qualname__} is called unconverted: {exc}', stacklevel=3)
     if reason is not None:
         logger.debug('not converting %s: %s', getattr(function, '__qualname__', function), reason)
+    _remember(function, _StagedOnly(code) if staged_only and target is not function else code, defaults,
+              kwdefaults, target)
+    return target
+
+
+def _remember(function: types.FunctionType, code_slot: Any, defaults: Any, kwdefaults: Any,
+              target: Callable) -> None:
+    """Converted code calls ``target`` in place of ``function`` while it has this code and these defaults."""
     key = id(function)
 
     def forget(reference, key=key, targets=_targets):   # when the function dies (its id may be reused)
         if targets.get(key, (None,))[0] is reference:
             del targets[key]
 
-    code_slot = _StagedOnly(code) if staged_only and target is not function else code
     # None for 'call it as it is': the entry must not hold the function itself, or its weak reference
     # never dies and every lambda or nested function made per call in converted code (already
     # converted, so called as it is) stays alive with all its closure holds.
     _targets[key] = (weakref.ref(function, forget), code_slot, defaults, kwdefaults,
                      None if target is function else target)
-    return target
 
 
 _GIVEN = {'eval': ' with explicit globals', 'exec': ' with explicit globals', 'vars': ' or pass it an object',
@@ -190,11 +219,14 @@ def _frame_guard(builtin: Callable) -> Callable:
             reads = not args and not kwargs
         if reads:
             shown = f'{name}() without explicit globals' if name in frame_readers.EVALUATORS else f'{name}()'
-            raise ConversionError(
+            error = ConversionError(
                 f'{shown} was called from converted code through another name than its own (or from the builtins '
                 'module): there it reads the frame of the library code calling it, not your function\'s, and '
                 'would silently see other names and values',
                 fix=f'Call {name} by its own name{_GIVEN.get(name, "")}, or mark the function with @ag.do_not_convert.')
+            # Called from the plain form there is no boundary of ours above to say where: the caller's frames do.
+            error_locations.attach_caller_location(error, sys._getframe(1))
+            raise error
         return builtin(*args, **kwargs)
     guarded.__name__ = guarded.__qualname__ = name
     return guarded
@@ -373,7 +405,7 @@ def call_target(f: Callable) -> Callable:
                     and state[4] is original.__kwdefaults__):
                 target = state[0]
             else:
-                target = entry[2]()
+                target = _brought_up_to_date(entry)
         else:
             target = _target_for(func)
     if kind is _FunctionType or target is func:

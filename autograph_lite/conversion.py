@@ -224,6 +224,10 @@ def _register_converted(code: types.CodeType) -> None:
 # and of the plain forms themselves.
 _plain_codes: 'weakref.WeakSet[types.CodeType]' = weakref.WeakSet()
 _plain_form_codes: 'weakref.WeakSet[types.CodeType]' = weakref.WeakSet()
+# A plain form's code -> the free variable it calls its staged form by; a redirected plain form's code
+# (see ``redirect``) -> the index of the cell holding what it calls.
+_staged_names: 'weakref.WeakKeyDictionary[types.CodeType, str]' = weakref.WeakKeyDictionary()
+_redirections: 'weakref.WeakKeyDictionary[types.CodeType, int]' = weakref.WeakKeyDictionary()
 _code_cache: 'weakref.WeakKeyDictionary[types.CodeType, dict]' = weakref.WeakKeyDictionary()
 # Called as observer(entity, converted) after each new conversion (the test suite checks every
 # to_code output with it; see tests/conftest.py).
@@ -298,6 +302,7 @@ def plain_code(entity: types.FunctionType) -> Optional[PlainForm]:
             plain = PlainForm(_compile(entity, source, line_origins, node.name, filename, parts), staged_name,
                               pinned)
             _plain_form_codes.add(plain.converted.code)
+            _staged_names[plain.converted.code] = staged_name
     by_place[where] = plain
     return plain
 
@@ -341,6 +346,47 @@ def instantiate(entity: types.FunctionType, ag_namespace: types.ModuleType) -> t
     for name, builtin in plain.pinned:
         cells[name] = _PINNED_CELLS[builtin]
     return _function(plain.converted.code, entity, cells)
+
+
+def redirect(plain: types.FunctionType, target: Callable) -> None:
+    """Make the plain form ``plain`` (made by ``instantiate``) call ``target`` with its arguments from now on.
+
+    For a function whose code was replaced after ``ag.to_graph`` returned ``plain``: the object the user
+    holds (patched into a module or a class) must run the new code. A function's closure cannot be
+    replaced, so ``plain`` gets a code object with a closure of the same size that calls what one cell of
+    its own holds (the cell of its staged form, which no one else shares): ``target``. Two frames a call."""
+    code = plain.__code__
+    cell = _redirections.get(code)
+    if cell is None:
+        cell = code.co_freevars.index(_staged_names[code])
+        plain.__code__ = _redirecting_code(code, cell)
+    plain.__closure__[cell].cell_contents = target
+
+
+def is_redirected(function: types.FunctionType) -> bool:
+    """True for a plain form ``redirect`` made call another function."""
+    return function.__code__ in _redirections
+
+
+def _redirecting_code(code: types.CodeType, cell: int) -> types.CodeType:
+    """``def name(*args, **kwargs): return <free variable cell>(*args, **kwargs)`` with as many free
+    variables as ``code`` (placeholders: they are numbered, and the compiler orders them by name)."""
+    names = [f'_ag_cell_{index:04d}' for index in range(len(code.co_freevars))]
+    filename = f'<autograph_lite #{next(_counter)}: {code.co_qualname} redirected to its replaced code>'
+    factory_source = (f'def {contract.FACTORY_NAME}():\n'
+                      f'    {" = ".join(names)} = None\n'
+                      f'    def redirected(*args, **kwargs):\n'
+                      f'        return {names[cell]}(*args, **kwargs)\n'
+                      f'        ({", ".join(names)},)\n'   # unreachable: makes every cell a free variable
+                      f'    return redirected\n')
+    origin_info.register(filename, [None] * 6, [])
+    linecache.cache[filename] = (len(factory_source), None, factory_source.splitlines(True), filename)
+    module_code = compile(factory_source, filename, 'exec')
+    factory_code = next(c for c in module_code.co_consts if getattr(c, 'co_name', None) == contract.FACTORY_NAME)
+    redirecting = next(c for c in factory_code.co_consts if getattr(c, 'co_name', None) == 'redirected')
+    redirecting = redirecting.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+    _redirections[redirecting] = cell
+    return redirecting
 
 
 def instantiate_staged(entity: types.FunctionType, ag_namespace: types.ModuleType) -> types.FunctionType:

@@ -38,20 +38,33 @@ def attach_user_location(exc: BaseException) -> None:
 def user_frames(tb) -> list:
     """Origins of the traceback's frames of converted code, outermost first, deduplicated: generated code
     mapped to the user's lines, and plain forms, which run under the user's own file and lines."""
-    frames = []
+    frames: list = []
     while tb is not None:
-        code, line = tb.tb_frame.f_code, tb.tb_lineno
-        if conversion.runs_in_user_file(code):
-            origin = origin_info.Origin(code.co_filename, line, code.co_name,
-                                        linecache.getline(code.co_filename, line).strip())
-        elif origin_info.is_plumbing(code.co_filename, line):
-            origin = None
-        else:
-            origin = origin_info.lookup(code.co_filename, line)
-        if origin is not None and (not frames or frames[-1] != origin):
-            frames.append(origin)
+        _add_origin(frames, tb.tb_frame.f_code, tb.tb_lineno)
         tb = tb.tb_next
     return frames
+
+
+def attach_caller_location(exc: BaseException, frame) -> None:
+    """Add the 'in user code:' section for the converted frames from ``frame`` outwards: for an error our code
+    raises about the call converted code is making (from the plain form, no boundary of ours is above it)."""
+    frames: list = []
+    while frame is not None:
+        _add_origin(frames, frame.f_code, frame.f_lineno)
+        frame = frame.f_back
+    attach_origins(exc, frames[::-1])
+
+
+def _add_origin(frames: list, code, line: int) -> None:
+    if conversion.runs_in_user_file(code):
+        origin = origin_info.Origin(code.co_filename, line, code.co_name,
+                                    linecache.getline(code.co_filename, line).strip())
+    elif origin_info.is_plumbing(code.co_filename, line):
+        origin = None
+    else:
+        origin = origin_info.lookup(code.co_filename, line)
+    if origin is not None and (not frames or frames[-1] != origin):
+        frames.append(origin)
 
 
 def attach_origins(exc: BaseException, frames) -> None:

@@ -152,7 +152,7 @@ def signature_rich(a, /, b: int, *args, c=3, d, **kwargs) -> tuple:
 
 
 def test_the_plain_form_keeps_name_defaults_annotations_signature_and_is_converted():
-    converted = ag.to_graph(signature_rich).__ag_converted__
+    converted = ag.to_graph(signature_rich)
     assert conversion.is_converted(converted)
     assert conversion.is_plain_form(converted)
     for attribute in ('__name__', '__qualname__', '__module__', '__doc__', '__defaults__', '__kwdefaults__',
@@ -183,7 +183,7 @@ def test_converted_call_converts_a_function_once_and_never_its_converted_form(mo
         return helper(v) + helper(v + 1)
     converted = ag.to_graph(caller)
     assert [converted(1), converted(2)] == [6, 10]
-    assert calls.converted_call(converted.__ag_converted__, (1,), None) == 6
+    assert calls.converted_call(calls.call_target(converted), (1,), None) == 6
     assert instantiated == ['caller', 'helper']
 
 
@@ -313,7 +313,7 @@ def test_methods_classmethods_and_staticmethods():
     assert same_in_both_forms(use, [1, -2, 3]) == (6, 10)
     bound = ag.to_graph(Accumulator(5).add_all)
     assert bound([1, 2]) == 8
-    assert conversion.is_converted(bound.__func__.__ag_converted__)
+    assert conversion.is_converted(bound.__func__)
 
 
 def test_nested_functions_are_the_staged_conversion_so_they_stage_when_traced_later():
@@ -424,7 +424,7 @@ def test_a_source_that_changed_since_the_staged_form_leaves_only_the_staged_form
     monkeypatch.setattr(parser, 'parse_entity', parse_with_an_extra_function)
     converted = ag.to_graph(changes)
     assert converted(1) == 2
-    assert not conversion.is_plain_form(converted.__ag_converted__)
+    assert not conversion.is_plain_form(calls.call_target(converted))
     with pytest.raises(ValueError, match='has no plain form'):
         ag.to_code(changes, form='plain')
 
@@ -442,9 +442,8 @@ def test_while_tracing_only_the_staged_form_is_made_and_the_plain_one_at_the_fir
     graph = ag.function(traced_first)
     assert int(graph(rt.constant(1))) == 4
     assert made == []
-    converted = ag.to_graph(traced_first)
-    assert not conversion.is_plain_form(converted.__ag_converted__)
+    converted = ag.to_graph(traced_first)   # outside a graph: the plain form itself, made now
+    assert made == ['traced_first'] and conversion.is_plain_form(converted)
     assert converted(1) == 4
     assert made == ['traced_first', 'helper']
-    assert conversion.is_plain_form(converted.__ag_converted__)
     assert int(graph(rt.constant(2))) == 6 and graph.experimental_get_tracing_count() == 1

@@ -75,7 +75,7 @@ def asks_where_it_is():
 def test_the_caller_frame_is_the_users_file_and_line():
     assert ag.to_graph(asks_where_it_is)() == asks_where_it_is() == (
         __file__, line_of(asks_where_it_is, 'return where_am_i()'), 'asks_where_it_is')
-    assert conversion.is_plain_form(ag.to_graph(asks_where_it_is).__ag_converted__)
+    assert conversion.is_plain_form(ag.to_graph(asks_where_it_is))
 
 
 def fails_inside(values):
@@ -109,3 +109,99 @@ def test_deep_python_recursion_while_tracing_says_how_to_raise_the_limit():
         ag.function(recurses_on_python_values)(levels, rt.constant(0))
     note = '\n'.join(getattr(info.value, '__notes__', []))
     assert 'sys.setrecursionlimit' in note and 'frames' in note, note
+
+
+# --- ag.to_graph(f) is the plain form itself: no frame of ours between an unconverted caller and it --------
+
+@ag.do_not_convert
+def stack_size():
+    frame, size = sys._getframe(1), 0
+    while frame is not None:
+        frame, size = frame.f_back, size + 1
+    return size
+
+
+def measures_its_stack():
+    return stack_size()
+
+
+def test_a_converted_function_called_from_unconverted_code_takes_one_frame():
+    # ag.to_graph returned a wrapper(*args, **kwargs) calling the plain form: two frames per call.
+    assert ag.to_graph(measures_its_stack)() == measures_its_stack()
+
+
+class Version:
+    def __init__(self, number):
+        self.number = number
+
+    def __lt__(self, other):
+        Version.sizes.append(stack_size())
+        return self.number < other.number
+
+
+def test_a_dunder_converted_in_place_is_entered_by_python_in_one_frame():
+    # An interval tree converted in place spent half its time in the wrappers Python entered for each dunder.
+    original = Version.__dict__['__lt__']
+    Version.sizes = []
+    assert sorted([Version(2), Version(1)])[0].number == 1
+    try:
+        Version.__lt__ = ag.to_graph(original)
+        assert sorted([Version(2), Version(1)])[0].number == 1
+    finally:
+        Version.__lt__ = original
+    assert Version.sizes[0] == Version.sizes[1]
+
+
+def depth_in_place(n):
+    if n == 0:
+        return 0
+    return 1 + depth_in_place(n - 1)
+
+
+def test_a_recursive_function_converted_in_place_takes_one_frame_per_level():
+    original = depth_in_place
+    levels = [deepest(original)]
+    try:
+        globals()['depth_in_place'] = ag.to_graph(original)
+        levels.append(deepest(globals()['depth_in_place']))
+    finally:
+        globals()['depth_in_place'] = original
+    # One level fewer at most: the plain form asks call_target for what to call, from the deepest frame.
+    assert levels[0] - 1 <= levels[1] <= levels[0]
+
+
+def warns_its_caller(x):
+    warnings.warn('warns_its_caller is deprecated', DeprecationWarning, stacklevel=2)
+    return x
+
+
+CONVERTED_WARNER = ag.to_graph(warns_its_caller)
+
+
+def calls_the_converted_warner(x):   # unconverted code
+    return CONVERTED_WARNER(x)
+
+
+def test_a_converted_function_warning_with_stacklevel_names_its_unconverted_caller():
+    # pluggy's deprecation warnings (stacklevel=2/3) named ag.to_graph's wrapper in api.py.
+    expected = [(__file__, line_of(calls_the_converted_warner, 'return CONVERTED_WARNER(x)'),
+                 'warns_its_caller is deprecated')]
+    assert warned_at(calls_the_converted_warner, 1) == expected
+
+
+def test_the_conversion_carries_wraps_metadata_and_nothing_of_ours_that_wraps_would_copy():
+    import functools
+    import inspect
+    from autograph_lite import calls
+    converted = ag.to_graph(warns_its_caller)
+    assert converted.__wrapped__ is warns_its_caller and inspect.signature(converted) == inspect.signature(
+        warns_its_caller)
+    assert set(vars(converted)) == {'__wrapped__'}   # recognised by identity, not by an attribute
+
+    @functools.wraps(converted)
+    def users_wrapper(x):
+        return converted(x) + 100
+    assert calls.converted_from(users_wrapper) is None and calls.converted_from(converted) is warns_its_caller
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        assert ag.to_graph(lambda x: users_wrapper(x))(1) == 101

@@ -197,11 +197,16 @@ def test_a_to_graph_wrapper_runs_the_code_and_defaults_the_function_has_now(form
     assert in_form(form, converted, 2) == 3
     try:
         offset_by.__defaults__ = (10,)
+        # Called directly, the conversion is the plain form itself (one frame, no check per call): it has the
+        # defaults it was made with until it is converted again, which updates the same object (converted
+        # code calling offset_by or its conversion updates it too).
+        assert in_form(form, converted, 2) == 3
+        assert ag.to_graph(offset_by) is converted
         assert in_form(form, converted, 2) == offset_by(2) == 12
         assert in_form(form, converted, -2) == 10
     finally:
         offset_by.__defaults__ = (1,)
-    assert in_form(form, converted, 2) == 3
+    assert ag.to_graph(offset_by) is converted and in_form(form, converted, 2) == 3
 
 
 # pycparser: its recursive-descent parser calls about 15 functions per nesting level of an expression.
