@@ -191,6 +191,8 @@ class PackageConverter:
                 if any(new is not old for new, old in zip(replaced, function.__defaults__)):
                     function.__defaults__ = replaced
                     self.report.defaults_replaced += 1
+                    if self.done.get(id(function), function) is not function:
+                        ag.to_graph(function)   # its conversion (the plain form itself) takes them too
             if function.__kwdefaults__:
                 for name, value in function.__kwdefaults__.items():
                     if value is not function and self._replaced(value) is not value:
