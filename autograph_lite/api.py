@@ -85,7 +85,7 @@ def to_graph(entity: Callable) -> Callable:
     2
     """
     if calls.converted_from(entity) is not None:
-        calls.call_target(entity)   # up to date with its function's code and defaults
+        calls.bring_up_to_date(entity)
         return entity
     if isinstance(entity, types.MethodType):
         return types.MethodType(to_graph(entity.__func__), entity.__self__)
@@ -95,7 +95,7 @@ def to_graph(entity: Callable) -> Callable:
     cached = _graph_cache.get(function)
     converted = cached() if cached is not None else None
     if converted is not None and (in_graph_mode() or converted not in _made_while_tracing):
-        calls.call_target(converted)   # up to date with the function's code and defaults
+        calls.bring_up_to_date(converted)
         return converted
     try:
         converted = _converted_in_place_of(function)

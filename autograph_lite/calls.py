@@ -102,10 +102,15 @@ def _function_target(f: types.FunctionType) -> Callable:
     if (cached is not None and cached[0]() is f and cached[1] is f.__code__ and cached[2] is f.__defaults__
             and cached[3] is f.__kwdefaults__):
         return cached[4] or f   # None: called as it is
-    entry = _wrappers.get(id(f))
-    if entry is not None and entry[0]() is f:
-        return _wrapper_target(entry)
     return _target_for(f)
+
+
+def bring_up_to_date(wrapper: Callable) -> None:
+    """Make ``wrapper`` (returned by ag.to_graph) run its function's code and defaults as they are now, if they
+    were replaced since it was made (ag.to_graph calls this when asked to convert the function again)."""
+    entry = _wrappers.get(id(wrapper))
+    if entry is not None and entry[0]() is wrapper:
+        _wrapper_target(entry)
 
 
 def converted_from(entity: Any) -> Optional[types.FunctionType]:
@@ -156,7 +161,9 @@ def _target_for(function: types.FunctionType) -> Callable:
                                        and in_graph_mode()))):
         return function if cached[4] is None else cached[4]
     wrapper = _wrappers.get(id(function))
-    if wrapper is not None and wrapper[0]() is function:   # the wrapper checks its original's code and defaults
+    if wrapper is not None and wrapper[0]() is function and id(code) not in _converted_code_ids:
+        # A wrapper ag.to_graph made (a lambda's, one made while tracing): what it runs now. The plain form
+        # ag.to_graph returns is converted code, called as it is (as call_target does).
         return _wrapper_target(wrapper)
     wrapper = _wrappers.get(_wrapper_of.get(id(function), -1))
     if wrapper is not None and wrapper[1] is function and wrapper[0]() is not None:

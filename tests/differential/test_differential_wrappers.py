@@ -260,15 +260,18 @@ def calls_offset_by(x):
 def swaps_in_its_code(x):
     ORIGINAL_STUB.compilations += 1
     ORIGINAL_STUB.__code__ = tripled.__code__
-    return swaps_in_its_code(x)   # the module attribute: here its to_graph wrapper
+    return ORIGINAL_STUB(x)   # itself, as networkx's argmap calls itself (through its `__wrapper` default)
 
 
 ORIGINAL_STUB = swaps_in_its_code
 
 
 @pytest.mark.parametrize('form', FORMS)
-def test_converted_code_calling_a_to_graph_wrapper_runs_the_code_and_defaults_its_function_has_now(form):
-    # The wrapper's own checks (bug 16) still apply when converted code enters its function directly.
+def test_converted_code_calling_a_conversion_runs_what_it_was_made_from_until_its_function_is_called(form):
+    # ag.to_graph returns the plain form itself (one frame a call), which converted code calls as it is: a
+    # conversion is a copy of its function as it was (as TensorFlow's). Converted code calling the function
+    # itself (bug 16: networkx's argmap stub calls itself so after swapping in its code), or ag.to_graph
+    # asked again, brings the conversion up to date: the same object then runs the new code and defaults.
     originals = offset_by, swaps_in_its_code, swaps_in_its_code.__code__
     swaps_in_its_code.compilations = 0
     try:
@@ -276,8 +279,10 @@ def test_converted_code_calling_a_to_graph_wrapper_runs_the_code_and_defaults_it
         caller = ag.to_graph(calls_offset_by)
         assert in_form(form, caller, 2) == 3
         originals[0].__defaults__ = (10,)
+        assert in_form(form, caller, 2) == 3
+        assert ag.to_graph(originals[0]) is globals()['offset_by']
         assert in_form(form, caller, 2) == 12
-        # The stub swaps in its new code and calls itself (the module attribute: its wrapper) again.
+        # The stub swaps in its new code and calls itself: its conversion (the module attribute) follows.
         assert [in_form(form, globals()['swaps_in_its_code'], x) for x in (2, -2, 5)] == [6, 2, 15]
         assert originals[1].compilations == 1
     finally:
