@@ -161,12 +161,8 @@ class Program:
             return self._call_stateful(arrays)
 
     def _call_stateful(self, arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
-        flat = self.arguments(arrays)
-        if self.wide and not self.jax.config.jax_enable_x64:
-            with self.jax.enable_x64(True):
-                results = self.jitted(*flat)
-        else:
-            results = self.jitted(*flat)
+        with self.x64():   # (the Variables' values go to the device here: a float64 one must stay float64)
+            results = self.jitted(*self.arguments(arrays))
         if len(results) == 3:   # the program checks something (see _program)
             outputs, written, error = results
             if int(error):

@@ -432,3 +432,18 @@ def test_different_jitted_functions_and_the_numpy_executor_assigning_the_same_va
     rounds = 1 + 3 * steps   # per function: the warm-up call, then 3 threads x steps
     assert float(a.numpy()) == 111.0 * rounds and int(b.numpy()) == 3 * rounds
 
+
+
+def test_a_float64_variable_keeps_its_64_bits_on_the_device():
+    # Its value went to the device outside JAX's 64-bit mode, as float32: products differed in the 8th digit.
+    v = rt.Variable(np.array([0.1, 1.0 / 3.0, 2.0 ** -30 + 1.0]))
+
+    def scaled(x):
+        v.assign(v * x)
+        return v * x
+    x = rt.constant(np.array([1.0 / 7.0, 3.0, 1.0 + 2.0 ** -40]))
+    expected = ag.function(scaled)(x).numpy(), v.numpy()
+    v.assign(np.array([0.1, 1.0 / 3.0, 2.0 ** -30 + 1.0]))
+    got = ag.function(scaled, jit_compile=True)(x).numpy(), v.numpy()
+    assert got[0].dtype == np.float64 and got[0].tolist() == expected[0].tolist()
+    assert got[1].tolist() == expected[1].tolist()
