@@ -24,6 +24,7 @@ READABLE = ['a', 'b', 'c', 'x', 'y', 'V']
 
 PRELUDE = '''\
 import numpy as np
+import autograph_lite as ag
 import runtime as rt
 
 V = rt.Variable(np.array([0.3, -0.6, 0.9]))
@@ -52,10 +53,11 @@ def indent(lines: List[str]) -> List[str]:
 
 
 class Scope:
-    def __init__(self, loop_var=None, counters=None, lists_ok=True):
+    def __init__(self, loop_var=None, counters=None, lists_ok=True, bounded=False):
         self.loop_var = loop_var    # a float64 scalar expression of the enclosing loop's index, or None
         self.counters = counters if counters is not None else []
         self.lists_ok = lists_ok
+        self.bounded = bounded      # every tensor loop has a bound known when compiling (jit_compile=True)
 
     def fresh(self, base):
         name = f'{base}{len(self.counters)}'
@@ -167,19 +169,22 @@ def statements(draw, scope: Scope, depth: int, in_loop: bool):
         # Appended first in the body: the loop runs at least once, so the stack is never empty.
         acc = scope.fresh('acc')
         lines.append(f'{acc} = []')
+    # With `bounded`, a loop over n (at most 3) says so, or counts to a Python int: both compile with XLA.
+    bound = ['    ag.set_loop_options(maximum_iterations=3)'] if scope.bounded else []
     if kind == 'for_rows':
         row = scope.fresh('row')
-        loop_scope = Scope(f'rt.reduce_sum({row})', scope.counters, lists_ok=False)
+        loop_scope = Scope(f'rt.reduce_sum({row})', scope.counters, lists_ok=False, bounded=scope.bounded)
         head = [f'for {row} in m:']
     elif kind == 'for':
         index = scope.fresh('t')
-        loop_scope = Scope(f'rt.cast({index}, rt.float64)', scope.counters, lists_ok=False)
-        head = [f'for {index} in rt.range(n):']
+        loop_scope = Scope(f'rt.cast({index}, rt.float64)', scope.counters, lists_ok=False, bounded=scope.bounded)
+        trips = draw(st.sampled_from(['n', '2'])) if scope.bounded else 'n'
+        head = [f'for {index} in rt.range({trips}):'] + (bound if trips == 'n' else [])
     else:
         counter = scope.fresh('k')
-        loop_scope = Scope(None, scope.counters, lists_ok=False)
+        loop_scope = Scope(None, scope.counters, lists_ok=False, bounded=scope.bounded)
         lines.append(f'{counter} = rt.constant(0)')
-        head = [f'while {counter} < n:', f'    {counter} += 1']
+        head = [f'while {counter} < n:'] + bound + [f'    {counter} += 1']
     body = draw(blocks(loop_scope, depth - 1, True))
     if collect:
         body = [f'{acc}.append(rt.tanh({draw(vectors(loop_scope, 1))}))'] + body
@@ -190,9 +195,11 @@ def statements(draw, scope: Scope, depth: int, in_loop: bool):
 
 
 @st.composite
-def gradient_programs(draw):
-    """The source of a module defining ``f(x, y, m, n)`` (a scalar of float64 inputs) and Variable ``V``."""
-    scope = Scope()
+def gradient_programs(draw, bounded=False):
+    """The source of a module defining ``f(x, y, m, n)`` (a scalar of float64 inputs) and Variable ``V``; with
+    ``bounded``, every tensor loop has a bound known when compiling (``maximum_iterations=3``, a static range or
+    shape), as ``jit_compile=True`` needs for the values a gradient keeps (tests/runtime/backends/)."""
+    scope = Scope(bounded=bounded)
     body = draw(blocks(scope, 3, False))
     head = ['a = x * 1.0', 'b = y + V', 'c = x * y']
     lines = ['def f(x, y, m, n):'] + indent(head + body + [f'return {RESULT}'])

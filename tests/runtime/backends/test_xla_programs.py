@@ -1,13 +1,19 @@
 """Both executors on random programs (hypothesis, the program generator of test_graph_equivalence.py): each
 function of an int32 scalar gives the same value, or raises the same error, on the numpy executor and compiled
 by XLA (jit_compile=True). A program XLA cannot compile must say so with a LoweringError (e.g. a tensor list),
-never give another value."""
+never give another value. The same for the gradients of random differentiable programs (the generator of
+tests/gradients/test_gradient_programs.py, with bounded loops)."""
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 import autograph_lite as ag
 import runtime as rt
+from example_budgets import examples
+from gradient_programs import gradient_programs
 from tensor_program_grammar import TENSOR_FEATURES, tensor_functions
+from test_gradient_programs import ARRAYS, as_arrays, assert_all_close, tape_inside
+from test_gradient_programs import load as load_gradient_program
 from test_graph_equivalence import INPUTS, graph_outcome
 from test_python_equivalence import load
 
@@ -49,3 +55,34 @@ def test_random_programs_give_the_same_on_both_executors(features, examples):
         check_both_executors_agree(source, inputs)
     check()
     assert LOWERED["yes"] > 0, LOWERED
+
+
+GRADIENTS_LOWERED = {"yes": 0, "no": 0}
+
+
+@examples(quick=1, full=4)   # each program's gradient is compiled by XLA: ~5 s each on 2 cores
+def test_random_gradient_programs_with_bounded_nested_loops_give_the_same_on_both_executors(max_examples):
+    # The differentiable programs of tests/gradients (tensor ifs, loops nested three deep with break, lists
+    # appended in loops, a Variable), each tensor loop bounded (maximum_iterations or a static range or shape):
+    # the loss and gradients compiled by XLA equal the numpy executor's (float64; XLA's own transcendental
+    # functions and summation order: docs/XLA.md), or the program is refused with a LoweringError (a list read
+    # whole after a loop that may stop early).
+    @settings(max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                               HealthCheck.data_too_large],
+              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    @given(gradient_programs(bounded=True), ARRAYS, st.integers(1, 3))
+    def check(source, arrays, trips):
+        namespace = load_gradient_program(source)
+        f, variable = namespace["f"], namespace["V"]
+        inputs = [rt.constant(a) for a in arrays] + [rt.constant(trips, rt.int32)]
+        expected = as_arrays(tape_inside(f, variable)(*inputs))
+        compiled = ag.function(tape_inside(f, variable).python_function, jit_compile=True)
+        try:
+            got = as_arrays(compiled(*inputs))
+        except rt.errors.LoweringError:
+            GRADIENTS_LOWERED["no"] += 1
+            return
+        assert_all_close(got, expected, "jit_compile=True vs the numpy executor", rtol=1e-9, atol=1e-10)
+        GRADIENTS_LOWERED["yes"] += 1
+    check()
+    assert GRADIENTS_LOWERED["yes"] > 0, GRADIENTS_LOWERED
