@@ -243,3 +243,32 @@ def test_index_checks_a_loop_counters_range_makes_needless_are_left_out_and_the_
     with pytest.raises(rt.errors.InvalidArgumentError) as xla_error:
         ag.function(one_row_too_far, jit_compile=True)(x)
     assert str(xla_error.value) == str(numpy_error.value)
+
+
+def test_a_counted_loop_of_elementwise_work_on_big_arrays_is_unrolled_and_others_stay_while_loops():
+    # benchmarks/xla_counted_loops.py: unrolled, XLA fuses a masked escape-time loop's iterations (4x faster);
+    # a loop of matmuls or scalars, or one of unknown trip count, gains nothing and keeps its while_loop.
+    def escape_counts(c):
+        z = rt.zeros_like(c)
+        counts = rt.zeros(c.shape, rt.int32)
+        for _ in rt.range(12):
+            inside = z * z <= 4.0
+            z = rt.where(inside, z * z + c, z)
+            counts += rt.cast(inside, rt.int32)
+        return counts, rt.clip_by_value(z, -3.0, 3.0)
+
+    def matmuls(c):
+        for _ in rt.range(12):
+            c = rt.tanh(rt.matmul(c, c))
+        return c
+
+    def run_time_count(c, n):
+        for _ in rt.range(n):
+            c = rt.tanh(c * c - 0.5)
+        return c
+    c = rt.constant(np.linspace(-2.0, 0.4, 64 * 64, dtype=np.float32).reshape(64, 64))
+    for program, args in ((escape_counts, [c]), (matmuls, [c * 0.01]), (run_time_count, [c, rt.constant(12)])):
+        compiled = ag.function(program, jit_compile=True)
+        assert_same(ag.function(program)(*args), compiled(*args))
+        loops = compiled.experimental_get_compiler_ir(*args).count("stablehlo.while")
+        assert loops == (0 if program is escape_counts else 1), program.__name__
