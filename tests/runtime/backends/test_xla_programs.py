@@ -3,14 +3,16 @@ function of an int32 scalar gives the same value, or raises the same error, on t
 by XLA (jit_compile=True). A program XLA cannot compile must say so with a LoweringError (e.g. a tensor list),
 never give another value. The same for the gradients of random differentiable programs (the generator of
 tests/gradients/test_gradient_programs.py, with bounded loops)."""
+import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 import autograph_lite as ag
 import runtime as rt
 from example_budgets import examples
-from gradient_programs import gradient_programs
+from gradient_programs import PRELUDE as GRADIENT_PRELUDE
+from gradient_programs import RESULT, gradient_programs
 from tensor_program_grammar import TENSOR_FEATURES, tensor_functions
 from test_gradient_programs import ARRAYS, as_arrays, assert_all_close, tape_inside
 from test_gradient_programs import load as load_gradient_program
@@ -58,6 +60,18 @@ def test_random_programs_give_the_same_on_both_executors(features, examples):
 
 
 GRADIENTS_LOWERED = {"yes": 0, "no": 0}
+NESTED_LOOPS = GRADIENT_PRELUDE + """def f(x, y, m, n):
+    a = x * 1.0
+    b = y + V
+    c = x * y
+    for t0 in rt.range(n):
+        ag.set_loop_options(maximum_iterations=3)
+        for row1 in m:
+            a = rt.tanh(a * rt.reduce_sum(row1) + b)
+            if rt.reduce_sum(a) > 0.5:
+                break
+        c = 0.5 * c + 0.5 * rt.sin(a * rt.cast(t0, rt.float64))
+    return """ + RESULT + "\n"
 
 
 @examples(quick=1, full=4)   # each program's gradient is compiled by XLA: ~5 s each on 2 cores
@@ -71,6 +85,7 @@ def test_random_gradient_programs_with_bounded_nested_loops_give_the_same_on_bot
                                                                                HealthCheck.data_too_large],
               phases=[Phase.explicit, Phase.reuse, Phase.generate])
     @given(gradient_programs(bounded=True), ARRAYS, st.integers(1, 3))
+    @example(NESTED_LOOPS, (np.array([0.5, -1.0, 0.3]), np.array([1.2, 0.1, -0.4]), np.eye(3) * 0.7), 2)
     def check(source, arrays, trips):
         namespace = load_gradient_program(source)
         f, variable = namespace["f"], namespace["V"]
