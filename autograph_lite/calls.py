@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional
 from autograph_lite import conversion, error_locations
 from autograph_lite import operators
 from autograph_lite.operators import forms
+from autograph_lite.operators.containers import data_structures
 from autograph_lite.converters import frame_readers
 from autograph_lite.operators.py_builtins import BUILTIN_OVERRIDES
 from autograph_lite.pyct.errors import ConversionError, SourceUnavailableError
@@ -418,6 +419,9 @@ def call_target(f: Callable) -> Callable:
     if kind is _FunctionType or target is func:
         return target if kind is _FunctionType else f
     return _MethodType(target, f.__self__)
+
+
+data_structures.method_target[0] = call_target
 
 
 def _ag_namespace() -> types.ModuleType:

@@ -36,7 +36,8 @@ A dict's ``d.pop(k, default)`` is one of them too (``d.pop(k)`` is ``list_pop``'
 Python's operator, or a StateError naming xs where a tensor list cannot take it.
 
 On anything but a list or set that a tensor loop carries it is the call as written (a user class's
-``update()`` too); on those it is a clear error (the loop cannot carry the change).
+``update()`` converted, as any method converted code calls); on those it is a clear error (the loop cannot
+carry the change).
 """
 import gast
 

@@ -318,3 +318,47 @@ def test_a_user_class_method_of_the_same_name_is_called_as_written():
             assert in_form(form, ag.to_graph(counter_updated), x) == python, form
     assert ag.to_graph(counter_updated)(5) == 7 and ag.to_graph(counter_updated)(-5) == 3
     assert ag.function(counter_updated)(3) == 5   # a Python-value condition while tracing
+
+
+class Account:
+    """A user class whose in-place-named methods branch on their argument: converted when called."""
+
+    def __init__(self):
+        self.balance = 0
+
+    def update(self, amount):
+        if amount > 0:
+            self.balance = self.balance + amount
+        else:
+            self.balance = self.balance - 10 * amount
+
+    def add(self, amount):
+        while amount > 0:
+            self.balance = self.balance + 1
+            amount -= 1
+
+
+def account_updated(x):
+    account = Account()
+    account.update(x)
+    account.add(x)
+    return account.balance
+
+
+@pytest.mark.parametrize('x', [3, -3])
+def test_a_user_class_method_of_the_same_name_is_converted_like_any_method(x):
+    # Before, the method ran unconverted: `if amount > 0` on a tensor raised OperatorNotAllowedInGraphError.
+    assert run_three_ways(account_updated, rt.constant(x)) == account_updated(x) == (6 if x > 0 else 30)
+    same_on_python_values(account_updated, x)
+
+
+def test_a_builtin_containers_in_place_method_is_called_without_call_target(monkeypatch):
+    from autograph_lite.operators.containers import data_structures
+
+    def grows(values):
+        seen = set()
+        for value in values:
+            seen.add(value)
+        return sorted(seen)
+    monkeypatch.setattr(data_structures, 'method_target', [lambda method: pytest.fail(f'{method} converted')])
+    assert ag.to_graph(grows)([3, 1, 3]) == grows([3, 1, 3]) == [1, 3]

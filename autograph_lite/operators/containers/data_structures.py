@@ -104,6 +104,13 @@ def set_item_augmented(target: Any, key: Any, operator_text: str, value: Any) ->
     return target
 
 
+# What converted code calls in place of a method that ``call_in_place`` calls on an object that is no list, set
+# or dict (``acc.update(x)``, ``tree.add(node)`` of a user class): ``calls.call_target`` puts itself here (the
+# operators cannot import what converts functions). Without it a user's method of such a name ran unconverted:
+# an ``if`` on a tensor in it failed while tracing.
+method_target: List[Callable[[Callable], Callable]] = [lambda method: method]
+
+
 # --- lists: Python lists, and tensor lists in staged loops ---------------------------------------------
 def _changed_tensor_list(target: rt.TensorList, changed: rt.TensorList) -> rt.TensorList:
     """``target`` after a change whose result is ``changed`` (a tensor list's methods make a new one).
@@ -343,9 +350,13 @@ def call_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: 
     >>> call_in_place(values, 'values', 'sort'), values
     (None, [1, 2, 3])
     """
-    if not isinstance(target, rt.TensorList) and (type(target) not in (list, set, dict)
-                                                  or not _carried_by_loop(target)):
-        return getattr(target, method)(*args, **kwargs)   # any object: a user class's update() too
+    kind = type(target)
+    if kind is list or kind is set or kind is dict:
+        if not _carried_by_loop(target):
+            return getattr(target, method)(*args, **kwargs)   # the builtin type's own method
+    elif not isinstance(target, rt.TensorList):
+        # Any other object: a user class's update() is converted like any method converted code calls.
+        return method_target[0](getattr(target, method))(*args, **kwargs)
     _refuse_what_a_loop_cannot_carry(
         target, name, f'{name}.{method}(...)', f'{method}()',
         f"Call {name}.{method}(...) outside that loop or if (in an if: in both branches alike), or compute the "
