@@ -7,12 +7,13 @@
 'f'
 """
 import ast
+import copy
 import inspect
 import linecache
 import os
 import sys
 import textwrap
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import gast
 
@@ -151,18 +152,41 @@ def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
     return node, filename
 
 
+# filename -> (the text of the file when parsed, {line: the lambdas that start there, in source order}) for the
+# last few files a lambda was converted from: each lambda parsed its whole file (cachetools' suite converts 65
+# lambdas of a few test files; the parses were a third of its conversion time).
+_lambdas_by_file: Dict[str, Tuple[str, Dict[int, List[gast.Lambda]]]] = {}
+_LAMBDA_FILES_KEPT = 8
+
+
+def _lambdas_at(filename: str, file_lines: List[str], line: int) -> List[gast.Lambda]:
+    """The lambdas of ``filename`` (whose lines are ``file_lines``) that start at ``line`` (parsed nodes, shared
+    by the later calls: copy one before changing it). Raises SyntaxError if the file does not parse."""
+    text = ''.join(file_lines)
+    parsed = _lambdas_by_file.get(filename)
+    if parsed is None or parsed[0] != text:   # (the file changed since: parsed again)
+        by_line: Dict[int, List[gast.Lambda]] = {}
+        for node in nodes.walk(_parse(text)):
+            if isinstance(node, gast.Lambda):
+                by_line.setdefault(node.lineno, []).append(node)
+        _lambdas_by_file.pop(filename, None)
+        if len(_lambdas_by_file) >= _LAMBDA_FILES_KEPT:
+            del _lambdas_by_file[next(iter(_lambdas_by_file))]   # the file parsed longest ago
+        parsed = _lambdas_by_file[filename] = (text, by_line)
+    return parsed[1].get(line, [])
+
+
 def _parse_lambda(entity: Callable) -> Tuple[gast.Lambda, str]:
     _, _, filename = _source_of(entity)
     file_lines = linecache.getlines(filename)
     code = entity.__code__
     try:
-        module = _parse(''.join(file_lines))
+        at_line = _lambdas_at(filename, file_lines, code.co_firstlineno)
     except SyntaxError:
         raise SourceUnavailableError(f'cannot parse the file {filename} that defines {entity!r}') from None
     arg_names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    candidates = [node for node in nodes.walk(module)
-                  if isinstance(node, gast.Lambda) and node.lineno == code.co_firstlineno
-                  and [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs] == arg_names]
+    candidates = [node for node in at_line
+                  if [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs] == arg_names]
     if len(candidates) > 1:
         candidates = [node for node in candidates if _same_code(node, code)] or candidates
         bodies = {gast.dump(node) for node in candidates}
@@ -173,7 +197,7 @@ def _parse_lambda(entity: Callable) -> Tuple[gast.Lambda, str]:
                 'Put each lambda on its own line, or use a def.')
     if not candidates:
         raise SourceUnavailableError(f'cannot find the source of {entity!r} in {filename}')
-    node = candidates[0]
+    node = copy.deepcopy(candidates[0])   # the conversion annotates and changes it
     origin_info.resolve(node, [line.rstrip('\n') for line in file_lines], filename, 1)
     return node, filename
 

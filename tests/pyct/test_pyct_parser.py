@@ -84,6 +84,30 @@ def test_lambdas_on_one_line_that_cannot_be_told_apart_are_a_clear_error():
     assert second(2) == 4
 
 
+def test_the_lambdas_of_a_file_come_from_one_parse_of_it_until_the_file_changes(tmp_path, monkeypatch):
+    import importlib.util
+    import linecache
+    path = tmp_path / 'lambdas_here.py'
+    path.write_text('double = lambda x: x * 2\nnegate = lambda x: -x\n')
+    spec = importlib.util.spec_from_file_location('lambdas_here', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    parses = []
+    real_parse = parser._parse
+    monkeypatch.setattr(parser, '_parse', lambda text: parses.append(text) or real_parse(text))
+    double, _ = parser.parse_entity(module.double)
+    negate, _ = parser.parse_entity(module.negate)
+    again, _ = parser.parse_entity(module.double)
+    assert len(parses) == 1 and isinstance(double.body.op, gast.Mult) and isinstance(negate.body.op, gast.USub)
+    assert again is not double and gast.dump(again) == gast.dump(double)   # a copy each time: conversions change it
+    anno.setanno(double.body, 'changed', True)
+    assert not anno.hasanno(parser.parse_entity(module.double)[0].body, 'changed')
+    path.write_text('double = lambda x: x + x\nnegate = lambda x: -x\n')
+    linecache.checkcache(str(path))
+    changed, _ = parser.parse_entity(module.double)
+    assert len(parses) == 2 and isinstance(changed.body.op, gast.Add)
+
+
 def test_no_source_is_a_clear_error():
     namespace = {}
     exec('def made_by_exec(x):\n    return x\n', namespace)
