@@ -155,10 +155,16 @@ class Program:
         # So a call holds the locks of the Variables it assigns (the numpy executor's assign_add takes them too;
         # they are reentrant: a failed check's rerun on the numpy executor takes them again), and this program's
         # own lock (its key generator and device copies are not thread-safe).
-        with self._lock, contextlib.ExitStack() as held:
-            for lock in self._variable_locks:
-                held.enter_context(lock)
-            return self._call_stateful(arrays)
+        locks, held = self._variable_locks, 0
+        with self._lock:
+            try:   # (acquired and released by hand: an ExitStack costs ~1 us per lock)
+                for lock in locks:
+                    lock.acquire()
+                    held += 1
+                return self._call_stateful(arrays)
+            finally:
+                for index in range(held - 1, -1, -1):
+                    locks[index].release()
 
     def _call_stateful(self, arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
         with self.x64():   # (the Variables' values go to the device here: a float64 one must stay float64)
