@@ -175,10 +175,20 @@ class Variable(Tensor):
         if state[0] is not None:
             return state[0]
         host = np.asarray(state[1])   # read-only, sharing the device buffer on CPU (device arrays never change)
-        with self._lock:
-            if self._state is state:
-                self._state = (host, state[1], state[2])
+        self._keep(lambda current: current is state, (host, state[1], state[2]))
         return host
+
+    def _keep(self, unchanged: Any, state: tuple) -> None:
+        """Make ``state`` (the same value in another form) the current one if ``unchanged(current state)``: no
+        write came in since it was read. Only if the lock is free: a compiled call holds the locks of the
+        Variables it writes while it reads others, and waiting here could deadlock with a call holding this one
+        and waiting for those (the value is right either way; it is just not kept)."""
+        if self._lock.acquire(blocking=False):
+            try:
+                if unchanged(self._state):
+                    self._state = state
+            finally:
+                self._lock.release()
 
     def device_value(self, placement: Any, put: Any) -> Any:
         """The value as a device array placed by ``placement`` (None: JAX's default device), made with
@@ -188,9 +198,7 @@ class Variable(Tensor):
             return state[1]
         host = self._array
         device = put(host, placement)
-        with self._lock:
-            if self._state[0] is host:   # no write since: keep both
-                self._state = (host, device, placement)
+        self._keep(lambda current: current[0] is host, (host, device, placement))
         return device
 
     def set_device_value(self, device: Any, placement: Any) -> None:

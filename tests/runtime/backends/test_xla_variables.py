@@ -134,3 +134,20 @@ def test_reads_racing_compiled_and_eager_writes_never_see_an_update_undone():
         thread.join()
     assert failures == []
     assert counter.numpy() == 1 + 3 * steps
+
+
+def test_a_compiled_call_reading_a_variable_another_call_holds_does_not_wait_for_it():
+    # A compiled call holds the locks of the Variables it writes (v) while it reads the others (w). Another call
+    # writing both may hold w's lock and wait for v's: so a read of w that copies it to the device must not wait
+    # for w's lock to keep that copy (it deadlocked). Here this thread holds w's lock as that call would.
+    v, w = rt.Variable(0.0), rt.Variable(0.0)
+    a = ag.function(lambda: v.assign_add(w + 1.0), jit_compile=True)
+    a()
+    w.assign(2.0)   # eagerly: a's next call copies w to the device
+    done = threading.Event()
+    with w._lock:
+        threading.Thread(target=lambda: (a(), done.set()), daemon=True).start()
+        assert done.wait(timeout=20), "the compiled call waited for a lock it does not need"
+    assert v.numpy() == 1.0 + 3.0
+    a()
+    assert v.numpy() == 1.0 + 3.0 + 3.0
