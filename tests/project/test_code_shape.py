@@ -106,6 +106,8 @@ OPERATOR_MODULE_STATE = {
     ("autograph_lite/operators/staging.py", "carrying_anywhere"):
         "how many staged constructs carry containers on any thread (process-wide by design: a cheap 'none')",
     ("autograph_lite/operators/patterns.py", "_cache"): "a memo of parsed match patterns, a pure function of the key",
+    ("autograph_lite/operators/containers/data_structures.py", "method_target"):
+        "a hook calls.py sets once at import (the operators cannot import what converts functions)",
 }
 _MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary",
                   "WeakSet", "deque"}
