@@ -10,7 +10,8 @@ counted ``rt.range``), its Viterbi (two counted loops over a static shape), the 
 ``xla_rows.py`` (a counted forward loop; its gradient's backward loop counts down from a run-time value and stays
 a ``while_loop`` in every form), and a scalar recurrence of 200 steps (the loop's own cost dominates).
 
-Run: ``python benchmarks/xla_counted_loops.py [repeat]``.
+Run: ``python benchmarks/xla_counted_loops.py [repeat] [word ...]`` (only the rows whose names hold a word:
+``Mandelbrot``, ``Viterbi``, ...; all by default).
 """
 from __future__ import annotations
 
@@ -97,13 +98,17 @@ def _same(results: List) -> None:
             np.testing.assert_allclose(np.asarray(other), first, rtol=1e-4, atol=1e-5)
 
 
-def measure(repeat: int) -> Dict[str, Dict[str, float]]:
+def measure(repeat: int, chosen: List[str]) -> Dict[str, Dict[str, float]]:
     import jax
+    import autograph_lite as ag
     jax.jit(lambda v: v + 1)(np.float32(1)).block_until_ready()   # JAX's backend started before any first call
     import runtime.backends.xla.compiled  # noqa: F401
     results: Dict[str, Dict[str, float]] = {}
     for name, (function, data, number) in workloads().items():
+        if chosen and not any(word in name for word in chosen):
+            continue
         args = [rt.constant(a) for a in data()]
+        ag.function(function).get_concrete_function(*args)   # the conversion, cached: no form's first call pays it
         compiled = {form: _compiled(function, FORMS[form], args) for form in FORMS}
         _same([value.numpy() for _, _, value in compiled.values()])
         times = {f"first {form}": seconds for form, (_, seconds, _) in compiled.items()}
@@ -112,14 +117,17 @@ def measure(repeat: int) -> Dict[str, Dict[str, float]]:
         times.update(wall)
         times.update({f"cpu {form}": value for form, value in cpu.items()})
         results[name] = times
-    results.update(_lstm_train(repeat))
+    if not chosen or any(word in "LSTM train" for word in chosen):
+        results.update(_lstm_train(repeat))
     return results
 
 
 def _lstm_train(repeat: int) -> Dict[str, Dict[str, float]]:
+    import autograph_lite as ag
     from xla_rows import lstm_train_data, make_lstm_train_step
     x, y, initial = lstm_train_data()
     xt, yt = rt.constant(x), rt.constant(y)
+    ag.function(make_lstm_train_step([rt.Variable(p) for p in initial])).get_concrete_function(xt, yt)  # converted
     steps, times, losses = {}, {}, []
     for form in FORMS:   # each step its own Variables, from the same values
         step, seconds, loss = _compiled(make_lstm_train_step([rt.Variable(p) for p in initial]), FORMS[form],
@@ -138,11 +146,11 @@ def _row(*args, **kwargs):
     return row(*args, **kwargs)
 
 
-def bench_counted_loops(repeat: int) -> List[dict]:
+def bench_counted_loops(repeat: int, chosen: List[str] = ()) -> List[dict]:
     from xla_rows import ONE_THREAD
     rows = []
     for threads, env in (("1 thread", ONE_THREAD), ("default threads", {})):
-        output = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", str(repeat)],
+        output = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", str(repeat), *chosen],
                                 env=dict(os.environ, **env), capture_output=True, text=True, check=True).stdout
         for name, times in json.loads(output.strip().splitlines()[-1]).items():
             unit, scale = ("us", 1e6) if times["while_loop"] < 1e-3 else ("ms", 1e3)
@@ -158,7 +166,7 @@ def bench_counted_loops(repeat: int) -> List[dict]:
 
 
 if __name__ == "__main__" and len(sys.argv) >= 3 and sys.argv[1] == "--child":
-    print(json.dumps(measure(int(sys.argv[2]))))
+    print(json.dumps(measure(int(sys.argv[2]), sys.argv[3:])))
 elif __name__ == "__main__":
     from run import format_table
-    print(format_table(bench_counted_loops(int(sys.argv[1]) if len(sys.argv) > 1 else 7)))
+    print(format_table(bench_counted_loops(int(sys.argv[1]) if len(sys.argv) > 1 else 7, sys.argv[2:])))

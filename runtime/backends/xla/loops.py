@@ -206,7 +206,7 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
 # benchmarks/xla_counted_loops.py measures them: a plain scan pays nowhere, unrolling pays only for elementwise
 # bodies over big arrays (a masked escape-time loop: 4x faster) and costs elsewhere (compile time up to 60x).
 COUNTED_LOOP_FORM, COUNTED_LOOP_UNROLL = "auto", 1
-UNROLL_MAX_TRIPS, UNROLL_MAX_OPS, UNROLL_MIN_ELEMENTS = 64, 1024, 4096
+UNROLL_MAX_TRIPS, UNROLL_MAX_OPS, UNROLL_MIN_ELEMENTS = 64, 2048, 4096
 _ELEMENTWISE_FREE = (PLACEHOLDER, CONST, IDENTITY, CAST, SELECT)   # besides ufuncs (+, *, <, ...) and their kind
 
 
