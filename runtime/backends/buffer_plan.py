@@ -49,7 +49,8 @@ from runtime.ops.math_ops import MATMUL
 from runtime.ops.variables import ASSIGN_ADD_VARIABLE, ASSIGN_SUB_VARIABLE, ASSIGN_VARIABLE
 
 MIN_BUFFER_ELEMENTS = 4096  # below this an allocation is cheaper than managing a buffer
-PARALLEL_MIN_ELEMENTS = 1 << 18  # smaller regions run on the calling thread only (measured: see docs/performance-history.md)
+# Smaller regions run on the calling thread only (measured: see docs/performance-history.md).
+PARALLEL_MIN_ELEMENTS = 1 << 18
 
 # Readers that return a new array and keep no reference to their inputs (a variable write stores a new
 # array computed from the value: the value's buffer may be reused after it).
