@@ -138,28 +138,26 @@ def _converted_in_place_of(original: types.FunctionType) -> Callable:
     if not conversion.is_plain_form(converted):   # its source changed since its staged form was made
         return _with_user_locations(converted, original)
     _with_metadata(converted, original)
-    # [what converted code calls in its place, False (it has its plain form), and the code, defaults and keyword
-    # defaults of `original` it was made from]
-    state: List[Any] = [converted, False, original.__code__, original.__defaults__, original.__kwdefaults__]
+    # [what converted code calls in its place (None: the conversion itself, which the registry must not hold),
+    # False (it has its plain form), and the code, defaults and keyword defaults of `original` it was made from]
+    state: List[Any] = [None, False, original.__code__, original.__defaults__, original.__kwdefaults__]
     converted_ref = weakref.ref(converted)
 
     def current() -> Callable:
-        """What converted code calling ``converted`` runs now. ``converted`` follows ``original``'s code and
+        """What converted code calling ``original`` runs now, after ``converted`` followed ``original``'s code and
         defaults replaced since (networkx's argmap compiles its wrapper at the first call and swaps in its code)."""
         now = converted_ref()
-        if (state[2] is original.__code__ and state[0] is not original
-                and (now is None or not conversion.is_redirected(now))):
-            runs = state[0]   # its defaults were replaced: both copies take them
-            for function in (runs, now) if now is not None else (runs,):
-                function.__defaults__, function.__kwdefaults__ = original.__defaults__, original.__kwdefaults__
-        else:
-            runs = _converted_or_itself(original, plain_form=True)
-            if isinstance(runs, types.FunctionType) and runs is not original:
-                _with_metadata(runs, original)
-            if now is not None:
-                conversion.redirect(now, runs)
-        state[:] = [runs, False, original.__code__, original.__defaults__, original.__kwdefaults__]
-        return runs
+        if now is None:   # (its registry entry goes with it)
+            return original
+        if state[0] is None and state[2] is original.__code__:   # only its defaults were replaced: it takes them
+            now.__defaults__, now.__kwdefaults__ = original.__defaults__, original.__kwdefaults__
+        else:   # its code: `now` calls the new code's conversion from now on
+            state[0] = _converted_or_itself(original, plain_form=True)
+            if state[0] is not original:
+                _with_metadata(state[0], original)
+            conversion.redirect(now, state[0])
+        state[1:] = [False, original.__code__, original.__defaults__, original.__kwdefaults__]
+        return now if state[0] is None else state[0]
     calls.register_wrapper(converted, original, current, state)
     return converted
 

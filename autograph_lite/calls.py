@@ -64,9 +64,9 @@ _wrapper_of: Dict[int, int] = {}
 def register_wrapper(wrapper: Callable, original: types.FunctionType, current: Callable[[], Callable],
                      state: list) -> None:
     """Remember ``wrapper`` (returned by ag.to_graph for ``original``) for as long as it lives. ``state`` is
-    the wrapper's [function it runs, whether that still lacks its plain form, and the code, defaults and
-    keyword defaults of ``original`` it was made from]: while they are ``original``'s, converted code calls
-    the function without calling ``current``."""
+    the wrapper's [function it runs (None: itself, not held here), whether that still lacks its plain form,
+    and the code, defaults and keyword defaults of ``original`` it was made from]: while they are
+    ``original``'s, converted code calls the function without calling ``current``."""
     key, original_key = id(wrapper), id(original)
 
     def forget(reference, key=key, wrappers=_wrappers, wrapper_of=_wrapper_of):
@@ -80,11 +80,11 @@ def register_wrapper(wrapper: Callable, original: types.FunctionType, current: C
 
 
 def _wrapper_target(entry: tuple) -> Callable:
-    """What the wrapper of a ``_wrappers`` entry runs now."""
+    """What the wrapper of a ``_wrappers`` entry runs now (None in its state: the wrapper itself)."""
     state, original = entry[3], entry[1]
     if (not state[1] and state[2] is original.__code__ and state[3] is original.__defaults__
             and state[4] is original.__kwdefaults__):
-        return state[0]
+        return state[0] or entry[0]()
     return _brought_up_to_date(entry)
 
 
@@ -168,10 +168,9 @@ def _target_for(function: types.FunctionType) -> Callable:
         return _wrapper_target(wrapper)
     wrapper = _wrappers.get(_wrapper_of.get(id(function), -1))
     if wrapper is not None and wrapper[1] is function and wrapper[0]() is not None:
-        target = _wrapper_target(wrapper)   # what ag.to_graph(function) runs now, brought up to date
-        if not wrapper[3][1]:
-            _remember(function, code, defaults, kwdefaults, target)
-        return target
+        # What ag.to_graph(function) runs now, brought up to date. Not remembered in _targets: it holds
+        # `function` (__wrapped__), which would then never die.
+        return _wrapper_target(wrapper)
     reason = _why_not_convert(function)
     target = function
     # While tracing only the staged form runs: the plain form waits for a call outside a graph.
@@ -411,7 +410,7 @@ def call_target(f: Callable) -> Callable:
             state, original = entry[3], entry[1]
             if (not state[1] and state[2] is original.__code__ and state[3] is original.__defaults__
                     and state[4] is original.__kwdefaults__):
-                target = state[0]
+                target = state[0] or func   # None: the wrapper itself
             else:
                 target = _brought_up_to_date(entry)
         else:

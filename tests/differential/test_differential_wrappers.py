@@ -162,6 +162,33 @@ def test_a_function_given_to_to_graph_dies_with_its_wrapper():
     assert [payload() for payload in payloads] == [None] * 5
 
 
+def make_named_scaler(keep):
+    payload = Payload()
+    keep(weakref.ref(payload))
+
+    def scale(x):
+        return x * 2 if payload is not None else x
+    return scale
+
+
+def calls_it(function, x):
+    return function(x)
+
+
+def test_a_function_given_to_to_graph_dies_with_its_conversion_when_converted_code_called_both():
+    # ag.to_graph returns the plain form itself (its __wrapped__ holds the function): neither the registry of
+    # conversions nor converted code's cache may hold it, or a function converted per call lives forever.
+    payloads = []
+    for value in range(5):
+        scale = make_named_scaler(payloads.append)
+        converted = ag.to_graph(scale)
+        assert converted(value) == ag.to_graph(calls_it)(scale, value) == ag.to_graph(calls_it)(converted, value) \
+            == 2 * value
+    del scale, converted
+    gc.collect()
+    assert [payload() for payload in payloads] == [None] * 5
+
+
 # networkx: argmap's stub compiles the real wrapper at its first call and swaps that code in as its
 # own. ag.to_graph's wrapper (here: of Graph.__new__, patched into the class) kept running its copy of
 # the stub, which compiled again on every call (and grew memory); a function's defaults replaced
