@@ -40,7 +40,11 @@ def _ints(ctx, op, value, what: str) -> List[int]:
 @lowers(SHAPE)
 def _shape(ctx, op, x):
     if type(x) is LazyRange:
-        return ctx.jnp.reshape(x.length, (1,)).astype(op.attrs["out_type"])
+        shape = ctx.jnp.reshape(x.length, (1,)).astype(op.attrs["out_type"])
+        known = ctx.value_range(x.length)
+        if known is not None:   # (the length's range: a nested loop over it has a bound, loop_bounds)
+            ctx.set_range(shape, *known)
+        return shape
     return np.array(x.shape, dtype=op.attrs["out_type"])   # static in a compiled program
 
 
@@ -152,6 +156,13 @@ def _ones_like(ctx, op, x):
     return ctx.jnp.ones_like(x)
 
 
+def _int_range(ctx, value) -> tuple:
+    """(lowest, highest) of an int scalar known when compiling or of a declared range; () if neither."""
+    if is_static(value):
+        return (int(value), int(value)) if np.ndim(value) == 0 and np.asarray(value).dtype.kind in "iu" else ()
+    return ctx.value_range(value) or ()
+
+
 @lowers(RANGE)
 def _range(ctx, op, start, limit, delta):
     length = op.attrs.get("static_length")
@@ -161,8 +172,13 @@ def _range(ctx, op, start, limit, delta):
         ctx.check(delta != 0 if is_static(delta) else jnp.asarray(delta) != 0, op)   # (no check for a constant)
         span = jnp.asarray(limit) - jnp.asarray(start)
         steps = jnp.ceil(span / delta) if dtype.kind == "f" else -((-span) // jnp.where(delta == 0, 1, delta))
-        return LazyRange(*(v if is_static(v) else jnp.asarray(v) for v in (start, delta)),
-                         jnp.maximum(steps, 0).astype(np.int32), dtype)
+        length = jnp.maximum(steps, 0).astype(np.int32)
+        limits, starts = (_int_range(ctx, v) for v in (limit, start))
+        if limits and starts and is_static(delta) and dtype.kind in "iu" and int(delta) != 0:
+            # ceil((limit - start) / delta), monotonic in both: its extremes are at the ranges' ends
+            ends = [max(-((s - bound) // int(delta)), 0) for bound in limits for s in starts]
+            ctx.set_range(length, min(ends), max(ends))
+        return LazyRange(*(v if is_static(v) else jnp.asarray(v) for v in (start, delta)), length, dtype)
     steps = ctx.jnp.arange(length, dtype=np.float64 if dtype.kind == "f" else np.int64)
     return (start + delta * steps).astype(dtype)
 

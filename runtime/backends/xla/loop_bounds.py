@@ -87,11 +87,13 @@ class _Counter(NamedTuple):
     start: int
     limit: int
     step: int
+    ranged: bool = False   # the limit is the farthest value of a run-time limit's known range: trips are a bound
 
 
-def _counter(term: Any, op: Operation, inputs: Sequence[Any]) -> Optional[_Counter]:
+def _counter(term: Any, op: Operation, inputs: Sequence[Any], value_range: Any = None) -> Optional[_Counter]:
     """``term`` as a counter (a loop variable the body adds a constant step to) compared with a limit, all
-    known when compiling; else None."""
+    known when compiling (or, with ``value_range``, a limit of a known range: ``for j in rt.range(i)`` in the
+    body of ``for i in rt.range(3)``); else None."""
     cond, body, count = op.attrs["cond"], op.attrs["body"], op.attrs["num_loop_vars"]
     comparison = term.op.op_def
     if comparison not in _FLIPPED:
@@ -108,17 +110,29 @@ def _counter(term: Any, op: Operation, inputs: Sequence[Any]) -> Optional[_Count
                  if j >= count or body.outputs[j] is body.inputs[j]}
     limit, start = _known(right, cond, invariant), _static(inputs[k])
     step = _step(body, k, count, inputs)
-    if limit is None or start is None or step is None:
+    if start is None or step is None:
+        return None
+    if limit is None and value_range is not None and id(right) in invariant:
+        known = value_range(invariant[id(right)])   # the farthest the limit can be, in the counter's direction
+        if known is not None:
+            return _Counter(k, comparison, start, known[1] if step > 0 else known[0], step, ranged=True)
+    if limit is None:
         return None
     return _Counter(k, comparison, start, limit, step)
 
 
-def _counted_trips(term: Any, op: Operation, inputs: Sequence[Any]) -> Optional[int]:
-    """The trips of a loop whose condition is ``term`` alone, if ``term`` compares a counter with a limit."""
-    counter = _counter(term, op, inputs)
+def _counted_trips(term: Any, op: Operation, inputs: Sequence[Any], value_range: Any = None) -> Optional[tuple]:
+    """(trips, whether exactly) of a loop whose condition is ``term`` alone, if ``term`` compares a counter with a
+    limit: exactly for a limit known when compiling, at most for one of a known range."""
+    counter = _counter(term, op, inputs, value_range)
     if counter is None:
         return None
-    _, comparison, start, limit, step = counter
+    trips = _trips(counter)
+    return None if trips is None else (trips, not counter.ranged)
+
+
+def _trips(counter: _Counter) -> Optional[int]:
+    _, comparison, start, limit, step, _ = counter
     holds = {LESS: start < limit, LESS_EQUAL: start <= limit, GREATER: start > limit,
              GREATER_EQUAL: start >= limit}[comparison]
     if not holds:
@@ -146,13 +160,15 @@ def _step(body: FuncGraph, k: int, count: int, inputs: Sequence[Any]) -> Optiona
     return None
 
 
-def trip_count(op: Operation, inputs: Sequence[Any]) -> Optional[TripCount]:
+def trip_count(op: Operation, inputs: Sequence[Any], value_range: Any = None) -> Optional[TripCount]:
     """How many times the ``While`` ``op`` runs on ``inputs`` (its lowered inputs: numpy arrays are known when
-    compiling), if that is bounded by what is known then; None otherwise."""
+    compiling), if that is bounded by what is known then; None otherwise. ``value_range(value)``: the (lowest,
+    highest) a traced scalar can be, if known (``Context.value_range``): a limit's range bounds the trips."""
     terms = _conjuncts(op.attrs["cond"].outputs[0])
-    counted = [trips for trips in (_counted_trips(term, op, inputs) for term in terms) if trips is not None]
-    bound = min(counted) if counted else None
-    exact = bound is not None and len(terms) == 1
+    counted = [trips for trips in (_counted_trips(term, op, inputs, value_range) for term in terms)
+               if trips is not None]
+    bound = min(trips for trips, _ in counted) if counted else None
+    exact = bound is not None and len(terms) == 1 and counted[0][1]
     limit = op.attrs["maximum_iterations"]
     if limit is not None:
         limit = max(int(limit), 0)
@@ -170,7 +186,7 @@ def counter_ranges(op: Operation, inputs: Sequence[Any]) -> Dict[int, Tuple[int,
         counter = _counter(term, op, inputs)
         if counter is None:
             continue
-        k, comparison, start, limit, step = counter
+        k, comparison, start, limit, step, _ = counter
         if comparison is LESS and step > 0:
             low, high = start, limit - 1
         elif comparison is LESS_EQUAL and step > 0:

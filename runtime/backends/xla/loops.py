@@ -49,7 +49,7 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
     if not changes and not unknown:
         return {}, {}
     body = op.attrs["body"]
-    trips = loop_bounds.trip_count(op, inputs)
+    trips = loop_bounds.trip_count(op, inputs, ctx.value_range)
     known_after: Dict[int, int] = {}
     appended: Dict[int, Operation] = {}
     slots: Dict[int, int] = {}   # position -> slots of each list the loop grows

@@ -24,7 +24,9 @@ from runtime.core.graph import FuncGraph, Operation
 from runtime.core.registry import run_kernel
 from runtime.core.source_locations import with_creation_site
 from runtime.ops.control_flow_ops import IF, WHILE
-from runtime.ops.core import CONST, PLACEHOLDER
+from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE
+from runtime.ops.core import CONST, IDENTITY, PLACEHOLDER
+from runtime.ops.indexing import STRIDED_SLICE
 from runtime.ops.math_ops import ADD, FLOOR_DIV, MUL, SUB
 
 
@@ -195,6 +197,10 @@ class Context:
         results = tuple(self._with_dtype(value, tensor) for value, tensor in zip(results, op.outputs))
         if self._ranges and op_def in _RANGE_ARITHMETIC:
             self._propagate_range(op_def, inputs, results[0])
+        elif self._ranges and op_def in _RANGE_KEEPING and inputs and not is_static(results[0]):
+            known = self.value_range(inputs[0])   # elements of the input, the same values: the same range
+            if known is not None and results[0].dtype.kind in "iu":
+                self.set_range(results[0], *known)
         return results
 
     def _propagate_range(self, op_def: Any, inputs: List[Any], result: Any) -> None:
@@ -242,6 +248,7 @@ def _ufunc_lowering(name: str, zero_divisor_error: bool) -> table.Lowering:
 
 
 _RANGE_ARITHMETIC = (ADD, SUB, MUL, FLOOR_DIV)   # (int scalars of a known range: Context._propagate_range)
+_RANGE_KEEPING = (IDENTITY, STRIDED_SLICE, RESHAPE, SQUEEZE, EXPAND_DIMS)   # their results' elements are inputs'
 
 UNIFORM_CONSTANT_SIZE = 1024
 

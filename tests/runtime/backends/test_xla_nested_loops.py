@@ -175,3 +175,26 @@ def test_a_loop_without_a_bound_is_a_lowering_error_naming_it_and_the_fix(progra
     assert f"in {program.__name__}" in str(raised.value) and line in str(raised.value)
     assert_same(ag.function(program)(V, rt.constant(2)),
                 ag.function(program, jit_compile="auto")(V, rt.constant(2)))
+
+
+def test_an_inner_loop_over_the_outer_counter_is_bounded_by_the_counters_range():
+    # for j in rt.range(i): i is at most 3 in the body of for i in rt.range(4), so the inner loop runs at most 3
+    # times: its lists get 3 slots (a bound, not an exact count) and the gradient compiles.
+    def triangular(x, w):
+        with rt.GradientTape() as tape:
+            tape.watch(w)
+            y = x
+            for i in rt.range(4):
+                for j in rt.range(i * 2 // 3, i + 1):
+                    y = rt.tanh(rt.linalg.matvec(w, y) + rt.cast(j, rt.float32) * 0.1)
+            loss = rt.reduce_sum(y * y)
+        return tape.gradient(loss, w)
+
+    def in_jax(x, w):
+        y = x
+        for i in range(4):
+            for j in range(i * 2 // 3, i + 1):
+                y = jnp.tanh(w @ y + j * 0.1)
+        return jnp.sum(y * y)
+    got = both(triangular, V, W)
+    np.testing.assert_allclose(got.numpy(), jax.grad(in_jax, argnums=1)(V.numpy(), W.numpy()), rtol=1e-5, atol=1e-6)
