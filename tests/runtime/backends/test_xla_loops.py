@@ -204,7 +204,8 @@ def test_a_list_outgrowing_the_slots_its_loop_reserved_is_an_error_never_a_dropp
     # The bound is read from the graph (loop_bounds.trip_count); were it wrong, the appends past the reserved
     # slots would be dropped: the check after the loop turns that into an error. Here the bound is made wrong.
     from runtime.backends.xla import loop_bounds, loops
-    monkeypatch.setattr(loops.loop_bounds, "trip_count", lambda op, inputs, value_range=None: loop_bounds.TripCount(2, False))
+    monkeypatch.setattr(loops.loop_bounds, "trip_count",
+                        lambda op, inputs, value_range=None: loop_bounds.TripCount(2, False))
 
     def collect(x):
         values = []
