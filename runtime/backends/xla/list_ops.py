@@ -76,6 +76,9 @@ def _static_length(ctx, op, value: ListBuffer) -> int:
     return value.length
 
 
+_LIST_APPENDED = ("it appends a list to a list, and a list of lists compiles only as the accumulator of a gradient "
+                  "through nested tensor loops, filled in a loop of a known bound; stack the inner values into one "
+                  "tensor, or run this function with jit_compile=None or 'auto'")
 _LIST_OF_LISTS = ("it reads a list of lists (the accumulator a gradient through nested tensor loops keeps), which "
                   "compiles only as the gradient pushes and pops it")
 
@@ -136,10 +139,7 @@ def _with_elements_like(ctx, op, handle: Any, element: Any) -> ListBuffer:
     if not isinstance(handle, UnknownElements):
         return handle
     if isinstance(element, ListBuffer):
-        raise ctx.error(op, "it appends a list to a list, and a list of lists compiles only as the accumulator "
-                            "of a gradient through nested tensor loops, filled in a loop of a known bound; "
-                            "stack the inner values into one tensor, or run this function with "
-                            "jit_compile=None or 'auto'")
+        raise ctx.error(op, _LIST_APPENDED)
     return handle.with_element(ctx.jnp, ctx.jnp.asarray(element, op.attrs["element_dtype"]))
 
 
@@ -152,10 +152,7 @@ def _push_back(ctx, op, handle, element):
     handle = _with_elements_like(ctx, op, handle, element)
     if isinstance(element, ListBuffer) or handle.of_lists:
         if not (handle.growable and isinstance(element, ListBuffer) and handle.of_lists):
-            raise ctx.error(op, "it appends a list to a list, and a list of lists compiles only as the accumulator "
-                                "of a gradient through nested tensor loops, filled in a loop of a known bound; "
-                                "stack the inner values into one tensor, or run this function with "
-                                "jit_compile=None or 'auto'")
+            raise ctx.error(op, _LIST_APPENDED)
         if structure_of(element) != structure_of(handle.buffer, leading=1):
             raise ctx.error(op, f"the lists appended to list {list_name(op.inputs[0])!r} differ in their sizes "
                                 "between iterations (an inner loop's bound changes), and a buffer holds one; give "

@@ -92,7 +92,7 @@ def bounded_outer(x, n):
     return tape.gradient(loss, x)
 
 
-@pytest.mark.parametrize("n", [0, 1, 4, 7])   # 7: both executors stop at maximum_iterations
+@pytest.mark.parametrize("n", [0, 1, 7])   # 7: both executors stop at maximum_iterations
 def test_maximum_iterations_bounds_either_loop(n):
     for program in (bounded_inner, bounded_outer):
         compiled = ag.function(program, jit_compile=True)
