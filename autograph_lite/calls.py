@@ -168,9 +168,10 @@ def _target_for(function: types.FunctionType) -> Callable:
         return _wrapper_target(wrapper)
     wrapper = _wrappers.get(_wrapper_of.get(id(function), -1))
     if wrapper is not None and wrapper[1] is function and wrapper[0]() is not None:
-        # What ag.to_graph(function) runs now, brought up to date. Not remembered in _targets: it holds
-        # `function` (__wrapped__), which would then never die.
-        return _wrapper_target(wrapper)
+        # Its conversion (patched into a module or a class in its place) follows replaced code or defaults.
+        # Converted code calls a copy of its own: the conversion holds `function` (__wrapped__), and in
+        # _targets it would never die.
+        _wrapper_target(wrapper)
     reason = _why_not_convert(function)
     target = function
     # While tracing only the staged form runs: the plain form waits for a call outside a graph.

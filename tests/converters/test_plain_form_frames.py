@@ -36,7 +36,8 @@ def deepest(function, limit=20000):
 def test_recursion_reaches_the_depth_of_the_original():
     # Was 496 converted for 997 unconverted: converted_call's frame under each level.
     original, converted = deepest(depth), deepest(ag.to_graph(depth))
-    assert original - 5 <= converted <= original
+    # One level fewer: at the deepest level the plain form asks call_target what to call (a frame for that moment).
+    assert original - 1 <= converted <= original
 
 
 def old_api(x):
