@@ -48,16 +48,17 @@ _STDLIB = os.path.normcase(sysconfig.get_paths()['stdlib'])
 # A plain dict read by id, not a WeakKeyDictionary: its get() builds a weak reference per lookup,
 # a third of a converted_call.
 _targets: Dict[int, tuple] = {}
-# id(wrapper) -> (a weak reference to a wrapper ag.to_graph returned, the function it converts, a function
-# returning what the wrapper runs now: its converted function, made again if the original's code or
-# defaults were replaced). Recognised by identity, never by an attribute: functools.wraps copies a
-# function's __dict__ onto the user's own decorator, which then passed for ours and had its body skipped.
-# Converted code calls what the wrapper runs directly: through the wrapper and its api boundary a call
-# took 2 more Python frames, and paid for the wrapper's error handling, which the outermost one does anyway.
+# id(conversion) -> (a weak reference to what ag.to_graph returned, the function it converts, a function
+# bringing it up to date with the function's replaced code or defaults and returning what it runs then, its
+# state: see register_wrapper). What ag.to_graph returns is the plain form itself, or for a lambda (or a
+# function converted while tracing) a wrapper. Recognised by identity, never by an attribute: functools.wraps
+# copies a function's __dict__ onto the user's own decorator, which then passed for ours and had its body
+# skipped. Converted code calls what a wrapper runs directly (the wrapper's frame and error handling were 2
+# more Python frames a call), and a plain form as it is (call_target knows converted code by its code).
 _wrappers: Dict[int, tuple] = {}
-# id(function) -> id of what ag.to_graph returned for it (a key of _wrappers). Converted code calling the
-# function runs what that runs: when the function's code or defaults were replaced since, the function
-# to_graph returned (held by a module or a class in its place) is brought up to date then, too.
+# id(function) -> id of what ag.to_graph returned for it (a key of _wrappers): when converted code calls the
+# function after its code or defaults were replaced, that (held by a module or a class in its place) is
+# brought up to date too.
 _wrapper_of: Dict[int, int] = {}
 
 
