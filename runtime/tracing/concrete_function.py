@@ -94,6 +94,7 @@ class ConcreteFunction:
         # A graph without loops runs its first call in the reference interpreter (see _first_run); a loop
         # runs its ops many times, where the compiled executor is 10-100x faster per op: compiled now.
         self._compiled: Optional[Callable[..., List[np.ndarray]]] = None
+        self._jit_compiled = False   # every call runs XLA's program (see use_jit_compile)
         self._run = self.compiled() if _has_loop(graph) else _first_run(weakref.ref(self))
         self._pack = _make_packer(graph.structured_outputs)   # the optimized graph's has the same structure
         self._param_names = tuple(param_names)
@@ -110,6 +111,7 @@ class ConcreteFunction:
         ``runtime.backends.xla.compiled``), lowered from the optimized graph on the first call."""
         from runtime.backends.xla import compiled as xla  # JAX is optional: imported only when asked for
         concrete_ref = weakref.ref(self)
+        self._jit_compiled = True
 
         def lower_and_run(*arrays: np.ndarray) -> List[np.ndarray]:
             concrete = concrete_ref()
@@ -143,7 +145,9 @@ class ConcreteFunction:
         needed; every call from then on runs it). ``executor.generated_source(c.compiled())`` shows it."""
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = self._run = build_executor(self.graph)
+            compiled = self._compiled = build_executor(self.graph)
+            if not self._jit_compiled:   # (under jit_compile it only reruns a failed check: calls stay XLA's)
+                self._run = compiled
         return compiled
 
     @property

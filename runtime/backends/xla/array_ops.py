@@ -343,9 +343,13 @@ def _subscript(ctx, op, shape, key, dynamic) -> tuple:
         elif kind == "newaxis":
             index.append(None)
         elif kind == "index":
-            value = item[1]
-            if type(value) is tuple:
-                value, size = dynamic[value[1]], shape[dim]
+            value, size = item[1], shape[dim]
+            if type(value) is not tuple:
+                # A Python int, out of range for some lengths of an axis the graph leaves unknown: JAX would clamp
+                # it (a silently wrong element), the kernel raises
+                ctx.check(np.bool_(-size <= value < size), op)
+            else:
+                value = dynamic[value[1]]
                 needed = not ctx.always_within(value, -size, size - 1)   # (a loop counter's range may say)
                 value = jnp.asarray(value)
                 if needed:

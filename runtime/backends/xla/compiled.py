@@ -83,8 +83,11 @@ class Program:
         self.written = tuple(sorted(written))
         self.checked = any(may_check(op.op_def) for op in all_operations(graph))
         self.wide = wide or any(v.dtype.itemsize == 8 for v in self.variables)
+        # Numbered once for every lowering: JAX lowers the program again for each new input shape, each lowering
+        # keeps the checks its shapes leave, and an error code must name its own op whichever lowering ran
         self.checks: List[Operation] = []
         self.check_reasons: Dict[int, str] = {}
+        self._check_index: Dict[int, int] = {}
         # Where the Variables' device values live: JAX's default device (None), or replicated on the mesh
         self._variable_placement = None if self.placement is None else self.placement[1]
         self._put = self.jax.device_put
@@ -107,17 +110,17 @@ class Program:
         jnp = self.jax.numpy
         count, variables = len(self.graph.inputs), len(self.variables)
         ctx = Context(self.jax, self.variables)
+        ctx.checks, ctx.check_reasons, ctx.check_index = self.checks, self.check_reasons, self._check_index
         key = flat[count + variables] if self.unseeded_random else None
         ctx.state = State(tuple(flat[count:count + variables]), key, jnp.int32(0))
         outputs = ctx.lower_graph(self.graph, list(flat[:count]))
-        self.checks, self.check_reasons = ctx.checks, ctx.check_reasons
         results = [jnp.asarray(value, dtype=tensor.dtype) for value, tensor in zip(outputs, self.graph.outputs)]
         if self.plain:
             return results[0] if self.single else results
         written = tuple(ctx.state.variables[i] for i in self.written)
         # The error code only when a check is left (ops that may check often need none: a constant range's step,
         # an index a loop counter's range bounds): an output fewer
-        return (results, written, ctx.state.error) if ctx.checks else (results, written)
+        return (results, written, ctx.state.error) if ctx.checked_here else (results, written)
 
     # --- a call -----------------------------------------------------------------------------------------------
     def arguments(self, arrays: Sequence[np.ndarray]) -> List[Any]:

@@ -67,13 +67,16 @@ class Context:
         self.jax, self.jnp, self.lax = jax, jnp, lax
         self.variables = list(variables)
         self.variable_index: Dict[int, int] = {id(v): i for i, v in enumerate(self.variables)}
-        self.checks: List[Operation] = []   # the op of each check, in the order the error code numbers them
-        self.check_reasons: Dict[int, str] = {}   # index -> what failed, for checks our kernels do not make
+        # The op of each check, in the order the error code numbers them; index -> what failed, for checks our
+        # kernels do not make; id(op) -> index. A program shares them among its lowerings (compiled.py).
+        self.checks: List[Operation] = []
+        self.check_reasons: Dict[int, str] = {}
+        self.check_index: Dict[int, int] = {}
+        self.checked_here = False   # whether this lowering left a run-time check (its error code is an output)
         self.loop_depth = 0   # how many tensor loops' bodies are being lowered around the current op
         self.reserved_appends: set = set()   # ids of the appends whose slots a loop's bound reserved (loops.py)
         self.write_ranges: Optional[Any] = None   # a WriteRanges while a loop's body is probed (loops.py)
         self._ranges: Dict[int, tuple] = {}   # id(traced int scalar) -> (it, lowest, highest value it can have)
-        self._check_index: Dict[int, int] = {}
         self.state: Optional[State] = None
 
     # --- what op lowerings use -------------------------------------------------------------------------
@@ -107,9 +110,10 @@ class Context:
             return
         if not table.may_check(op.op_def):
             raise AssertionError(f"the lowering of {op.type} adds a run-time check: list it in table.CHECKED")
-        index = self._check_index.get(id(op))
+        self.checked_here = True
+        index = self.check_index.get(id(op))
         if index is None:
-            index = self._check_index[id(op)] = len(self.checks)
+            index = self.check_index[id(op)] = len(self.checks)
             self.checks.append(op)
         if why is not None:
             self.check_reasons[index] = why

@@ -49,3 +49,42 @@ def test_a_range_of_a_constant_step_compiles_no_check_and_a_zero_step_is_the_num
     with pytest.raises(rt.errors.InvalidArgumentError) as numpy_error:
         ag.function(total)(rt.constant(7), rt.constant(0))
     assert str(compiled_error.value) == str(numpy_error.value)
+
+
+def test_a_failed_check_names_its_own_op_whichever_input_shape_jax_lowered_the_program_for_last():
+    # One graph accepts every length (input_signature); JAX lowers it again for each length (here by
+    # experimental_get_compiler_ir), and a lowering records only the checks its shapes leave. The error code
+    # of a call must still name that call's op, not the op of the same number in the last lowering.
+    @ag.function(input_signature=[rt.TensorSpec([None], rt.float32)], jit_compile=True)
+    def second_and_fourth(x):
+        return x[1] + x[3]
+    assert second_and_fourth(rt.constant([1.0, 2.0, 3.0, 4.0])).numpy() == 6.0
+    program = program_of(second_and_fourth, rt.constant([1.0]))
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        second_and_fourth(rt.constant([1.0]))          # both reads out of range: x[1]'s check fails first
+    # The failed check was rerun on the numpy executor to raise its exact error; later calls stay compiled
+    # (they ran on the numpy executor from then on, found with this test)
+    assert program_of(second_and_fourth, rt.constant([1.0])) is program
+    second_and_fourth.experimental_get_compiler_ir(rt.constant([1.0, 2.0]))   # a lowering with x[3]'s check only
+    first_read, second_read = program.checks
+    assert first_read.name != second_read.name
+    program.rerun = None    # as when the numpy executor's rerun passes (a random draw): the code alone names the op
+    with pytest.raises(rt.errors.InvalidArgumentError) as failed:
+        second_and_fourth(rt.constant([1.0]))          # JAX's executable for length 1, made first: x[1]'s code
+    assert str(failed.value).startswith(first_read.name + ":")
+
+
+def test_a_python_int_index_out_of_range_of_an_unknown_length_is_the_numpy_executors_error_not_a_clamped_read():
+    # Found this round: x[1] of a length-1 x read x[0] (JAX clamps an index it is given as a Python int)
+    def second(x):
+        return x[1] * 10.0
+    signature = [rt.TensorSpec([None], rt.float32)]
+    compiled = ag.function(second, input_signature=signature, jit_compile=True)
+    numpy_executor = ag.function(second, input_signature=signature)
+    assert compiled(rt.constant([1.0, 2.0])).numpy() == 20.0
+    with pytest.raises(rt.errors.InvalidArgumentError) as compiled_error:
+        compiled(rt.constant([1.0]))
+    with pytest.raises(rt.errors.InvalidArgumentError) as numpy_error:
+        numpy_executor(rt.constant([1.0]))
+    assert str(compiled_error.value) == str(numpy_error.value)
+    assert str(compiled_error.value).startswith("StridedSlice: index 1 is out of bounds for axis 0 with size 1")
