@@ -34,9 +34,9 @@ import runtime as rt
 from runtime.core import nest
 from autograph_lite.contract import RECORD, Roles
 from autograph_lite.operators.containers.checks import before_loop_tensor_list, check_loop_state, check_not_aliased
-from autograph_lite.operators.containers.data_structures import (added_keys, carried_by_loop, note_list_rebuilt,
-                                                                 refuse_added_key, tensor_list_from, watch,
-                                                                 watch_copy, with_keys, without_keys)
+from autograph_lite.operators.containers.data_structures import (carried_by_loop, note_list_rebuilt, tensor_list_from,
+                                                                 watch, watch_copy)
+from autograph_lite.operators.containers.loop_dict_keys import added_keys, refuse_added_key, with_keys, without_keys
 from autograph_lite.operators.logical import as_condition, truth_value
 from autograph_lite.operators.loop_options import declare_options, while_loop_options
 from autograph_lite.operators.staged_exceptions import traced

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import numpy as np
 
 import runtime as rt
+from autograph_lite.operators.containers.loop_dict_keys import check_loop_dict_keys
 from autograph_lite.operators.staging import (Containers, Learned, NeedsTensorList, carrying, carrying_anywhere,
                                               staging)
 from runtime.core import context as rt_context
@@ -79,7 +80,7 @@ def del_item(target: Any, name: str, key: Any) -> Any:
             f"tensor list there, which has append, pop and item assignment but no item deletion. Use "
             f"`{name}.pop(index)`, or delete the item before or after that loop or if")
     if type(target) is dict and key in target and _carried_by_loop(target):
-        _check_loop_dict_keys(name, f'del {name}[...]', [], [key])
+        check_loop_dict_keys(name, f'del {name}[...]', [], [key])
     del target[key]
     return target
 
@@ -317,7 +318,7 @@ def list_pop(target: Any, index: Any = None) -> Tuple[Any, Any]:
         _stage_list_change(target, target[-1], "pop from")
     if type(target) is dict and index in target and _carried_by_loop(target):   # `d.pop(k)`
         name = _carried_name(target)
-        _check_loop_dict_keys(name, f'{name}.pop(...)', [], [index])
+        check_loop_dict_keys(name, f'{name}.pop(...)', [], [index])
     element = target.pop() if index is None else target.pop(index)
     return target, element
 
@@ -332,7 +333,7 @@ def list_pop_in_expression(target: Any, name: str, index: Any = None) -> Any:
     (3, [1, 2])
     """
     if type(target) is dict and index in target and _carried_by_loop(target):
-        _check_loop_dict_keys(name, f'{name}.pop(...)', [], [index])
+        check_loop_dict_keys(name, f'{name}.pop(...)', [], [index])
     if isinstance(target, rt.TensorList) or _watched_entry(target) is not None:
         raise rt.errors.StateError(
             f"'{name}.pop()' inside a larger expression cannot change the list '{name}' in a tensor-dependent "
@@ -371,7 +372,7 @@ def call_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: 
     removed = list(target)[-1:] if method == 'popitem' else list(target) if method == 'clear' else []
     if method == 'pop' and args and args[0] in target:   # `d.pop(k, default)`
         removed = [args[0]]
-    _check_loop_dict_keys(name, f'{name}.{method}(...)', added, removed)
+    check_loop_dict_keys(name, f'{name}.{method}(...)', added, removed)
     return getattr(target, method)(*args, **kwargs)
 
 
@@ -417,44 +418,7 @@ def _key_added(target: dict, key: Any, value: Any) -> None:
             owner.key_added(entry[0], key, value)
             return
     name = _carried_name(target)
-    _check_loop_dict_keys(name, f'{name}[{key!r:.40}] = ...', [key], [])
-
-
-def refuse_added_key(name: str, key: Any, why: str) -> None:
-    """The StateError for ``name[key] = ...`` adding a key in a tensor-dependent loop that cannot carry it."""
-    raise rt.errors.StateError(
-        f"'{name}[{key!r:.40}] = ...' adds the key {key!r:.40} to the dict '{name}' in a tensor-dependent loop, "
-        f"{why}. Give '{name}' all its keys before the loop and only assign them in it (or add the key after the "
-        f"loop)")
-
-
-def added_keys(before: Any, after: Any) -> list:
-    """The keys the dict ``after`` has beyond those of the dict ``before`` (which it keeps), else []."""
-    if type(before) is not dict or type(after) is not dict or not before.keys() <= after.keys():
-        return []
-    return [key for key in after if key not in before]
-
-
-def with_keys(value: Any, extra: dict) -> Any:
-    """The dict ``value`` with the items of ``extra`` added (a new dict)."""
-    return {**value, **extra}
-
-
-def without_keys(value: Any, keys: Any) -> Any:
-    """The dict ``value`` without ``keys`` (a new dict), what a loop body starts from before it sets them."""
-    return {key: item for key, item in value.items() if key not in keys}
-
-
-def _check_loop_dict_keys(name: str, what: str, added: list, removed: list) -> None:
-    """A StateError at the user's line for ``what``, which adds or removes keys of the dict ``name`` that a
-    tensor-dependent loop carries: the loop would only find the changed structure after tracing its body,
-    at the loop's line, without saying which statement changed it."""
-    if added or removed:
-        change = f"adds the key {added[0]!r} to" if added else f"removes the key {removed[0]!r} from"
-        raise rt.errors.StateError(
-            f"'{what}' {change} the dict '{name}' in a tensor-dependent loop, whose state must keep the same keys "
-            f"in every iteration. Give '{name}' all its keys before the loop and only assign them in it (or "
-            f"add and remove keys after the loop)")
+    check_loop_dict_keys(name, f'{name}[{key!r:.40}] = ...', [key], [])
 
 
 def changed_in_place(target: Any, name: str, method: str, /, *args: Any, **kwargs: Any) -> Any:
@@ -487,7 +451,7 @@ def augmented_in_place(target: Any, name: str, operator_text: str, value: Any) -
         f"Use {name}.append(v) for each element (or, in an if, change {name} alike in both branches)",
         f"Use {name}.append(v) for each element, or change {name} before or after the loop")
     # a dict the loop carries: the change may keep its keys
-    _check_loop_dict_keys(name, f'{name} {operator_text} ...', [key for key in value if key not in target], [])
+    check_loop_dict_keys(name, f'{name} {operator_text} ...', [key for key in value if key not in target], [])
     return _IN_PLACE[operator_text](target, value)
 
 
