@@ -245,8 +245,11 @@ def _converted_or_itself(function: types.FunctionType, plain_form: bool) -> Call
     try:
         return calls.convert(function, plain_form=plain_form)
     except ConversionError as error:
-        warnings.warn(f'{function.__qualname__} is called unconverted: its code was replaced after it was '
-                      f'converted, and the new code cannot be: {error}', UnconvertedWarning, stacklevel=3)
+        # At the new code's own line: the caller's frame here is whichever converted call noticed the change
+        code = function.__code__
+        warnings.warn_explicit(f'{function.__qualname__} is called unconverted: its code was replaced after it was '
+                               f'converted, and the new code cannot be: {error}', UnconvertedWarning,
+                               code.co_filename, code.co_firstlineno)
         return function
 
 

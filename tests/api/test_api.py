@@ -374,3 +374,21 @@ def test_recursion_nested_functions_defaults_varargs_and_super():
         assert ag.to_graph(mixed_features)(*args, **kwargs) == mixed_features(*args, **kwargs)
     assert ag.to_graph(Child().value)() == 2
     assert 'super(__class__, self).value' in ag.to_code(Child.value)
+
+
+def test_code_replaced_by_code_that_cannot_be_converted_runs_as_it_is_and_the_warning_names_the_new_codes_line():
+    def increment(x):
+        return x + 1
+
+    def counting(x):
+        yield x
+
+    converted = ag.to_graph(increment)   # (held: a conversion nobody holds is freed, and asking again converts anew)
+    assert converted(1) == 2
+    increment.__code__ = counting.__code__
+    with pytest.warns(ag.UnconvertedWarning, match="increment is called unconverted: its code was replaced after "
+                      "it was converted, and the new code cannot be: generator function 'counting'") as caught:
+        again = ag.to_graph(increment)
+    assert list(again(5)) == [5]
+    [warning] = caught.list
+    assert (warning.filename, warning.lineno) == (__file__, counting.__code__.co_firstlineno)
