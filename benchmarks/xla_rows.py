@@ -176,7 +176,8 @@ def measure(name: str, repeat: int) -> Dict[str, float]:
     # First calls, JAX's first: whichever compiles first also warms XLA's compiler for the other. Our trace (with
     # the conversion, cached from then on) is timed on its own, then our whole first call with it cached.
     times = {"first_jax": _first_seconds(lambda: hand(*on_device).block_until_ready())}
-    traced = ag.function(function)
+    # (jit_compile=True: the trace and the optimized graph, without the numpy executor jit_compile never builds)
+    traced = ag.function(function, jit_compile=True)
     times["trace"] = _first_seconds(lambda: traced.get_concrete_function(*tensors).graph)   # + optimize
     ours = ag.function(function, jit_compile=True)
     times["first_ours"] = _first_seconds(lambda: ours(*tensors))
@@ -282,7 +283,7 @@ def measure_train_step(name: str, repeat: int) -> Dict[str, float]:
         loss, state["params"] = hand(state["params"], x, y)
         return np.asarray(loss)
     times = {"first_jax": _first_seconds(run_jax)}
-    traced = ag.function(make_ours([rt.Variable(p) for p in initial]))
+    traced = ag.function(make_ours([rt.Variable(p) for p in initial]), jit_compile=True)   # (as in measure)
     times["trace"] = _first_seconds(lambda: traced.get_concrete_function(xt, yt).graph)   # + gradient, optimize
     ours = ag.function(make_ours([rt.Variable(p) for p in initial]), jit_compile=True)
     numpy_step = ag.function(make_ours([rt.Variable(p) for p in initial]))

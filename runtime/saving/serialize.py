@@ -245,7 +245,7 @@ _FIELDS = {"kind": str, "name": str, "parameters": list, "constants_file": str, 
 _JSON_NAMES = {str: "string", list: "list", dict: "object"}
 
 
-def _build(document: Dict[str, Any], arrays: Dict[str, np.ndarray]):
+def _build(document: Dict[str, Any], arrays: Dict[str, np.ndarray], jit_compile: Any = None):
     from runtime.ops.variables import Variable
     variables = []
     for index, entry in enumerate(document["variables"]):
@@ -270,7 +270,8 @@ def _build(document: Dict[str, Any], arrays: Dict[str, np.ndarray]):
         graph.structured_outputs = _resolve_outputs(structure, graph, where)
         _check_inputs_match_signature(values, graph, where)
         key, _ = make_key(tuple(values))
-        traces.append(ConcreteFunction(graph, str(document["name"]), parameters, tuple(values), key, variables))
+        traces.append(ConcreteFunction(graph, str(document["name"]), parameters, tuple(values), key, variables,
+                                       jit_compile))
         keys.append(key)
     if not traces:
         raise LoadError("the file holds no concrete function")
@@ -344,13 +345,10 @@ def load(path: PathLike, jit_compile: Any = None) -> Union[LoadedFunction, Concr
     try:
         constants = document["constants_file"]
         with ArrayStore(open_regular(directory, constants, "constants_file"), directory / constants) as arrays:
-            loaded = _build(document, arrays)
+            loaded = _build(document, arrays, jit_compile)
     except LoadError as error:
         raise LoadError(f"{directory / GRAPH_FILE}: {error}") from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError) as error:
         problem = f"missing entry {error}" if isinstance(error, KeyError) else f"{type(error).__name__}: {error}"
         raise LoadError(f"{directory / GRAPH_FILE} is damaged or was edited inconsistently ({problem})") from None
-    if jit_compile:
-        for concrete in loaded.concrete_functions if isinstance(loaded, LoadedFunction) else [loaded]:
-            concrete.use_jit_compile(jit_compile)
     return loaded

@@ -87,15 +87,19 @@ class ConcreteFunction:
     """A traced graph for one input signature; call it with tensors matching that signature."""
 
     def __init__(self, graph: FuncGraph, function_name: str, param_names: Sequence[str],
-                 canonical_values: Tuple[Any, ...], key: Tuple[Any, ...], keep_alive: Sequence[Any] = ()):
+                 canonical_values: Tuple[Any, ...], key: Tuple[Any, ...], keep_alive: Sequence[Any] = (),
+                 jit_compile: Any = None):
         self.unoptimized_graph = graph
         self._optimized: Optional[FuncGraph] = None
         self.name = function_name
-        # A graph without loops runs its first call in the reference interpreter (see _first_run); a loop
-        # runs its ops many times, where the compiled executor is 10-100x faster per op: compiled now.
         self._compiled: Optional[Callable[..., List[np.ndarray]]] = None
         self._jit_compiled = False   # every call runs XLA's program (see use_jit_compile)
-        self._run = self.compiled() if _has_loop(graph) else _first_run(weakref.ref(self))
+        if jit_compile:   # XLA runs every call; the numpy executor is built only if a failed check reruns a call
+            self.use_jit_compile(jit_compile)
+        else:
+            # A graph without loops runs its first call in the reference interpreter (see _first_run); a loop
+            # runs its ops many times, where the compiled executor is 10-100x faster per op: compiled now.
+            self._run = self.compiled() if _has_loop(graph) else _first_run(weakref.ref(self))
         self._pack = _make_packer(graph.structured_outputs)   # the optimized graph's has the same structure
         self._param_names = tuple(param_names)
         self._key = key

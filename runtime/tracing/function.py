@@ -209,9 +209,7 @@ class Function:
                 pass
         try:
             trace_key = self._traces.relaxed(key) if self._reduce_retracing else key
-            concrete = self._tracer.trace(trace_key, values)
-            if self._jit_compile:
-                concrete.use_jit_compile(self._jit_compile)
+            concrete = self._tracer.trace(trace_key, values, self._jit_compile)
             with self._lock:
                 self._cache[key] = self._cache[trace_key] = concrete
                 self._traces.add(trace_key, concrete)

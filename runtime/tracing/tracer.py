@@ -67,8 +67,9 @@ class Tracer:
                                                     else self._python_function)
         return self._traced_function
 
-    def trace(self, key: Tuple[Any, ...], values: Tuple[Any, ...]) -> ConcreteFunction:
-        """Trace once; on the first trace the function may create Variables, as in TensorFlow.
+    def trace(self, key: Tuple[Any, ...], values: Tuple[Any, ...], jit_compile: Any = None) -> ConcreteFunction:
+        """Trace once; on the first trace the function may create Variables, as in TensorFlow. ``jit_compile``:
+        the ConcreteFunction's (``runtime.tracing.concrete_function.ConcreteFunction.use_jit_compile``).
 
         If it did, it is traced again with creation refused: the second trace must reuse them (the
         Keras ``build`` pattern, ``if self.w is None: self.w = rt.Variable(...)``), so the graph never
@@ -76,19 +77,20 @@ class Tracer:
         """
         if self._traced_once:
             return self._trace_with_policy(key, values, context.VariableCreation(
-                self._name, False, _VARIABLE_ON_LATER_TRACE.format(function=self._name, variable="{variable}")))
+                self._name, False, _VARIABLE_ON_LATER_TRACE.format(function=self._name, variable="{variable}")),
+                jit_compile)
         creation = context.VariableCreation(self._name, True)
-        concrete = self._trace_with_policy(key, values, creation)
+        concrete = self._trace_with_policy(key, values, creation, jit_compile)
         if creation.created:
             created = ", ".join(repr(v.name) for v in creation.created)
             concrete = self._trace_with_policy(key, values, context.VariableCreation(
                 self._name, False, _VARIABLE_ON_EVERY_TRACE.format(function=self._name, created=created,
-                                                                   variable="{variable}")))
+                                                                   variable="{variable}")), jit_compile)
         self._traced_once = True
         return concrete
 
     def _trace_with_policy(self, key: Tuple[Any, ...], values: Tuple[Any, ...],
-                           creation: context.VariableCreation) -> ConcreteFunction:
+                           creation: context.VariableCreation, jit_compile: Any = None) -> ConcreteFunction:
         graph = FuncGraph(self._name)
         names = self._parameter_names()
         with context.graph_scope(graph), context.variable_creation_scope(creation):
@@ -108,7 +110,7 @@ class Tracer:
             except TypeError:  # cannot be weakly referenced: hold it, so its id is never reused
                 keep_alive.append(obj)
         shown = tuple(signature.display_value(v, e) for v, e in zip(values, key))
-        return ConcreteFunction(graph, self._name, names, shown, key, keep_alive)
+        return ConcreteFunction(graph, self._name, names, shown, key, keep_alive, jit_compile)
 
     def _call_arguments(self, values: List[Any]) -> Tuple[List[Any], Dict[str, Any]]:
         args: List[Any] = []
