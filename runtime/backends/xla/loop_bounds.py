@@ -10,7 +10,9 @@ bound of it) times the appends of one iteration. Both are read from the graph, n
   adding a constant step to the counter), and ``maximum_iterations``. *Exact* when the comparison is the whole
   condition (no ``break`` flag, no other term): the loop then runs exactly that many times.
 - ``list_length_changes``: for each list loop variable, the appends (and pops) along its path through one
-  iteration of the body, through ``If`` branches (the larger count; inexact when the branches differ).
+  iteration of the body, through ``If`` branches (the larger count; inexact when the branches differ) and the
+  tensor loops nested in the body that append to it (``LengthChange.nested``: their trip counts are learnt when
+  the body is lowered, ``runtime.backends.xla.loops``).
 
 >>> TripCount(bound=5, exact=True)
 TripCount(bound=5, exact=True)
@@ -45,12 +47,37 @@ class LengthChange(NamedTuple):
     exact: bool    # the same every iteration (no append or pop in only one branch of an ``if``)
     append_ops: tuple = ()   # the TensorListPushBack ops counted in ``appends``
     writes: tuple = ()       # (TensorListSetItem, its index; None under an if) of each write that may grow it
+    nested: tuple = ()       # (While, the list's position in it, its LengthChange) of each loop in the body
+    #                          that changes the list's length
 
+    def changes_length(self) -> bool:
+        return bool(self.appends or self.net or self.writes or self.nested)
 
-class NestedAppend(NamedTuple):
-    """A list appended to in a tensor loop nested in the loop that carries it (no bound is computed)."""
+    def inner_loops(self) -> List[Tuple[Operation, int]]:
+        """(While, the list's position among its loop variables) of each tensor loop nested in the body (at any
+        depth) that changes the list's length."""
+        return [entry for inner, position, change in self.nested
+                for entry in [(inner, position)] + change.inner_loops()]
 
-    loop: Operation
+    def all_append_ops(self) -> List[Operation]:
+        """The appends of one iteration, the nested loops' included."""
+        return list(self.append_ops) + [o for _, _, change in self.nested for o in change.all_append_ops()]
+
+    def has_nested_writes(self) -> bool:
+        return any(change.writes or change.has_nested_writes() for _, _, change in self.nested)
+
+    def per_iteration(self, trips: Dict[int, Optional["TripCount"]]) -> Tuple[int, int, bool]:
+        """(appends at most, net change, whether exact) of one iteration, the nested loops' counted with their
+        trip counts ``trips`` ({id(While): TripCount}, learnt when the body was lowered; a loop missing from it
+        was not lowered, so never runs: a branch not taken when compiling)."""
+        appends, net, exact = self.appends, self.net, self.exact
+        for inner, _, change in self.nested:
+            count = trips.get(id(inner), TripCount(0, True))
+            inner_appends, inner_net, inner_exact = change.per_iteration(trips)
+            appends += count.bound * inner_appends
+            net += count.bound * inner_net
+            exact = exact and count.exact and inner_exact
+        return appends, net, exact
 
 
 def _static(value: Any) -> Optional[int]:
@@ -278,16 +305,15 @@ def _values_over_iterations(tensor: Any, counter: Any, values: np.ndarray, captu
 
 def list_length_changes(op: Operation) -> Dict[int, Any]:
     """For each list loop variable of the ``While`` ``op`` whose length one iteration changes, a
-    ``LengthChange`` (or a ``NestedAppend``); lists the body rebuilds, or passes on at the same length, are
-    left out (the loop's carry keeps their length)."""
+    ``LengthChange``; lists the body rebuilds, or passes on at the same length, are left out (the loop's carry
+    keeps their length)."""
     body, count = op.attrs["body"], op.attrs["num_loop_vars"]
     changes: Dict[int, Any] = {}
     for k in range(count):
         if body.inputs[k].dtype != variant:
             continue
         change = _path_change(body.outputs[k], body.inputs[k])
-        if isinstance(change, NestedAppend) or (change is not None and (change.appends or change.net
-                                                                          or change.writes)):
+        if change is not None and change.changes_length():
             changes[k] = change
     return changes
 
@@ -302,6 +328,7 @@ def _path_change(tensor: Any, start: Any) -> Any:
     exact = True
     append_ops: List[Operation] = []
     writes: List[tuple] = []
+    nested: List[tuple] = []
     while tensor is not start:
         op = tensor.op
         if op.op_def is TENSOR_LIST_PUSH_BACK:
@@ -326,14 +353,14 @@ def _path_change(tensor: Any, start: Any) -> Any:
             (j, then_change), (other, else_change) = branch_changes
             if j != other:
                 return None
-            for change in (then_change, else_change):
-                if isinstance(change, NestedAppend):
-                    return change
+            # (the loops of both branches are counted: a bound; the length after the loop is not predicted)
+            nested += then_change.nested + else_change.nested
             appends += max(then_change.appends, else_change.appends)
             append_ops += then_change.append_ops + else_change.append_ops
             net += then_change.net
             exact = (exact and then_change.exact and else_change.exact and then_change.net == else_change.net
-                     and len(then_change.writes) == len(else_change.writes))
+                     and len(then_change.writes) == len(else_change.writes)
+                     and not then_change.nested and not else_change.nested)
             # (a write in a branch may not happen: its index is not followed, so the length after the loop is not
             # predicted from it)
             writes += [(write, None) for write, _ in then_change.writes + else_change.writes]
@@ -342,12 +369,11 @@ def _path_change(tensor: Any, start: Any) -> Any:
         elif op.op_def is WHILE:
             inner = op.attrs["body"]
             inner_change = _path_change(inner.outputs[tensor.index], inner.inputs[tensor.index])
-            if inner_change is not None and (isinstance(inner_change, NestedAppend) or inner_change.appends
-                                             or inner_change.net or inner_change.writes):
-                return NestedAppend(op)
+            if inner_change is not None and inner_change.changes_length():
+                nested.append((op, tensor.index, inner_change))
             tensor = op.inputs[tensor.index]
             continue
         elif op.op_def not in _KEEPS_LENGTH:
             return None
         tensor = op.inputs[0]
-    return LengthChange(appends, net, exact, tuple(append_ops), tuple(writes))
+    return LengthChange(appends, net, exact, tuple(append_ops), tuple(writes), tuple(nested))

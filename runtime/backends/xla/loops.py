@@ -42,7 +42,11 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
     the loop's bound needs, and give a buffer to those whose elements' shape only the body says. Returns
     {position: length after the loop} for those whose length is then known, and {position: an append} for those
     the loop appends to: the appends counted for the slots skip their own check of a free slot
-    (``ctx.reserved_appends``), one check after the loop covers them (``_check_slots``)."""
+    (``ctx.reserved_appends``), one check after the loop covers them (``_check_slots``).
+
+    A list appended to in loops nested in this one gets the slots of all their appends here, from their trip
+    counts (learnt by lowering the body abstractly: an inner loop's limit may be this loop's counter); the
+    nested loops then carry it as it is (``ctx.reserved_loops``)."""
     count = op.attrs["num_loop_vars"]
     changes = loop_bounds.list_length_changes(op)
     unknown = [k for k in range(count) if isinstance(loop_vars[k], UnknownElements)]
@@ -53,24 +57,30 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
     known_after: Dict[int, int] = {}
     appended: Dict[int, Operation] = {}
     slots: Dict[int, int] = {}   # position -> slots of each list the loop grows
+    nested: List[int] = []       # positions of the lists loops nested in this one append to
     for k, change in changes.items():
         value = loop_vars[k]
         if not isinstance(value, (ListBuffer, UnknownElements)):
             continue
         what = _what_grows(body.inputs[k].op.name, change)
-        if isinstance(change, loop_bounds.NestedAppend):
-            raise ctx.error(op, f"{what} from a loop nested inside it ({change.loop.name}), and the slots that "
-                                "needs are not computed yet; collect the values in a TensorArray of a fixed size "
+        growable = isinstance(value, ListBuffer) and value.growable
+        if growable and (id(op), k) in ctx.reserved_loops:
+            slots[k] = value.slots   # a loop around this one reserved the slots of its appends
+            continue
+        if change.has_nested_writes():
+            raise ctx.error(op, f"{what}: it is written at run-time indices in a tensor loop nested in this one, "
+                                "and the slots that needs are not computed; make it with a fixed size "
                                 "(rt.TensorArray(dtype, size=n), n a Python int), or run this function with "
                                 "jit_compile=None or 'auto'")
         grows = change.appends + len(change.writes)
-        if isinstance(value, UnknownElements) and grows == 0:
+        appends_nested = any(c.all_append_ops() for _, _, c in change.nested)
+        if isinstance(value, UnknownElements) and grows == 0 and not appends_nested:
             continue   # (nothing is written to it here)
-        growable = isinstance(value, ListBuffer) and value.growable
         length = value.size if isinstance(value, UnknownElements) else value.length
         base = value.slots if growable else length
-        if grows == 0:
+        if grows == 0 and not appends_nested:   # popped (a gradient's backward loop), maybe in nested loops
             slots[k] = base
+            ctx.reserved_loops.update((id(inner), position) for inner, position in change.inner_loops())
         elif trips is None:
             raise ctx.error(op, f"{what}, and XLA needs the list's size when compiling, but this loop's number of "
                                 "iterations is known only when the graph runs; " + _NO_BOUND_FIX)
@@ -78,19 +88,30 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
             raise ctx.error(op, f"{what}, and also in the loop around it: the slots that needs are not computed "
                                 "yet; collect the values in a TensorArray of a fixed size, or run this function "
                                 "with jit_compile=None or 'auto'")
+        elif change.nested:   # the slots once the nested loops' trip counts are known (below)
+            slots[k] = base
+            nested.append(k)
+            ctx.reserved_loops.update((id(inner), position) for inner, position in change.inner_loops())
         else:
             slots[k] = base + trips.bound * grows
-        if not growable and trips is not None and trips.exact and change.exact and not change.writes:
+        if not growable and trips is not None and trips.exact and change.exact and not change.writes and \
+                not change.nested:
             known_after[k] = length + trips.bound * change.net
-        ctx.reserved_appends.update(id(append) for append in change.append_ops)
-        if change.append_ops:
-            appended[k] = change.append_ops[0]
+        append_ops = change.all_append_ops()
+        ctx.reserved_appends.update(id(append) for append in append_ops)
+        if append_ops:
+            appended[k] = append_ops[0]
     written = [k for k in slots if changes[k].writes]
     elements: Dict[int, Any] = {}
-    if written or unknown:
-        elements, highest = _probe(ctx, op, loop_vars, inputs, slots, unknown)
+    if written or unknown or nested:
+        elements, highest, inner_trips = _probe(ctx, op, loop_vars, inputs, slots, unknown)
         for k in written:   # a TensorArray of dynamic_size=True written at run-time indices
             slots[k], length_after = _slots_for_writes(op, inputs, changes[k], trips, loop_vars[k], highest)
+            if length_after is not None:
+                known_after[k] = length_after
+        for k in nested:
+            slots[k], length_after = _slots_for_nested_appends(ctx, op, body.inputs[k].op.name, changes[k], trips,
+                                                               loop_vars[k], inner_trips)
             if length_after is not None:
                 known_after[k] = length_after
     for k in unknown:
@@ -104,10 +125,32 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
     return known_after, appended
 
 
+def _slots_for_nested_appends(ctx: Context, op: Operation, name: str, change: Any, trips: Any, value: Any,
+                              inner_trips: Dict[int, Any]) -> Tuple[int, Optional[int]]:
+    """(slots, length after the loop or None) of a list appended to in tensor loops nested in ``op``: this loop's
+    trips times the appends of one iteration, each nested loop's counted with its trip count (the most it can
+    be). The length after the loop is known when every loop's trip count is exact and every iteration of each
+    appends the same number."""
+    growable = isinstance(value, ListBuffer) and value.growable
+    length = value.size if isinstance(value, UnknownElements) else value.length
+    if trips.bound == 0:   # (its body never runs: the inner loops' counts do not matter, nor may they be known)
+        return (value.slots if growable else length), (None if growable or not trips.exact else length)
+    for inner, _ in change.inner_loops():
+        if id(inner) in inner_trips and inner_trips[id(inner)] is None:
+            raise ctx.error(inner, f"list {name!r} is appended to in this loop, nested in loop {op.name} that "
+                                   "carries the list, and XLA needs the list's size when compiling, but this loop's "
+                                   "number of iterations is known only when the graph runs; " + _NO_BOUND_FIX)
+    appends, net, exact = change.per_iteration(inner_trips)
+    slots = (value.slots if growable else length) + trips.bound * appends
+    if growable or not (trips.exact and exact) or change.writes:
+        return slots, None
+    return slots, length + trips.bound * net
+
+
 def _what_grows(name: str, change: Any) -> str:
     if _is_accumulator(name):
         return f"it keeps values of each iteration for a gradient through this loop (in {name!r})"
-    if isinstance(change, loop_bounds.LengthChange) and change.writes and not change.appends:
+    if change.writes and not change.appends:
         return f"TensorArray {name!r} may grow in this loop (dynamic_size=True, written at run-time indices)"
     return f"list {name!r} is appended to in this loop"
 
@@ -137,10 +180,11 @@ def _slots_for_writes(op: Operation, inputs: List[Any], change: Any, trips: Any,
 
 
 def _probe(ctx: Context, op: Operation, loop_vars: List[Any], inputs: List[Any], slots: Dict[int, int],
-           unknown: List[int]) -> Tuple[Dict[int, Any], Dict[int, Optional[int]]]:
+           unknown: List[int]) -> Tuple[Dict[int, Any], Dict[int, Optional[int]], Dict[int, Any]]:
     """What one iteration writes to the lists at ``unknown`` (their elements' structure: an array's shape, or
-    for a gradient's accumulator of the inner loop's lists, those lists' slots and shapes), and the highest index
-    each growing write of a TensorArray may write at (None if not known), learnt by lowering the body once more,
+    for a gradient's accumulator of the inner loop's lists, those lists' slots and shapes), the highest index
+    each growing write of a TensorArray may write at (None if not known), and the trip count (or None) of each
+    tensor loop in the body ({id(While): TripCount}), learnt by lowering the body once more,
     abstractly (``jax.eval_shape``: nothing of it is compiled), with an ``ElementProbe`` in those lists' place and
     the lists it grows given the slots ``slots`` says."""
     probes = {k: ElementProbe(loop_vars[k].size) for k in unknown}
@@ -150,10 +194,12 @@ def _probe(ctx: Context, op: Operation, loop_vars: List[Any], inputs: List[Any],
     ranges = loop_bounds.counter_ranges(op, inputs)
     captured = inputs[op.attrs["num_loop_vars"]:]
     start, outer_ranges, ranges_seen = ctx.state, ctx.write_ranges, WriteRanges()
+    outer_trips: Optional[Dict[int, Any]] = ctx.loop_trips
+    trips_seen: Dict[int, Any] = {}
 
     def lower_body(traced: List[Any]) -> None:
         ctx.loop_depth += 1
-        ctx.write_ranges = ranges_seen
+        ctx.write_ranges, ctx.loop_trips = ranges_seen, trips_seen
         try:
             body_values = [v if v is not None else values[k] for k, v in enumerate(traced)]
             for k, (low, high) in ranges.items():
@@ -161,7 +207,7 @@ def _probe(ctx: Context, op: Operation, loop_vars: List[Any], inputs: List[Any],
             ctx.lower_graph(op.attrs["body"], body_values + list(captured))
         finally:
             ctx.loop_depth -= 1
-            ctx.state, ctx.write_ranges = start, outer_ranges
+            ctx.state, ctx.write_ranges, ctx.loop_trips = start, outer_ranges, outer_trips
     ctx.jax.eval_shape(lower_body, carried)
     structures: Dict[int, Any] = {}
     for k, probe in probes.items():
@@ -170,7 +216,20 @@ def _probe(ctx: Context, op: Operation, loop_vars: List[Any], inputs: List[Any],
                                 "differ in their shapes, and a list's buffer holds one")
         if probe.structures:
             structures[k] = probe.structures[0]
-    return structures, ranges_seen.highest
+    return structures, ranges_seen.highest, trips_seen
+
+
+def _record_trips(ctx: Context, op: Operation, inputs: List[Any]) -> None:
+    """While a loop's body is probed: this loop's trip count, for the loop around it (``ctx.loop_trips``). A loop
+    lowered more than once there (in a branch, in another probe) keeps its largest count, exact only if all are."""
+    if ctx.loop_trips is None:
+        return
+    trips = loop_bounds.trip_count(op, inputs, ctx.value_range)
+    if id(op) in ctx.loop_trips:
+        earlier = ctx.loop_trips[id(op)]
+        trips = None if earlier is None or trips is None else loop_bounds.TripCount(
+            max(earlier.bound, trips.bound), earlier.exact and trips.exact and earlier.bound == trips.bound)
+    ctx.loop_trips[id(op)] = trips
 
 
 def _check_slots(ctx: Context, op: Operation, values: List[Any], appended: Dict[int, Operation]) -> None:
@@ -187,6 +246,7 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
     count, body_graph = op.attrs["num_loop_vars"], op.attrs["body"]
     captured = list(inputs[count:])
     loop_vars = [as_operand(ctx, v, t, op) for v, t in zip(inputs[:count], body_graph.inputs)]
+    _record_trips(ctx, op, list(inputs))
     known_after, appended = _growable_lists(ctx, op, loop_vars, list(inputs))
     ranges = loop_bounds.counter_ranges(op, list(inputs))
     ctx.loop_depth += 1

@@ -76,6 +76,8 @@ class Context:
         self.loop_depth = 0   # how many tensor loops' bodies are being lowered around the current op
         self.reserved_appends: set = set()   # ids of the appends whose slots a loop's bound reserved (loops.py)
         self.write_ranges: Optional[Any] = None   # a WriteRanges while a loop's body is probed (loops.py)
+        self.loop_trips: Optional[Dict[int, Any]] = None   # id(While) -> its trip count, while probing (loops.py)
+        self.reserved_loops: set = set()   # (id(While), position): lists a loop around it reserved slots for
         self._ranges: Dict[int, tuple] = {}   # id(traced int scalar) -> (it, lowest, highest value it can have)
         self.state: Optional[State] = None
 
