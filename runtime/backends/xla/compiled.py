@@ -113,8 +113,7 @@ class Program:
         ctx.checks, ctx.check_reasons, ctx.check_index = self.checks, self.check_reasons, self._check_index
         key = flat[count + variables] if self.unseeded_random else None
         ctx.state = State(tuple(flat[count:count + variables]), key, jnp.int32(0))
-        outputs = ctx.lower_graph(self.graph, list(flat[:count]))
-        results = [jnp.asarray(value, dtype=tensor.dtype) for value, tensor in zip(outputs, self.graph.outputs)]
+        results = ctx.program_results(self.graph, ctx.lower_graph(self.graph, list(flat[:count])))
         if self.plain:
             return results[0] if self.single else results
         written = tuple(ctx.state.variables[i] for i in self.written)

@@ -178,6 +178,16 @@ class Context:
                 env[id(tensor)] = value
         return [env[id(t)] for t in graph.outputs]
 
+    def program_results(self, graph: FuncGraph, values: Sequence[Any]) -> List[Any]:
+        """``values``, the top graph's outputs, as the JAX arrays the program returns (of the outputs' dtypes)."""
+        for value, tensor in zip(values, graph.outputs):
+            if type(value) is LazyRange:   # e.g. ``return rt.range(n)``: an array of a run-time length
+                raise self.error(tensor.op, "a range whose length is known only when the graph runs is returned, "
+                                            "and XLA needs every array's size when compiling; give it a length "
+                                            "known when compiling (a Python int), or run this function with "
+                                            "jit_compile=None")
+        return [self.array(value, tensor.dtype) for value, tensor in zip(values, graph.outputs)]
+
     def lower_op(self, op: Operation, inputs: List[Any]) -> Sequence[Any]:
         op_def = op.op_def
         if not op.is_stateful and op_def.kernel is not None and all(is_static(v) for v in inputs):

@@ -245,8 +245,11 @@ def _det(ctx, op, x):
 @lowers(INV)
 def _inv(ctx, op, x):
     wide = _wide(x)
-    # numpy raises "Input is not invertible." on an exactly singular matrix; XLA's LU gives inf/nan instead.
-    ctx.check(ctx.jnp.all(ctx.jnp.linalg.det(wide) != 0), op)
+    # numpy raises "Input is not invertible." when LAPACK's LU meets a zero pivot; XLA's LU gives inf/nan instead.
+    # The check looks at the pivots, not at the determinant (their product): that underflows to 0 for an
+    # invertible matrix of small entries (0.1 * eye(40) in float32), which numpy inverts.
+    lu = ctx.lax.linalg.lu(wide)[0]
+    ctx.check(ctx.jnp.all(ctx.jnp.diagonal(lu, axis1=-2, axis2=-1) != 0), op)
     return ctx.jnp.linalg.inv(wide)
 
 
