@@ -7,11 +7,17 @@ import contextlib
 import doctest
 import importlib
 import io
+import functools
 import pkgutil
+
+import numpy as np
 
 import runtime as rt
 import runtime.ops
 from runtime.core import registry
+from runtime.core.attrs import input_problem
+from runtime.core.context import graph_scope
+from runtime.core.graph import FuncGraph
 from runtime.ops import list_gradients
 
 
@@ -68,3 +74,79 @@ def record_eager_runs(record) -> None:
         extra_calls()
     finally:
         registry.eager_op_hooks.remove(record)
+
+
+@functools.lru_cache(maxsize=None)
+def recorded_samples():
+    """{op name: (op_def, input arrays, attrs)}: the first sample run of each op (``record_eager_runs``)."""
+    seen = {}
+
+    def record(op_def, inputs, attrs, outputs):
+        if op_def.name not in seen:
+            seen[op_def.name] = (op_def, [np.array(t._value) for t in inputs], dict(attrs or {}))
+
+    record_eager_runs(record)
+    return seen
+
+
+def one_op_graph(op_def, arrays, attrs, constant_inputs=()) -> FuncGraph:
+    """A graph of the one op ``op_def`` on placeholders of ``arrays``' dtypes and shapes; the inputs whose
+    indices are in ``constant_inputs`` are ``Const`` nodes of their sample values instead (not fed)."""
+    graph = FuncGraph(f"one_{op_def.name}")
+    with graph_scope(graph):
+        inputs = [rt.constant(a) if i in constant_inputs else graph.add_placeholder(a.dtype, a.shape, name=f"in{i}")
+                  for i, a in enumerate(arrays)]
+        op = graph.create_op(op_def, inputs, dict(attrs), name="op", site=None)
+        graph.outputs = list(op.outputs)
+        graph.inputs = [t for i, t in enumerate(inputs) if i not in constant_inputs]
+    return graph
+
+
+FLOAT_EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -2.5, 3.0, 1e30, -1e30, 1e-30, 1e-40, 65504.0,
+               3.4e38, 123456789.0]
+# Ops whose every input decides the result's size (a redrawn Range(0, 2**31 - 1, 1) would take 8 GiB).
+SIZE_ONLY_INPUTS = {"Range"}
+
+
+def size_inputs(op_def, arrays):
+    """The indices of ``arrays`` that are sizes, shapes or indices (integer inputs the op reads as such)."""
+    return [i for i in range(len(arrays)) if op_def.name in SIZE_ONLY_INPUTS or input_problem(
+        op_def, [np.dtype(np.float32) if j == i else a.dtype for j, a in enumerate(arrays)])]
+
+
+def redrawn(rng, op_def, arrays, variant, float_edges=FLOAT_EDGES):
+    """The sample arrays with each input that is not a size, shape or index redrawn (edges, then random)."""
+    out = []
+    kept = size_inputs(op_def, arrays)
+    for i, array in enumerate(arrays):
+        if i in kept:
+            out.append(array)  # a size, shape or index: the sample's own value
+            continue
+        dtype = array.dtype
+        if dtype.kind == "f":
+            pool = np.array(float_edges, np.float64)
+            drawn = rng.choice(pool, size=array.shape) if variant % 2 == 0 else rng.standard_normal(array.shape) * 10
+            with np.errstate(all="ignore"):
+                out.append(np.asarray(drawn.astype(dtype)))
+        elif dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            pool = np.array([0, 1, -1, 2, -3, 7, info.min, info.max, info.min + 1], np.int64)
+            pool = pool[(pool >= info.min) & (pool <= info.max)]
+            drawn = rng.choice(pool, size=array.shape) if variant % 2 == 0 else rng.integers(-9, 10, array.shape)
+            out.append(np.asarray(np.clip(drawn, info.min, info.max).astype(dtype)))
+        elif dtype.kind == "b":
+            out.append(np.asarray(rng.random(array.shape) < 0.5))
+        else:
+            out.append(array)
+    return out
+
+
+def ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Units in the last place between two float arrays (0 where both are nan or equal)."""
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    ia, ib = a.view(bits).astype(np.int64), b.view(bits).astype(np.int64)
+    top = np.int64(1) << (8 * a.dtype.itemsize - 1)
+    ia = np.where(ia < 0, -(ia + top), ia)  # two's-complement order: -0.0 next to 0.0
+    ib = np.where(ib < 0, -(ib + top), ib)
+    distance = np.abs(ia - ib)
+    return np.where((np.isnan(a) & np.isnan(b)) | (a == b), 0, distance)
