@@ -20,9 +20,10 @@ from typing import Any, Optional
 
 import numpy as np
 
+from runtime.backends.xla import list_buffers, split_pieces
 from runtime.backends.xla.list_buffers import ElementProbe, ListBuffer, UnknownElements, each_array, structure_of
-from runtime.backends.xla.list_buffers import register_pytree  # noqa: F401  (compiled.py calls it from here)
 from runtime.backends.xla.lowering import is_static
+from runtime.backends.xla.split_pieces import Pieces
 from runtime.core.dtypes import variant
 from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.backends.xla.table import CHECKED, NOT_LOWERED, lowers
@@ -31,8 +32,7 @@ from runtime.ops.list_gradients import (TENSOR_LIST_ADD_N, TENSOR_LIST_INSERT, T
 from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS,
                                   TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK,
                                   TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK)
-from runtime.ops.tensor_array_ops import (TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE, TENSOR_LIST_SCATTER,
-                                          TENSOR_LIST_SPLIT)
+from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE, TENSOR_LIST_SCATTER
 
 _FIX = ("collect the values in a TensorArray of a fixed size (rt.TensorArray(dtype, size=n), n a Python int) "
         "written at the loop counter, or preallocate the result (rt.zeros([n, ...])) and assign x[i] = v; or use "
@@ -89,6 +89,8 @@ def _of_tensors(lowering: Any) -> Any:
     def lower(ctx, op, handle, *rest):
         if isinstance(handle, (UnknownElements, ElementProbe)):
             raise ctx.error(op, _UNKNOWN_ELEMENTS)
+        if isinstance(handle, Pieces):   # a TensorArray split into pieces of different lengths
+            return split_pieces.lower_on_pieces(ctx, op, handle, *rest)
         if handle.of_lists:
             raise ctx.error(op, _LIST_OF_LISTS)
         return lowering(ctx, op, handle, *rest)
@@ -312,6 +314,12 @@ def _pop(ctx, op, handle, index):
                        jnp.ones((len(kept),), bool), np.int32(len(kept))), handle.buffer[position])
 
 
+def register_pytree() -> None:
+    """Make the list values JAX pytrees (compiled.py calls it when JAX is first used)."""
+    list_buffers.register_pytree()
+    split_pieces.register_pytree()
+
+
 def _numpy_list(handle: ListBuffer, length: int) -> Any:
     from runtime.ops.list_values import ListValue, wrap
     return wrap(ListValue([None] * length, length))
@@ -319,6 +327,8 @@ def _numpy_list(handle: ListBuffer, length: int) -> Any:
 
 @lowers(TENSOR_LIST_LENGTH)
 def _length(ctx, op, handle):
+    if isinstance(handle, Pieces):
+        return split_pieces.lower_on_pieces(ctx, op, handle)
     if isinstance(handle, (UnknownElements, ElementProbe)):
         return np.int32(handle.size) if isinstance(handle, UnknownElements) else ctx.jnp.asarray(handle.size,
                                                                                                 np.int32)
@@ -391,8 +401,6 @@ CHECKED.update({TENSOR_LIST_PUSH_BACK, TENSOR_LIST_GET_ITEM, TENSOR_LIST_SET_ITE
 _GRADIENT = ("a gradient op of lists whose pieces or positions change the list's length: its buffer's size would "
              "be known only when the graph runs; ")
 NOT_LOWERED.update({
-    TENSOR_LIST_SPLIT: "a TensorArray split into pieces of run-time lengths gives elements of different shapes, "
-                       "and a buffer holds one shape; " + _FIX,
     TENSOR_LIST_SCATTER_ADD: _GRADIENT + _FIX,
     TENSOR_LIST_INSERT: _GRADIENT + _FIX,
     TENSOR_LIST_RESIZE: _GRADIENT + _FIX,
