@@ -7,7 +7,7 @@ range is the numpy executor's ``InvalidArgumentError``, never JAX's silent clamp
 """
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -138,7 +138,7 @@ def _select(ctx, op, condition, x, y):
 
 @lowers(REVERSE)
 def _reverse(ctx, op, x):
-    return ctx.jnp.flip(x, op.attrs["axis"])
+    return ctx.lax.rev(x, tuple(axis % x.ndim for axis in op.attrs["axis"]))
 
 
 @lowers(FILL)
@@ -264,7 +264,8 @@ def _top_k(ctx, op, x, k):
 
 # --- gathering and scattering --------------------------------------------------------------------------------
 def _in_range(ctx, indices, size):
-    return ctx.jnp.all((indices >= 0) & (indices < size))
+    within = (indices >= 0) & (indices < size)
+    return within if not np.ndim(indices) else ctx.jnp.all(within)
 
 
 @lowers(GATHER)
@@ -278,12 +279,43 @@ def _gather(ctx, op, params, indices):
         ctx.check(_in_range(ctx, indices, size), op)
     if size == 0:   # (a loop over an empty tensor: its body is compiled, never run)
         return ctx.jnp.zeros(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
-    result = ctx.jnp.take(params, indices, axis=axis, mode="clip")
-    if known is not None and is_static(params) and params.ndim == 1 and params.dtype.kind in "iu" and \
-            0 <= known[0] <= known[1] < size:   # an element of a static range (for t in rt.range(a, b)): its bounds
-        picked = np.asarray(params)[known[0]:known[1] + 1]
+    within = known is not None and 0 <= known[0] <= known[1] < size
+    if indices.ndim:
+        return ctx.jnp.take(params, indices, axis=axis, mode="clip")
+    progression = _progression(params) if within and is_static(params) else None
+    if progression is not None:   # an element of a static range (for t in rt.range(a, b)): arithmetic, no table
+        result = _progression_element(ctx, progression, indices, params.dtype)
+    else:   # one index: a dynamic slice (a gather costs more, to compile and to run)
+        index = indices if within else ctx.lax.clamp(np.zeros((), indices.dtype), indices,
+                                                     np.asarray(size - 1, indices.dtype))
+        result = ctx.element_at(ctx.jnp.asarray(params), index, axis)
+    if within and is_static(params) and params.ndim == 1 and params.dtype.kind in "iu":
+        picked = np.asarray(params)[known[0]:known[1] + 1]   # its bounds: index checks on it may be left out
         ctx.set_range(result, picked.min(), picked.max())
     return result
+
+
+def _progression(params) -> Optional[Tuple[int, int]]:
+    """(first, step) of a static 1-D integer array that is an arithmetic progression (a static ``Range``)."""
+    values = np.asarray(params)
+    if values.ndim != 1 or values.dtype.kind not in "iu" or not values.size:
+        return None
+    first = int(values[0])
+    step = int(values[1]) - first if values.size > 1 else 0
+    expected = first + step * np.arange(values.size, dtype=np.int64)
+    return (first, step) if np.array_equal(expected, values) else None
+
+
+def _progression_element(ctx, progression: Tuple[int, int], index, dtype):
+    """``first + step * index`` in ``dtype`` (the element at ``index`` of the progression)."""
+    lax = ctx.lax
+    first, step = progression
+    element = lax.convert_element_type(index, dtype)
+    if step != 1:
+        element = lax.mul(element, np.asarray(step, dtype))
+    if first:
+        element = lax.add(element, np.asarray(first, dtype))
+    return element
 
 
 def _index_rows(ctx, op, indices, shape):
@@ -350,11 +382,12 @@ def _subscript(ctx, op, shape, key, dynamic) -> tuple:
                 ctx.check(np.bool_(-size <= value < size), op)
             else:
                 value = dynamic[value[1]]
-                needed = not ctx.always_within(value, -size, size - 1)   # (a loop counter's range may say)
-                value = jnp.asarray(value)
-                if needed:
-                    ctx.check((value >= -size) & (value < size), op)   # the kernel's IndexError
-                value = jnp.clip(jnp.where(value < 0, value + size, value), 0, max(size - 1, 0))
+                if not ctx.always_within(value, 0, size - 1):   # (a loop counter's range may say it is)
+                    needed = not ctx.always_within(value, -size, size - 1)
+                    value = jnp.asarray(value)
+                    if needed:
+                        ctx.check((value >= -size) & (value < size), op)   # the kernel's IndexError
+                    value = jnp.clip(jnp.where(value < 0, value + size, value), 0, max(size - 1, 0))
             index.append(value)
             dim += 1
         else:
@@ -373,7 +406,30 @@ def _strided_slice(ctx, op, x, *dynamic):
             raise ctx.error(op, "it slices a range whose length is known only when the graph runs")
         index = key[0][1]
         return _range_element(ctx, op, x, dynamic[index[1]] if type(index) is tuple else index, wraps=True)
-    return ctx.jnp.asarray(x)[_subscript(ctx, op, x.shape, op.attrs["key"], dynamic)]
+    return _picked(ctx, x, _subscript(ctx, op, x.shape, op.attrs["key"], dynamic))
+
+
+def _picked(ctx, x, index: tuple):
+    """``x[index]``; a dynamic slice when ``index`` holds only ints (some traced: ``_subscript`` made them
+    non-negative and in range) and whole slices, without the selects JAX's indexing adds for negative indices."""
+    starts, sizes, picked = [], [], []
+    for dim, size in enumerate(x.shape):
+        item = index[dim] if dim < len(index) else slice(None)
+        if isinstance(item, slice) and item == slice(None):
+            starts.append(np.int32(0))
+            sizes.append(size)
+        elif item is None or item is Ellipsis or isinstance(item, slice) or np.ndim(item) or size == 0:
+            return ctx.jnp.asarray(x)[index]
+        else:
+            if isinstance(item, (int, np.integer)):
+                item = np.int32(item + size if item < 0 else item)
+            starts.append(item)
+            sizes.append(1)
+            picked.append(dim)
+    if len(index) > len(x.shape) or all(is_static(start) for start in starts):
+        return ctx.jnp.asarray(x)[index]   # (static: a plain slice)
+    lax = ctx.lax
+    return lax.squeeze(lax.dynamic_slice(x, starts, sizes, allow_negative_indices=False), picked)
 
 
 @lowers(STRIDED_SLICE_UPDATE)

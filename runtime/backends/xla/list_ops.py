@@ -180,14 +180,13 @@ def _push_back(ctx, op, handle, element):
 def _written_at(ctx, handle: ListBuffer, position: Any, element: Any) -> tuple:
     """(buffer, written) with ``element`` in slot ``position``: a dynamic-update-slice, which XLA does in place
     (``.at[position].set`` is a scatter: several times slower per loop iteration on a CPU)."""
-    lax = ctx.lax
     if handle.of_lists:
         from jax import tree_util
-        buffer = tree_util.tree_map(lambda a, e: lax.dynamic_update_index_in_dim(a, e.astype(a.dtype), position, 0),
-                                    handle.buffer, element)
+        buffer = tree_util.tree_map(lambda a, e: ctx.with_element_at(a, e.astype(a.dtype), position), handle.buffer,
+                                    element)
     else:
-        buffer = lax.dynamic_update_index_in_dim(handle.buffer, element.astype(handle.buffer.dtype), position, 0)
-    return buffer, lax.dynamic_update_index_in_dim(handle.written, True, position, 0)
+        buffer = ctx.with_element_at(handle.buffer, element.astype(handle.buffer.dtype), position)
+    return buffer, ctx.with_element_at(handle.written, np.True_, position)
 
 
 def _position(ctx, op, value: ListBuffer, index: Any, python_rules: bool):

@@ -119,9 +119,10 @@ class Context:
             self.checks.append(op)
         if why is not None:
             self.check_reasons[index] = why
-        error = self.state.error
-        failed = self.jnp.logical_not(self.jnp.asarray(ok, dtype=bool))
-        self.state = self.state._replace(error=self.jnp.where((error == 0) & failed, np.int32(index + 1), error))
+        lax, error = self.lax, self.state.error
+        ok = ok if getattr(ok, "dtype", None) == np.bool_ else self.jnp.asarray(ok, dtype=bool)
+        first_failure = lax.bitwise_and(lax.eq(error, np.int32(0)), lax.bitwise_not(ok))
+        self.state = self.state._replace(error=lax.select(first_failure, np.int32(index + 1), error))
 
     def print(self, op: Operation, values: Sequence[Any]) -> None:
         """``op`` (a PrintV2) prints ``values`` when the program runs, in program order, with its own kernel,
@@ -155,6 +156,21 @@ class Context:
 
     def variable_slot(self, op: Operation) -> int:
         return self.variable_index[id(op.attrs["variable"])]
+
+    # (lax primitives: lax.dynamic_index_in_dim and its kin are jitted functions, each a nested program to trace
+    # and lower, with a select for negative indices; the positions here are in range)
+    def element_at(self, array: Any, index: Any, axis: int = 0) -> Any:
+        """``array``'s element ``index`` (a traced int scalar in ``[0, size)``) along ``axis``: a dynamic slice."""
+        starts = [index if d == axis else np.zeros((), index.dtype) for d in range(array.ndim)]
+        sizes = [1 if d == axis else size for d, size in enumerate(array.shape)]
+        return self.lax.squeeze(self.lax.dynamic_slice(array, starts, sizes, allow_negative_indices=False), (axis,))
+
+    def with_element_at(self, array: Any, element: Any, index: Any) -> Any:
+        """``array`` with ``element`` (of its dtype) at ``index`` (a traced int scalar in range) of its first axis."""
+        index = self.jnp.asarray(index)
+        starts = [index] + [np.zeros((), index.dtype)] * (array.ndim - 1)
+        update = self.lax.expand_dims(element, (0,)) if not is_static(element) else np.asarray(element)[None]
+        return self.lax.dynamic_update_slice(array, update, starts, allow_negative_indices=False)
 
     def array(self, value: Any, dtype: Any) -> Any:
         """``value`` as a JAX array of ``dtype`` (static values become constants)."""

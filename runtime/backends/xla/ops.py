@@ -163,8 +163,12 @@ def _mean(ctx, op, x):
 
 @lowers(ARG_MAX, ARG_MIN)
 def _arg_reduce(ctx, op, x):
+    axis, index_type = op.attrs["axis"], op.attrs["output_type"]
+    if axis is not None and x.shape[axis] and np.dtype(index_type) == np.int32:   # the primitive (jnp's is a jit)
+        function = ctx.lax.argmax if op.op_def is ARG_MAX else ctx.lax.argmin
+        return function(x, axis % x.ndim, np.int32)
     function = ctx.jnp.argmax if op.op_def is ARG_MAX else ctx.jnp.argmin
-    return function(x, axis=op.attrs["axis"]).astype(op.attrs["output_type"])
+    return function(x, axis=axis).astype(index_type)
 
 
 @lowers(CUMSUM, CUMPROD)

@@ -65,3 +65,66 @@ def test_a_loaded_function_under_jit_compile_builds_no_numpy_executor(numpy_exec
     with pytest.raises(rt.errors.InvalidArgumentError, match=r"indices = 3 is not in \[0, 3\)"):
         loaded(x, rt.constant(4))
     assert len(numpy_executors) == 1
+
+
+# --- the lowered program: lax primitives where jnp adds wrapping, no work a known range makes needless ----------
+def assert_same(function, *args):
+    """``function`` on the numpy executor and compiled: equal results (or the same error type and message)."""
+    try:
+        expected = ag.function(function)(*args).numpy()
+    except rt.errors.InvalidArgumentError as error:
+        with pytest.raises(rt.errors.InvalidArgumentError) as caught:
+            ag.function(function, jit_compile=True)(*args)
+        assert str(caught.value).splitlines()[0] == str(error).splitlines()[0]
+        return None
+    got = ag.function(function, jit_compile=True)(*args).numpy()
+    assert (got.dtype, got.shape) == (expected.dtype, expected.shape)
+    np.testing.assert_array_equal(got, expected)
+    return got
+
+
+def rows_of_a_range(x):
+    total = rt.zeros_like(x[0])
+    for t in rt.range(1, rt.shape(x)[0]):   # a static range: its elements are t = counter + 1
+        total += x[t] * rt.cast(t, x.dtype)
+    return total
+
+
+def rows_of_a_descending_range(x):
+    total = rt.zeros_like(x[0])
+    for t in rt.range(rt.shape(x)[0] - 1, -1, -3):
+        total = total * 2.0 + x[t]
+    return total
+
+
+def test_a_loop_over_a_static_range_computes_its_elements_and_indexes_without_checks_or_selects():
+    x = rt.constant(np.arange(40, dtype=np.float32).reshape(10, 4))
+    assert_same(rows_of_a_range, x)
+    assert_same(rows_of_a_descending_range, x)
+    text = ag.function(rows_of_a_range, jit_compile=True).experimental_get_compiler_ir(x)
+    assert "gather" not in text and "select" not in text and "tensor<9xi32>" not in text   # no table of the range
+    assert text.count("stablehlo.dynamic_slice") == 1 and "call @" not in text
+
+
+def pick(x, i, j):
+    return x[i] + x[-1] + x[1, j] + rt.gather(x[0], j)
+
+
+@pytest.mark.parametrize("i, j", [(0, 0), (2, 3), (-3, -4), (-1, 1), (3, 0), (0, 4), (-4, 0), (1, -5)])
+def test_subscripts_and_gathers_at_tensor_indices_agree_with_the_numpy_executor(i, j):
+    x = rt.constant(np.arange(12, dtype=np.int32).reshape(3, 4))
+    assert_same(pick, x, rt.constant(i), rt.constant(j))
+
+
+def test_arg_max_and_min_agree_with_the_numpy_executor_on_ties_and_nans():
+    values = np.array([[1.0, 3.0, 3.0, np.nan], [2.0, -1.0, -1.0, 0.5], [np.nan, np.nan, 4.0, 4.0]], np.float32)
+    for axis in (0, 1, -1):
+        assert_same(lambda x: rt.argmax(x, axis=axis, output_type=rt.int32), rt.constant(values))
+        assert_same(lambda x: rt.argmin(x, axis=axis, output_type=rt.int32), rt.constant(values))
+        assert_same(lambda x: rt.argmax(x, axis=axis), rt.constant(values))   # int64: jnp's path
+
+
+def test_reverse_along_negative_and_several_axes():
+    x = rt.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    for axes in ([-1], [0, 2], [1, -3]):
+        assert_same(lambda t: rt.reverse(t, axes), x)
