@@ -133,6 +133,8 @@ def _resolved_sizes(sizes, axis_size: int) -> List[int]:
 
 @lowers(SELECT)
 def _select(ctx, op, condition, x, y):
+    if np.shape(condition) == np.shape(x) == np.shape(y) and x.dtype == y.dtype and condition.dtype == np.bool_:
+        return ctx.lax.select(condition, x, y)   # (jnp.where broadcasts and promotes: a nested jit)
     return ctx.jnp.where(condition, x, y)
 
 
@@ -170,8 +172,13 @@ def _range(ctx, op, start, limit, delta):
     if length is None:   # known only when the graph runs: a LazyRange, read by a loop over it
         jnp = ctx.jnp
         ctx.check(delta != 0 if is_static(delta) else jnp.asarray(delta) != 0, op)   # (no check for a constant)
-        span = jnp.asarray(limit) - jnp.asarray(start)
-        steps = jnp.ceil(span / delta) if dtype.kind == "f" else -((-span) // jnp.where(delta == 0, 1, delta))
+        span = jnp.asarray(limit) if is_static(start) and start == 0 else jnp.asarray(limit) - jnp.asarray(start)
+        if dtype.kind == "f":
+            steps = jnp.ceil(span / delta)
+        elif is_static(delta) and delta == 1:
+            steps = span
+        else:   # ceil(span / delta), as integers (a constant step: no select for a step of 0, checked above)
+            steps = -((-span) // (delta if is_static(delta) and delta != 0 else jnp.where(delta == 0, 1, delta)))
         length = jnp.maximum(steps, 0).astype(np.int32)
         limits, starts = (_int_range(ctx, v) for v in (limit, start))
         if limits and starts and is_static(delta) and dtype.kind in "iu" and int(delta) != 0:
@@ -206,7 +213,11 @@ def _einsum(ctx, op, *arrays):
 def _one_hot(ctx, op, indices, depth, on_value, off_value):
     count = int(ctx.static(depth, op, "depth"))
     hot = ctx.jnp.asarray(indices)[..., None] == ctx.jnp.arange(count)   # out of range: all off
-    out = ctx.jnp.where(hot, on_value, off_value).astype(op.outputs[0].dtype)
+    dtype = op.outputs[0].dtype
+    if is_static(on_value) and is_static(off_value) and on_value == 1 and off_value == 0:
+        out = ctx.lax.convert_element_type(hot, dtype)   # (the usual one-hot: no select)
+    else:
+        out = ctx.jnp.where(hot, on_value, off_value).astype(dtype)
     axis = op.attrs["axis"]
     return out if axis == -1 else ctx.jnp.moveaxis(out, -1, axis)
 

@@ -315,9 +315,10 @@ def _loop(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any]
                         state)
 
     start = ctx.state
+    pure = condition(loop_vars, start)[1] is start   # the condition touches no state (lowered once to see)
     unroll = (COUNTED_LOOP_UNROLL if COUNTED_LOOP_FORM == "scan" else True if COUNTED_LOOP_FORM == "auto" and
               trips is not None and trips.exact and _fuses_unrolled(op, trips, loop_vars) else None)
-    if unroll is not None and trips is not None and trips.exact and condition(loop_vars, start)[1] is start:
+    if unroll is not None and trips is not None and trips.exact and pure:
         # A trip count exact when compiling: the condition is not evaluated (it holds exactly that many times)
         def scan_body(carry, _):
             return body(*carry), None
@@ -326,8 +327,7 @@ def _loop(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any]
         except TypeError as error:
             raise _changing_shape(ctx, op, body_graph, count, error) from None
         return list(values)
-    if condition(loop_vars, start)[1] is start:
-        # The condition touches no state (the usual case): lax.while_loop's own condition computes it.
+    if pure:   # (the usual case): lax.while_loop's own condition computes it
         def pure_condition(carry):
             iteration, values, state = carry
             go = condition(values, state)[0]

@@ -174,6 +174,8 @@ class Context:
 
     def array(self, value: Any, dtype: Any) -> Any:
         """``value`` as a JAX array of ``dtype`` (static values become constants)."""
+        if not is_static(value) and getattr(value, "dtype", None) == dtype:
+            return value   # (already one: jnp.asarray would still trace a conversion call)
         return self.jnp.asarray(value, dtype=dtype)
 
     # --- graphs ----------------------------------------------------------------------------------------

@@ -128,3 +128,36 @@ def test_reverse_along_negative_and_several_axes():
     x = rt.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
     for axes in ([-1], [0, 2], [1, -3]):
         assert_same(lambda t: rt.reverse(t, axes), x)
+
+
+def test_one_hot_and_where_agree_with_the_numpy_executor():
+    indices = rt.constant([0, 3, -1, 2, 5])
+    assert_same(lambda i: rt.one_hot(i, 4), indices)                       # 1 and 0: a conversion, no select
+    assert_same(lambda i: rt.one_hot(i, 4, on_value=2.5, off_value=-1.0), indices)
+    assert_same(lambda i: rt.one_hot(i, 3, axis=0, dtype=rt.int32), indices)
+    c = rt.constant([True, False, True])
+    x, y = rt.constant([1.0, 2.0, 3.0]), rt.constant([-1.0, -2.0, -3.0])
+    assert_same(lambda c, x, y: rt.where(c, x, y), c, x, y)                  # one shape: lax.select
+    assert_same(lambda c, x: rt.where(c, x, 0.0), c, x)                     # broadcast: jnp.where
+    assert_same(lambda c, x: rt.where(c[:, None], x, rt.reverse(x, [0])[None, :]), c, x)
+    text = ag.function(lambda i: rt.one_hot(i, 4), jit_compile=True).experimental_get_compiler_ir(indices)
+    assert "select" not in text
+
+
+def count_steps(start, limit, step):
+    total = rt.constant(0)
+    for i in rt.range(start, limit, step):   # a range of a length known only when the graph runs
+        total += i * 10 + 1
+    return total
+
+
+@pytest.mark.parametrize("start, limit, step", [(0, 7, 1), (2, 7, 1), (9, 7, 1), (1, 8, 3), (8, -2, -3),
+                                                (0, 0, 2), (5, 1, 2)])
+def test_a_loop_over_a_range_of_tensor_bounds_runs_as_many_times_as_on_the_numpy_executor(start, limit, step):
+    assert_same(count_steps, rt.constant(start), rt.constant(limit), step)   # the step a Python int
+    assert_same(count_steps, rt.constant(start), rt.constant(limit), rt.constant(step))
+    assert_same(lambda n: count_steps(0, n, 1), rt.constant(limit))
+
+
+def test_a_range_of_a_tensor_step_of_zero_is_the_numpy_executors_error():
+    assert assert_same(count_steps, rt.constant(0), rt.constant(5), rt.constant(0)) is None   # (an error: equal)
