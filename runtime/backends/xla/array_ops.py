@@ -145,6 +145,13 @@ def _reverse(ctx, op, x):
 
 @lowers(FILL)
 def _fill(ctx, op, dims, value):
+    declared = op.outputs[0].shape
+    if not is_static(dims) and declared is not None and None not in declared:
+        # A shape the graph knows though its value is computed (the gradient of a loop pops the shapes of its
+        # forward iterations from a list to make zeros): checked, never trusted blindly
+        ctx.check(ctx.jnp.all(ctx.jnp.asarray(dims) == np.asarray(declared, np.int64)), op,
+                  why=f"its shape differs from the shape {tuple(declared)} the graph declared")
+        return ctx.jnp.full(tuple(declared), value, dtype=op.outputs[0].dtype)
     return ctx.jnp.full(_ints(ctx, op, dims, "shape"), value, dtype=op.outputs[0].dtype)
 
 
@@ -456,7 +463,7 @@ def _strided_slice_grad(ctx, op, shape, grad, *dynamic):
 
 
 READS_LAZY_RANGES.update({SHAPE, GATHER, STRIDED_SLICE})
-CHECKED.update({GATHER, GATHER_ND, TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD, RANGE, STRIDED_SLICE,
+CHECKED.update({FILL, GATHER, GATHER_ND, TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD, RANGE, STRIDED_SLICE,
                 STRIDED_SLICE_UPDATE, STRIDED_SLICE_GRAD, UNSORTED_SEGMENT_SUM})
 _DATA_DEPENDENT = "is known only when the graph runs, and XLA needs every shape when compiling; "
 _AUTO = "or use jit_compile='auto' to run this graph on the numpy executor"

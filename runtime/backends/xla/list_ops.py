@@ -20,15 +20,14 @@ from typing import Any, Optional
 
 import numpy as np
 
-from runtime.backends.xla import list_buffers, split_pieces
+from runtime.backends.xla import list_buffers, list_gradient_ops, split_pieces  # noqa: F401  (declares lowerings)
 from runtime.backends.xla.list_buffers import ElementProbe, ListBuffer, UnknownElements, each_array, structure_of
 from runtime.backends.xla.lowering import is_static
 from runtime.backends.xla.split_pieces import Pieces
 from runtime.core.dtypes import variant
 from runtime.ops.control_flow_ops import IF, WHILE
-from runtime.backends.xla.table import CHECKED, NOT_LOWERED, lowers
-from runtime.ops.list_gradients import (TENSOR_LIST_ADD_N, TENSOR_LIST_INSERT, TENSOR_LIST_RESIZE,
-                                        TENSOR_LIST_SCATTER_ADD, TENSOR_LIST_SPLIT_LIKE, TENSOR_LIST_ZEROS_LIKE)
+from runtime.backends.xla.table import CHECKED, lowers
+from runtime.ops.list_gradients import TENSOR_LIST_ADD_N, TENSOR_LIST_ZEROS_LIKE
 from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS,
                                   TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK,
                                   TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK)
@@ -397,11 +396,3 @@ def _add_n(ctx, op, a, b):
 CHECKED.update({TENSOR_LIST_PUSH_BACK, TENSOR_LIST_GET_ITEM, TENSOR_LIST_SET_ITEM, TENSOR_LIST_POP,
                 TENSOR_LIST_STACK, TENSOR_LIST_CONCAT,
                 TENSOR_LIST_GATHER, TENSOR_LIST_SCATTER})
-_GRADIENT = ("a gradient op of lists whose pieces or positions change the list's length: its buffer's size would "
-             "be known only when the graph runs; ")
-NOT_LOWERED.update({
-    TENSOR_LIST_SCATTER_ADD: _GRADIENT + _FIX,
-    TENSOR_LIST_INSERT: _GRADIENT + _FIX,
-    TENSOR_LIST_RESIZE: _GRADIENT + _FIX,
-    TENSOR_LIST_SPLIT_LIKE: _GRADIENT + _FIX,
-})
