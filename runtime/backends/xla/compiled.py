@@ -101,6 +101,9 @@ class Program:
         self.plain = not (self.variables or self.unseeded_random or self.checked or self.wide or self.placement)
         # A plain program of one output returns that array alone: JAX's call is ~2 us cheaper than with a list
         self.single = self.plain and len(graph.outputs) == 1
+        # What a stateful call reads and writes, resolved once (a call's own Python is the overhead per call)
+        self._written_variables = tuple(self.variables[i] for i in self.written)
+        self._plain_arguments = self.placement is None and not self.unseeded_random
         self.rerun: Optional[Callable[[], Callable[..., List[np.ndarray]]]] = None   # the numpy executor, lazily
         self.jitted = self.jax.jit(self._program)
 
@@ -124,6 +127,9 @@ class Program:
     # --- a call -----------------------------------------------------------------------------------------------
     def arguments(self, arrays: Sequence[np.ndarray]) -> List[Any]:
         """The jitted function's arguments for a call with ``arrays`` (see ``_program``)."""
+        if self._plain_arguments:   # the common case: the arrays, then the Variables' device values
+            put = self._put
+            return [*arrays, *[variable.device_value(None, put) for variable in self.variables]]
         flat = list(arrays)
         if self.placement is not None:  # XLA compiles for where the data is: batches split, the rest replicated
             split, replicated, count = self.placement
@@ -169,20 +175,27 @@ class Program:
                     locks[index].release()
 
     def _call_stateful(self, arrays: Sequence[np.ndarray]) -> List[np.ndarray]:
-        with self.x64():   # (the Variables' values go to the device here: a float64 one must stay float64)
+        if self.wide:
+            with self.x64():   # (the Variables' values go to the device here: a float64 one must stay float64)
+                results = self.jitted(*self.arguments(arrays))
+        else:
             results = self.jitted(*self.arguments(arrays))
         if len(results) == 3:   # the program checks something (see _program)
             outputs, written, error = results
-            if int(error):
-                self._raise_failed_check(int(error), arrays, self.rerun)
+            code = int(error)
+            if code:
+                self._raise_failed_check(code, arrays, self.rerun)
         else:
             outputs, written = results
         placement = self._variable_placement
-        for index, value in zip(self.written, written):
-            if placement is not None:   # replicated, whatever sharding XLA gave the result (a no-op when it is)
-                value = self._put(value, placement)
-            # kept on the device (numpy again only when something else reads it: see Variable._state)
-            self.variables[index].set_device_value(value, placement)
+        if placement is None:
+            for variable, value in zip(self._written_variables, written):
+                # kept on the device (numpy again only when something else reads it: see Variable._state)
+                variable.set_device_value(value, None)
+        else:
+            for variable, value in zip(self._written_variables, written):
+                # replicated, whatever sharding XLA gave the result (a no-op when it is)
+                variable.set_device_value(self._put(value, placement), placement)
         return [np.asarray(value) for value in outputs]
 
     def _raise_failed_check(self, code: int, arrays: Sequence[np.ndarray], rerun: Optional[Callable]) -> None:
@@ -218,7 +231,7 @@ def make_callable(graph: FuncGraph, numpy_executor: Callable[[], Callable[..., L
     program = Program(graph, mode if isinstance(mode, DataParallel) else None)
     program.rerun = numpy_executor
     if mode != "auto":
-        return program
+        return _plain_call(program) if program.plain else program
     fallback: List[Optional[Callable]] = [None]
 
     def run(*arrays: np.ndarray) -> List[np.ndarray]:
@@ -232,5 +245,19 @@ def make_callable(graph: FuncGraph, numpy_executor: Callable[[], Callable[..., L
             fallback[0] = numpy_executor()
             return fallback[0](*arrays)
 
+    run.program = program  # type: ignore[attr-defined]
+    return run
+
+
+def _plain_call(program: Program) -> Callable[..., List[np.ndarray]]:
+    """A plain program's call (no state, no checks, 32-bit) as a closure over its jitted function: what
+    ``Program.__call__`` does for it, without the method's dispatch and attribute lookups on every call."""
+    jitted, asarray = program.jitted, np.asarray
+    if program.single:
+        def run(*arrays: np.ndarray) -> List[np.ndarray]:
+            return [asarray(jitted(*arrays))]
+    else:
+        def run(*arrays: np.ndarray) -> List[np.ndarray]:
+            return [asarray(value) for value in jitted(*arrays)]
     run.program = program  # type: ignore[attr-defined]
     return run

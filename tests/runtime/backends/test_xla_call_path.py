@@ -88,3 +88,39 @@ def test_a_python_int_index_out_of_range_of_an_unknown_length_is_the_numpy_execu
         numpy_executor(rt.constant([1.0]))
     assert str(compiled_error.value) == str(numpy_error.value)
     assert str(compiled_error.value).startswith("StridedSlice: index 1 is out of bounds for axis 0 with size 1")
+
+
+def test_a_plain_program_runs_as_a_closure_and_keeps_its_program_and_results():
+    # A program without state, checks or 64-bit types is called through a bare closure over its jitted function
+    # (no Program.__call__ per call): the same results and structure, and the program still reachable for
+    # experimental_get_compiler_ir
+    x = rt.constant([1.0, -2.0, 3.0])
+    single = ag.function(lambda x: rt.maximum(x, 0.0) * 2.0, jit_compile=True)
+    pair = ag.function(lambda x: (x + 1.0, rt.reduce_sum(x)), jit_compile=True)
+    assert single(x).numpy().tolist() == [2.0, 0.0, 6.0]
+    first, total = pair(x)
+    assert first.numpy().tolist() == [2.0, -1.0, 4.0] and total.numpy() == 2.0
+    for function in (single, pair):
+        run = function.get_concrete_function(x)._run
+        assert not isinstance(run, type(run.program)) and run.program.plain
+        assert "stablehlo" in function.experimental_get_compiler_ir(x)
+
+
+def test_a_stateful_call_writes_back_each_assigned_variable_whatever_the_order_of_reads_and_assigns():
+    # The write-back pairs each written value with its own Variable (resolved once per program): Variables read
+    # and never assigned stay as they are, and ones assigned in another order than first read get their own values
+    read_only, first, second = rt.Variable(10.0), rt.Variable(1.0), rt.Variable(2.0)
+
+    def step(x):
+        total = read_only + first + second + x
+        second.assign(total * 2.0)          # assigned before first, though read after it
+        first.assign_add(x)
+        return total
+
+    values = {}
+    for jit_compile in (None, True):
+        read_only.assign(10.0), first.assign(1.0), second.assign(2.0)
+        function = ag.function(step, jit_compile=jit_compile)
+        results = [function(rt.constant(float(i))).numpy().item() for i in range(3)]
+        values[jit_compile] = results, read_only.numpy().item(), first.numpy().item(), second.numpy().item()
+    assert values[True] == values[None] == ([13.0, 38.0, 90.0], 10.0, 4.0, 180.0)
