@@ -105,6 +105,7 @@ class Program:
         self._written_variables = tuple(self.variables[i] for i in self.written)
         self._plain_arguments = self.placement is None and not self.unseeded_random
         self.rerun: Optional[Callable[[], Callable[..., List[np.ndarray]]]] = None   # the numpy executor, lazily
+        self.falls_back = False   # jit_compile='auto': a call the compiled program cannot run runs on the numpy one
         self.jitted = self.jax.jit(self._program)
 
     # --- the traced JAX function ----------------------------------------------------------------------------
@@ -184,7 +185,7 @@ class Program:
             outputs, written, error = results
             code = int(error)
             if code:
-                self._raise_failed_check(code, arrays, self.rerun)
+                return self._failed_check(code, arrays, self.rerun)
         else:
             outputs, written = results
         placement = self._variable_placement
@@ -198,14 +199,21 @@ class Program:
                 variable.set_device_value(self._put(value, placement), placement)
         return [np.asarray(value) for value in outputs]
 
-    def _raise_failed_check(self, code: int, arrays: Sequence[np.ndarray], rerun: Optional[Callable]) -> None:
+    def _failed_check(self, code: int, arrays: Sequence[np.ndarray], rerun: Optional[Callable]) -> List[np.ndarray]:
+        """Raise the error of failed check ``code``: the numpy executor's, or, when the same call passes there (a
+        limit of the compiled program, e.g. a TensorArray written past the slots its loop's bound reserved), one
+        saying so; with ``jit_compile='auto'`` the call's results are then the numpy executor's, with a warning."""
         op = self.checks[code - 1]
+        reason = self.check_reasons.get(code - 1)
         if rerun is not None:
             # The same call on the numpy executor, from the same state: it raises the exact error (and leaves the
             # Variables as it leaves them). Its prints are silenced: the compiled call printed them already.
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                rerun()(*arrays)
-        reason = self.check_reasons.get(code - 1)
+                outputs = rerun()(*arrays)
+            if reason is not None and self.falls_back:
+                logger.warning("jit_compile='auto': %s: %s in the XLA-compiled call; this call ran on the numpy "
+                               "executor instead", op.name, reason)
+                return outputs
         if reason is not None:
             error = InvalidArgumentError(f"{op.name}: {reason} in the XLA-compiled call (the same call on the numpy "
                                          "executor passed); run this function with jit_compile=None")
@@ -232,6 +240,7 @@ def make_callable(graph: FuncGraph, numpy_executor: Callable[[], Callable[..., L
     program.rerun = numpy_executor
     if mode != "auto":
         return _plain_call(program) if program.plain else program
+    program.falls_back = True
     fallback: List[Optional[Callable]] = [None]
 
     def run(*arrays: np.ndarray) -> List[np.ndarray]:

@@ -235,7 +235,8 @@ def _set_item(ctx, op, handle, index, element):
                                 "(dynamic_size=True), and XLA needs its size when compiling: write it in a tensor "
                                 "loop with a bound known when compiling (for i in rt.range(n), n a Python int, or "
                                 "ag.set_loop_options(maximum_iterations=n)), or make it with a fixed size "
-                                "(rt.TensorArray(dtype, size=n))")
+                                "(rt.TensorArray(dtype, size=n)), or run this function with jit_compile=None or "
+                                "'auto'")
         return _grown_by_write(ctx, op, handle, index, element)
     return _write_tensor(ctx, op, handle, index, element)
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from runtime.backends.xla import loop_bounds, table
 from runtime.backends.xla.list_buffers import ElementProbe, ListBuffer, UnknownElements, WriteRanges, empty_buffer
-from runtime.backends.xla.lowering import Context, State, as_operand
+from runtime.backends.xla.lowering import Context, State, as_operand, type_mismatch
 from runtime.core.errors import LoweringError
 from runtime.core.graph import FuncGraph, Operation
 from runtime.ops.cast_op import CAST
@@ -68,10 +68,10 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
             slots[k] = value.slots   # a loop around this one reserved the slots of its appends
             continue
         if change.has_nested_writes():
-            raise ctx.error(op, f"{what}: it is written at run-time indices in a tensor loop nested in this one, "
-                                "and the slots that needs are not computed; make it with a fixed size "
-                                "(rt.TensorArray(dtype, size=n), n a Python int), or run this function with "
-                                "jit_compile=None or 'auto'")
+            raise ctx.error(op, f"TensorArray {body.inputs[k].op.name!r} (dynamic_size=True) is written at run-time "
+                                "indices in a tensor loop nested in this one, and the slots that needs are not "
+                                "computed; make it with a fixed size (rt.TensorArray(dtype, size=n), n a Python "
+                                "int), or run this function with jit_compile=None or 'auto'")
         grows = change.appends + len(change.writes)
         appends_nested = any(c.all_append_ops() for _, _, c in change.nested)
         if isinstance(value, UnknownElements) and grows == 0 and not appends_nested:
@@ -370,4 +370,4 @@ def _changing_shape(ctx: Context, op: Operation, body_graph: FuncGraph, count: i
                          "appended to in the loop, give the loop a trip count known when compiling or collect the "
                          "values in a TensorArray of a fixed size (rt.TensorArray(dtype, size=n), n a Python int) "
                          f"written at the loop counter; or use jit_compile='auto' to run this graph on the numpy "
-                         f"executor ({error})")
+                         f"executor ({type_mismatch(error)})")

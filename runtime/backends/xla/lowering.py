@@ -88,7 +88,7 @@ class Context:
             return np.asarray(value)
         raise self.error(op, f"its {what} is computed when the graph runs, but XLA needs it when compiling "
                              "(shapes and sizes are fixed in a compiled program); compute it from Python values "
-                             "or static shapes, or run this function with jit_compile=None")
+                             "or static shapes, or run this function with jit_compile=None or 'auto'")
 
     def error(self, op: Operation, why: str) -> LoweringError:
         error = LoweringError(f"{op.name} ({op.type}) cannot be compiled with jit_compile=True: {why}")
@@ -217,7 +217,8 @@ class Context:
         if op_def not in READS_LAZY_RANGES and any(type(v) is LazyRange for v in inputs):
             raise self.error(op, "it reads a range whose length is known only when the graph runs (XLA needs every "
                                  "array's size when compiling); a loop over it (for i in rt.range(n)), its shape "
-                                 "and its single elements compile, other uses need a length known when compiling")
+                                 "and its single elements compile; other uses need a Python length (rt.range(5)), "
+                                 "or run this function with jit_compile=None or 'auto'")
         lowering = lowering_of(op_def)
         if lowering is None:
             raise self.error(op, table.NOT_LOWERED.get(op_def, "it has no JAX lowering"))
@@ -338,8 +339,14 @@ def _lower_if(ctx: Context, op: Operation, cond: Any, *inputs: Any) -> tuple:
         outputs, ctx.state = ctx.lax.cond(cond, branch(then_branch), branch(else_branch), ctx.state)
     except TypeError as error:
         raise ctx.error(op, "its two branches give values of different shapes or structures, and XLA needs one "
-                            f"shape per output (pad or reshape them to agree): {error}") from None
+                            "shape per output: pad or reshape them to agree, or run this function with "
+                            f"jit_compile=None or 'auto' ({type_mismatch(error)})") from None
     return tuple(outputs)
+
+
+def type_mismatch(error: Exception) -> str:
+    """The line of JAX's error for branches or a loop carry whose types differ that says which differ."""
+    return next((line.strip() for line in str(error).splitlines() if " has type " in line), str(error))
 
 
 SMALL_BRANCH_OPS = 8

@@ -129,7 +129,8 @@ def _placeholder(ctx, op) -> Any:
 def _read_at_run_time(ctx, op, value: Pieces) -> Any:
     return ctx.error(op, "it reads an array split into pieces of different lengths at an index known only when the "
                          "graph runs, and the element's shape depends on it (XLA fixes every shape when "
-                         "compiling); read it at a Python index, concat() it, or split it into pieces of one length")
+                         "compiling); read it at a Python index, concat() it, or split it into pieces of one length, "
+                         "or run this function with jit_compile=None or 'auto'")
 
 
 def lower_on_pieces(ctx, op, value: Pieces, *inputs: Any) -> Any:
