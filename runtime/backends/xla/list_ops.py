@@ -288,14 +288,19 @@ def _pop(ctx, op, handle, index):
         if not is_static(index) or int(index) != -1:
             raise ctx.error(op, f"it pops list {list_name(op.inputs[0])!r} at another index than the last, and "
                                 "the list's length is known only when the graph runs; pop() the last element")
-        ctx.check(handle.length > 0, op)   # popping an empty list: the kernel's error
-        lax = ctx.lax
+        known = ctx.value_range(handle.length)   # (a loop that only pops it may say it is never empty here)
+        if known is None or known[0] < 1:
+            ctx.check(handle.length > 0, op)   # popping an empty list: the kernel's error
         if handle.slots == 0:
             return handle, each_array(lambda a: ctx.jnp.zeros(a.shape[1:], a.dtype), handle.buffer)
-        position = ctx.jnp.clip(handle.length - 1, 0, max(handle.slots - 1, 0))
-        return (ListBuffer(handle.buffer, lax.dynamic_update_index_in_dim(handle.written, False, position, 0),
-                           handle.length - np.int32(1)),
-                each_array(lambda a: lax.dynamic_index_in_dim(a, position, 0, keepdims=False), handle.buffer))
+        length = handle.length - np.int32(1)
+        if known is not None and known[0] >= 1 and known[1] <= handle.slots:
+            position = length
+            ctx.set_range(length, known[0] - 1, known[1] - 1)
+        else:
+            position = ctx.lax.clamp(np.int32(0), length, np.int32(max(handle.slots - 1, 0)))
+        return (ListBuffer(handle.buffer, ctx.with_element_at(handle.written, np.False_, position), length),
+                each_array(lambda a: ctx.element_at(a, position), handle.buffer))
     length = _static_length(ctx, op, handle)
     if length == 0 or not is_static(index):
         if length == 0:

@@ -243,6 +243,31 @@ def counter_ranges(op: Operation, inputs: Sequence[Any]) -> Dict[int, Tuple[int,
     return ranges
 
 
+def final_counters(op: Operation, inputs: Sequence[Any], trips: Optional[TripCount]) -> Dict[int, np.ndarray]:
+    """{position: value after the loop} of the ``While`` ``op``'s counters (loop variables of a static start the
+    body adds a constant to), when the loop runs exactly ``trips`` times: ``start + trips * step``, known when
+    compiling. (A gradient's backward loop counts down from its forward loop's count: it is counted too.)
+
+    >>> import runtime as rt
+    >>> @rt.function
+    ... def f():
+    ...     return rt.while_loop(lambda i, j: i < 4, lambda i, j: (i + 1, j - 3), [rt.constant(0), rt.constant(5)])
+    >>> loop = [op for op in f.get_concrete_function().graph.operations if op.type == "While"][0]
+    >>> {k: int(v) for k, v in final_counters(loop, [np.int32(0), np.int32(5)], TripCount(4, True)).items()}
+    {0: 4, 1: -7}
+    """
+    if trips is None or not trips.exact:
+        return {}
+    body, count = op.attrs["body"], op.attrs["num_loop_vars"]
+    finals: Dict[int, np.ndarray] = {}
+    for k in range(count):
+        start = _static(inputs[k])
+        step = _step(body, k, count, inputs) if start is not None else None
+        if step is not None:   # (cast as the loop's int arithmetic wraps)
+            finals[k] = np.asarray(start + trips.bound * step).astype(np.asarray(inputs[k]).dtype)
+    return finals
+
+
 def index_values(op: Operation, inputs: Sequence[Any], index: Any) -> Optional[np.ndarray]:
     """Every value ``index`` (an int scalar of the ``While`` ``op``'s body) takes over the loop's iterations, when
     that is known when compiling: the loop runs exactly its trip count (its condition is one counter's comparison)

@@ -232,6 +232,22 @@ def _record_trips(ctx: Context, op: Operation, inputs: List[Any]) -> None:
     ctx.loop_trips[id(op)] = trips
 
 
+def _popped_lengths(op: Operation, inputs: List[Any], trips: Any) -> Dict[int, Tuple[int, int]]:
+    """{position: (lowest, highest) length when the body starts} of the lists a loop that runs exactly ``trips``
+    times only pops, the same number each iteration, from a length known when compiling that the pops never
+    exhaust (a gradient's backward loop popping what its forward loop pushed): their pops need no check."""
+    if trips is None or not trips.exact or trips.bound == 0:
+        return {}
+    lengths = {}
+    for k, change in loop_bounds.list_length_changes(op).items():
+        value = inputs[k]
+        if (isinstance(value, ListBuffer) and not value.growable and change.exact and change.net < 0 and
+                not change.appends and not change.writes and not change.nested and
+                value.length + trips.bound * change.net >= 0):
+            lengths[k] = (value.length + (trips.bound - 1) * change.net, value.length)
+    return lengths
+
+
 def _check_slots(ctx: Context, op: Operation, values: List[Any], appended: Dict[int, Operation]) -> None:
     """After the loop: each list it appended to fits the slots its bound reserved (no append was dropped; always
     true unless the bound is wrong: a check against our own mistakes, once per loop rather than per append)."""
@@ -248,15 +264,20 @@ def _lower_while(ctx: Context, op: Operation, *inputs: Any) -> tuple:
     loop_vars = [as_operand(ctx, v, t, op) for v, t in zip(inputs[:count], body_graph.inputs)]
     _record_trips(ctx, op, list(inputs))
     known_after, appended = _growable_lists(ctx, op, loop_vars, list(inputs))
-    ranges = loop_bounds.counter_ranges(op, list(inputs))
+    trips = loop_bounds.trip_count(op, list(inputs))
+    ranges = {**loop_bounds.counter_ranges(op, list(inputs)), **_popped_lengths(op, list(inputs), trips)}
     ctx.loop_depth += 1
     try:
-        values = _loop(ctx, op, loop_vars, captured, ranges, loop_bounds.trip_count(op, list(inputs)))
+        values = _loop(ctx, op, loop_vars, captured, ranges, trips)
     finally:
         ctx.loop_depth -= 1
-    _check_slots(ctx, op, values, appended)
+    # A list whose length after the loop is known needs no check: the loop runs exactly its trip count (as its
+    # unrolled form trusts) and with_static_length asserts that length fits the slots
+    _check_slots(ctx, op, values, {k: append for k, append in appended.items() if k not in known_after})
     for k, length in known_after.items():
         values[k] = values[k].with_static_length(length)
+    for k, final in loop_bounds.final_counters(op, list(inputs), trips).items():
+        values[k] = final   # known when compiling: what reads it after the loop (a backward loop's count) too
     return tuple(values)
 
 
@@ -298,8 +319,8 @@ def _loop(ctx: Context, op: Operation, loop_vars: List[Any], captured: List[Any]
 
     def body(values: List[Any], state: State):
         ctx.state = state
-        for k, (low, high) in ranges.items():   # the counters' values when the body runs (loop_bounds)
-            ctx.set_range(values[k], low, high)
+        for k, (low, high) in ranges.items():   # the counters' values (lists' lengths) when the body runs
+            ctx.set_range(values[k].length if isinstance(values[k], ListBuffer) else values[k], low, high)
         outputs = ctx.lower_graph(body_graph, list(values) + captured)
         return [as_operand(ctx, v, t, op) for v, t in zip(outputs, body_graph.inputs)], ctx.state
 

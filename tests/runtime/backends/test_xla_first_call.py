@@ -161,3 +161,60 @@ def test_a_loop_over_a_range_of_tensor_bounds_runs_as_many_times_as_on_the_numpy
 
 def test_a_range_of_a_tensor_step_of_zero_is_the_numpy_executors_error():
     assert assert_same(count_steps, rt.constant(0), rt.constant(5), rt.constant(0)) is None   # (an error: equal)
+
+
+# --- what a loop that runs exactly its trip count makes known when compiling ---------------------------------
+def counted_then_filled(x):
+    i = rt.constant(0)
+    while i < 5:   # a tensor loop that runs exactly 3 times: i is 6 after it, known when compiling
+        x = x * 1.5
+        i += 2
+    return rt.fill(rt.stack([i]), 1.0) * x
+
+
+def test_a_counter_after_a_counted_loop_is_known_when_compiling():
+    assert assert_same(counted_then_filled, rt.constant(1.0)).tolist() == [3.375] * 6
+
+
+def pop_each_step(x, n):
+    values = [x, x * 2.0, x * 3.0]
+    for _ in rt.range(n):
+        x = x + values.pop()
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 2, 3, 4, 7])
+def test_pops_in_a_counted_loop_agree_with_the_numpy_executor_up_to_and_past_the_lists_length(n):
+    got = assert_same(pop_each_step, rt.constant(1.0), n)   # n > 3: the numpy executor's "pop from an empty list"
+    assert (got is None) == (n > 3)
+
+
+def power_by_loop(x):
+    y = x
+    for _ in rt.range(6):
+        y = y * x + 0.5
+    return y
+
+
+def test_a_gradient_through_a_counted_loop_compiles_without_run_time_checks():
+    x = rt.constant([0.5, -1.25, 2.0])
+
+    def gradient(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.reduce_sum(power_by_loop(x))
+        return tape.gradient(y, x)
+    expected = ag.function(gradient)(x).numpy()
+    np.testing.assert_allclose(ag.function(gradient, jit_compile=True)(x).numpy(), expected, rtol=1e-5)
+
+    def by_jax(v):
+        y = v
+        for _ in range(6):
+            y = y * v + 0.5
+        return y.sum()
+    np.testing.assert_allclose(jax.grad(by_jax)(np.asarray(x.numpy())), expected, rtol=1e-5)
+    # the backward loop counts down from the forward loop's count (known when compiling): it pops each list it
+    # pushed exactly as often, so no pop checks for an empty list, and the forward loop no check of its slots
+    text = ag.function(gradient, jit_compile=True).experimental_get_compiler_ir(x)
+    assert "select" not in text and "compare  NE" not in text
+    assert text.count("stablehlo.while") == 2
