@@ -352,7 +352,11 @@ def _gather_nd(ctx, op, params, indices):
     jnp = ctx.jnp
     if indices.shape[-1] == 0:
         return jnp.broadcast_to(params, indices.shape[:-1] + params.shape)
-    return jnp.asarray(params)[_index_rows(ctx, op, indices, params.shape)]
+    rows = _index_rows(ctx, op, indices, params.shape)
+    depth = indices.shape[-1]
+    if 0 in params.shape[:depth]:   # nothing to take; its check fails if it runs with an index (an empty loop)
+        return jnp.zeros(indices.shape[:-1] + params.shape[depth:], params.dtype)
+    return jnp.asarray(params)[rows]
 
 
 @lowers(TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD)
@@ -416,6 +420,21 @@ def _subscript(ctx, op, shape, key, dynamic) -> tuple:
     return tuple(index)
 
 
+def _empty_axes_indexed(key, shape) -> List[int]:
+    """The axes of length 0 that ``key`` takes one element of (``x[i]`` in a loop over an empty tensor): such an
+    op fails its check whenever it runs, and JAX refuses to index the axis even where it never runs."""
+    consumed = sum(1 for item in key if item[0] in ("index", "slice"))
+    axes, dim = [], 0
+    for item in key:
+        if item[0] == "ellipsis":
+            dim += len(shape) - consumed
+        elif item[0] in ("index", "slice"):
+            if item[0] == "index" and shape[dim] == 0:
+                axes.append(dim)
+            dim += 1
+    return axes
+
+
 @lowers(STRIDED_SLICE)
 def _strided_slice(ctx, op, x, *dynamic):
     key = op.attrs["key"]
@@ -424,7 +443,12 @@ def _strided_slice(ctx, op, x, *dynamic):
             raise ctx.error(op, "it slices a range whose length is known only when the graph runs")
         index = key[0][1]
         return _range_element(ctx, op, x, dynamic[index[1]] if type(index) is tuple else index, wraps=True)
-    return _picked(ctx, x, _subscript(ctx, op, x.shape, op.attrs["key"], dynamic))
+    empty = _empty_axes_indexed(key, x.shape)
+    if empty:   # never read (its check fails first): an element of a stand-in, of the result's shape
+        ctx.check(np.bool_(False), op)   # the kernel's IndexError, if this op runs
+        stand_in = ctx.jnp.zeros(tuple(1 if d in empty else n for d, n in enumerate(x.shape)), x.dtype)
+        return stand_in[_subscript(ctx, op, stand_in.shape, key, dynamic)]
+    return _picked(ctx, x, _subscript(ctx, op, x.shape, key, dynamic))
 
 
 def _picked(ctx, x, index: tuple):
@@ -452,6 +476,9 @@ def _picked(ctx, x, index: tuple):
 
 @lowers(STRIDED_SLICE_UPDATE)
 def _strided_slice_update(ctx, op, x, value, *dynamic):
+    if _empty_axes_indexed(op.attrs["key"], x.shape):
+        ctx.check(np.bool_(False), op)   # the kernel's IndexError, if this op runs; nothing to update
+        return ctx.jnp.asarray(x)
     return ctx.jnp.asarray(x).at[_subscript(ctx, op, x.shape, op.attrs["key"], dynamic)].set(value)
 
 
@@ -459,6 +486,9 @@ def _strided_slice_update(ctx, op, x, value, *dynamic):
 def _strided_slice_grad(ctx, op, shape, grad, *dynamic):
     target = _ints(ctx, op, shape, "shape")
     zeros = ctx.jnp.zeros(target, dtype=op.outputs[0].dtype)
+    if _empty_axes_indexed(op.attrs["key"], target):
+        ctx.check(np.bool_(False), op)   # (the forward slice failed first whenever this runs)
+        return zeros
     return zeros.at[_subscript(ctx, op, target, op.attrs["key"], dynamic)].set(grad)
 
 

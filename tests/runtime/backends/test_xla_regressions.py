@@ -1,5 +1,6 @@
 """Regressions of jit_compile=True found by running code we did not write on both executors (every op's samples
-on edge inputs: test_xla_every_op.py): each failed before its fix."""
+on edge inputs: test_xla_every_op.py; other suites with every function compiled: test_xla_corpora.py): each
+failed before its fix."""
 import numpy as np
 import pytest
 
@@ -37,3 +38,42 @@ def test_the_inverse_of_an_invertible_matrix_whose_determinant_underflows_compil
     singular = rt.constant([[[1.0, 2.0], [3.0, 4.0]], [[1.0, 2.0], [2.0, 4.0]]])
     with pytest.raises(rt.errors.InvalidArgumentError, match="Input is not invertible"):
         ag.function(inverse, jit_compile=True)(singular)
+
+
+def sum_of_the_first(x, n):
+    total = 0.0
+    for i in rt.range(n):
+        total += x[i] * 2.0 + rt.gather_nd(x, [[i]])[0]
+    return total
+
+
+def set_where_negative(x, i):
+    y = rt.identity(x)
+    if i < 0:
+        y[i] = 1.0
+    return y
+
+
+@pytest.mark.parametrize("function, args", [
+    (sum_of_the_first, (np.zeros([0], np.float32), 0)),    # a loop over an empty batch: its body never runs
+    (sum_of_the_first, (np.zeros([0], np.float32), 1)),    # ... and when it does: the numpy executor's error
+    (sum_of_the_first, (np.array([1.0, 2.0], np.float32), 2)),
+    (set_where_negative, (np.zeros([0], np.float32), 0)),  # an item assignment in a branch not taken
+])
+def test_indexing_an_empty_axis_compiles_and_fails_only_where_it_runs(function, args):
+    # x[i], x[i] = v and gather_nd on an axis of length 0 were LoweringErrors (JAX's IndexError when compiling),
+    # though the program runs on the numpy executor: the body of a loop over an empty tensor is compiled anyway
+    tensors = [rt.constant(a) for a in args]
+    try:
+        expected = ("value", ag.function(function)(*tensors).numpy())
+    except rt.errors.InvalidArgumentError as error:
+        expected = ("raised", str(error))
+    try:
+        got = ("value", ag.function(function, jit_compile=True)(*tensors).numpy())
+    except rt.errors.InvalidArgumentError as error:
+        got = ("raised", str(error))
+    assert got[0] == expected[0]
+    if got[0] == "raised":
+        assert got[1] == expected[1] and "index 0 is out of bounds for axis 0 with size 0" in got[1]
+    else:
+        assert got[1].tolist() == expected[1].tolist() and got[1].shape == expected[1].shape
