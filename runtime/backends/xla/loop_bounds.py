@@ -63,14 +63,16 @@ class LengthChange(NamedTuple):
         """The appends of one iteration, the nested loops' included."""
         return list(self.append_ops) + [o for _, _, change in self.nested for o in change.all_append_ops()]
 
-    def has_nested_writes(self) -> bool:
-        return any(change.writes or change.has_nested_writes() for _, _, change in self.nested)
+    def all_write_ops(self) -> List[Operation]:
+        """The writes of one iteration that may grow the list (a TensorArray's), the nested loops' included."""
+        return [write for write, _ in self.writes] + [o for _, _, change in self.nested for o in change.all_write_ops()]
 
     def per_iteration(self, trips: Dict[int, Optional["TripCount"]]) -> Tuple[int, int, bool]:
-        """(appends at most, net change, whether exact) of one iteration, the nested loops' counted with their
-        trip counts ``trips`` ({id(While): TripCount}, learnt when the body was lowered; a loop missing from it
-        was not lowered, so never runs: a branch not taken when compiling)."""
-        appends, net, exact = self.appends, self.net, self.exact
+        """(slots one iteration may fill at most: its appends and writes that may grow the list, net change in
+        length, whether exact: the same every iteration and no such write) of one iteration, the nested loops'
+        counted with their trip counts ``trips`` ({id(While): TripCount}, learnt when the body was lowered; a loop
+        missing from it was not lowered, so never runs: a branch not taken when compiling)."""
+        appends, net, exact = self.appends + len(self.writes), self.net, self.exact and not self.writes
         for inner, _, change in self.nested:
             count = trips.get(id(inner), TripCount(0, True))
             inner_appends, inner_net, inner_exact = change.per_iteration(trips)

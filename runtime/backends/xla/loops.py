@@ -57,7 +57,8 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
     known_after: Dict[int, int] = {}
     appended: Dict[int, Operation] = {}
     slots: Dict[int, int] = {}   # position -> slots of each list the loop grows
-    nested: List[int] = []       # positions of the lists loops nested in this one append to
+    nested: List[int] = []       # positions of the lists loops nested in this one append to or write
+    reserved: List[int] = []     # positions of the lists a loop around this one reserved slots for
     for k, change in changes.items():
         value = loop_vars[k]
         if not isinstance(value, (ListBuffer, UnknownElements)):
@@ -65,15 +66,11 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
         what = _what_grows(body.inputs[k].op.name, change)
         growable = isinstance(value, ListBuffer) and value.growable
         if growable and (id(op), k) in ctx.reserved_loops:
-            slots[k] = value.slots   # a loop around this one reserved the slots of its appends
+            slots[k] = value.slots   # a loop around this one reserved the slots of its appends and writes
+            reserved.append(k)
             continue
-        if change.has_nested_writes():
-            raise ctx.error(op, f"TensorArray {body.inputs[k].op.name!r} (dynamic_size=True) is written at run-time "
-                                "indices in a tensor loop nested in this one, and the slots that needs are not "
-                                "computed; make it with a fixed size (rt.TensorArray(dtype, size=n), n a Python "
-                                "int), or run this function with jit_compile=None or 'auto'")
         grows = change.appends + len(change.writes)
-        appends_nested = any(c.all_append_ops() for _, _, c in change.nested)
+        appends_nested = any(c.all_append_ops() or c.all_write_ops() for _, _, c in change.nested)
         if isinstance(value, UnknownElements) and grows == 0 and not appends_nested:
             continue   # (nothing is written to it here)
         length = value.size if isinstance(value, UnknownElements) else value.length
@@ -101,7 +98,7 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
         ctx.reserved_appends.update(id(append) for append in append_ops)
         if append_ops:
             appended[k] = append_ops[0]
-    written = [k for k in slots if changes[k].writes]
+    written = [k for k in slots if changes[k].writes and k not in nested and k not in reserved]
     elements: Dict[int, Any] = {}
     if written or unknown or nested:
         elements, highest, inner_trips = _probe(ctx, op, loop_vars, inputs, slots, unknown)
@@ -111,7 +108,7 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
                 known_after[k] = length_after
         for k in nested:
             slots[k], length_after = _slots_for_nested_appends(ctx, op, body.inputs[k].op.name, changes[k], trips,
-                                                               loop_vars[k], inner_trips)
+                                                               loop_vars[k], inner_trips, highest)
             if length_after is not None:
                 known_after[k] = length_after
     for k in unknown:
@@ -126,23 +123,30 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
 
 
 def _slots_for_nested_appends(ctx: Context, op: Operation, name: str, change: Any, trips: Any, value: Any,
-                              inner_trips: Dict[int, Any]) -> Tuple[int, Optional[int]]:
-    """(slots, length after the loop or None) of a list appended to in tensor loops nested in ``op``: this loop's
-    trips times the appends of one iteration, each nested loop's counted with its trip count (the most it can
-    be). The length after the loop is known when every loop's trip count is exact and every iteration of each
-    appends the same number."""
+                              inner_trips: Dict[int, Any],
+                              highest: Dict[int, Optional[int]]) -> Tuple[int, Optional[int]]:
+    """(slots, length after the loop or None) of a list appended to (or a TensorArray of dynamic_size=True
+    written) in tensor loops nested in ``op``: this loop's trips times the appends and writes of one iteration,
+    each nested loop's counted with its trip count (the most it can be), and at least the highest index a write
+    may write at, where known (``_slots_for_writes``). The length after the loop is known when every loop's trip
+    count is exact and every iteration of each appends the same number (and nothing is written)."""
     growable = isinstance(value, ListBuffer) and value.growable
     length = value.size if isinstance(value, UnknownElements) else value.length
     if trips.bound == 0:   # (its body never runs: the inner loops' counts do not matter, nor may they be known)
         return (value.slots if growable else length), (None if growable or not trips.exact else length)
     for inner, _ in change.inner_loops():
         if id(inner) in inner_trips and inner_trips[id(inner)] is None:
-            raise ctx.error(inner, f"list {name!r} is appended to in this loop, nested in loop {op.name} that "
-                                   "carries the list, and XLA needs the list's size when compiling, but this loop's "
-                                   "number of iterations is known only when the graph runs; " + _NO_BOUND_FIX)
+            verb = "written" if change.all_write_ops() and not change.all_append_ops() else "appended to"
+            raise ctx.error(inner, f"list {name!r} is {verb} in this loop, nested in loop "
+                                   f"{op.name} that carries the list, and XLA needs the list's size when compiling, "
+                                   "but this loop's number of iterations is known only when the graph runs; "
+                                   + _NO_BOUND_FIX)
     appends, net, exact = change.per_iteration(inner_trips)
     slots = (value.slots if growable else length) + trips.bound * appends
-    if growable or not (trips.exact and exact) or change.writes:
+    for write in change.all_write_ops():
+        if highest.get(id(write)) is not None:
+            slots = max(slots, highest[id(write)] + 1)
+    if growable or not (trips.exact and exact):
         return slots, None
     return slots, length + trips.bound * net
 
@@ -150,7 +154,7 @@ def _slots_for_nested_appends(ctx: Context, op: Operation, name: str, change: An
 def _what_grows(name: str, change: Any) -> str:
     if _is_accumulator(name):
         return f"it keeps values of each iteration for a gradient through this loop (in {name!r})"
-    if change.writes and not change.appends:
+    if change.all_write_ops() and not change.all_append_ops():
         return f"TensorArray {name!r} may grow in this loop (dynamic_size=True, written at run-time indices)"
     return f"list {name!r} is appended to in this loop"
 

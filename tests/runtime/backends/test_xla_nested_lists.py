@@ -251,6 +251,26 @@ def test_a_gradient_through_nested_appends_matches_the_numpy_executor_and_jax_gr
     np.testing.assert_allclose(got.numpy(), jax.grad(in_jax, argnums=1)(X.numpy(), w.numpy()), rtol=1e-5, atol=1e-6)
 
 
+def test_a_dynamic_tensor_array_written_in_nested_loops_is_read_by_index_and_size():
+    def at_counters(x):   # i * 3 + j: a known range, so the buffer has up to its highest index
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        for i in rt.range(2):
+            for j in rt.range(3):
+                ta = ta.write(i * 3 + j, x[i] * rt.cast(j, rt.float32))
+        return ta.size(), ta.read(4), ta.gather([5, 0])
+
+    def at_a_running_count(x):   # k: no known range, one slot per write the loops' bounds allow (4 * 3)
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True, element_shape=[2])
+        k = 0
+        for i in rt.range(4):
+            for j in rt.range(i):
+                ta = ta.write(k, x[i] * rt.cast(j, rt.float32))
+                k += 1
+        return ta.size(), ta.read(ta.size() - 1)
+    assert [v.tolist() for v in exactly(at_counters, X)] == [6, [0.5, 0.75], [[1.0, 1.5], [0.0, 0.0]]]
+    assert [v.tolist() for v in exactly(at_a_running_count, X)] == [6, [3.0, 3.5]]
+
+
 @examples(quick=3, full=30)   # each example compiles a new program: ~0.5 s each on 2 cores
 def test_random_nested_appends_give_the_numpy_executors_exact_values(max_examples):
     @settings(max_examples=max_examples, deadline=None)

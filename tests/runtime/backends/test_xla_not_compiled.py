@@ -45,12 +45,12 @@ def gradient_through_an_unbounded_inner_loop(x, n):
     return tape.gradient(loss, x)
 
 
-def dynamic_array_in_nested_loops(x):
+def dynamic_array_stacked_after_nested_loops(x):
     ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
     for i in rt.range(2):
         for j in rt.range(3):
             ta = ta.write(i * 3 + j, x[0] * rt.cast(j, rt.float32))
-    return ta.size()
+    return ta.stack()
 
 
 def dynamic_array_written_outside_a_loop(x, n):
@@ -143,8 +143,7 @@ TABLE = [
     (stacked_after_a_break, r"^TensorListStack \(TensorListStack\).*" + _WHOLE.format("values"), "return rt.stack(values)"),
     (gradient_through_an_unbounded_inner_loop, r"^while \(While\).*for a gradient through this loop.*" + _LOOP_FIX,
      "for j in rt.range(n):"),
-    (dynamic_array_in_nested_loops, r"^while \(While\).*TensorArray 'ta'.*nested in this one.*fixed size.*'auto'",
-     "for i in rt.range(2):"),
+    (dynamic_array_stacked_after_nested_loops, r"^TensorListStack .*" + _WHOLE.format("ta"), "return ta.stack()"),
     (dynamic_array_written_outside_a_loop, r"^TensorListSetItem .*may grow TensorArray.*fixed size.*'auto'",
      "ta = ta.write(n, x[0])"),
     (dynamic_array_stacked_after_a_bound, r"^TensorListStack .*" + _WHOLE.format("ta"), "return ta.stack()"),
