@@ -20,7 +20,7 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from runtime.backends.xla.list_buffers import ListBuffer, UnknownElements
+from runtime.backends.xla.list_buffers import ElementProbe, ListBuffer, UnknownElements
 from runtime.backends.xla.lowering import is_static
 from runtime.backends.xla.table import CHECKED, lowers
 from runtime.ops.list_ops import TENSOR_LIST_CONCAT, TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_STACK
@@ -58,6 +58,14 @@ def _split(ctx, op, handle, tensor, lengths):
     lengths = [int(n) for n in np.asarray(lengths).reshape(-1)]
     jnp = ctx.jnp
     tensor = jnp.asarray(tensor)
+    if isinstance(handle, ElementProbe):   # a loop's body lowered to learn what it writes (loops.py)
+        if len(set(lengths)) > 1:
+            raise ctx.error(op, "it splits an array a tensor loop carries into pieces of different lengths, whose "
+                                "elements differ in shape, and a loop carries one buffer; split into pieces of one "
+                                "length, or into a new TensorArray in each iteration")
+        if lengths and sum(lengths) == tensor.shape[0]:
+            handle.record(tensor[:lengths[0]])
+        return handle
     if isinstance(handle, Pieces) or (isinstance(handle, ListBuffer) and handle.growable):
         raise ctx.error(op, "it splits into an array that was split into pieces of different lengths before, or "
                             "that a tensor loop grows; split into a new TensorArray")

@@ -43,6 +43,25 @@ def test_pieces_of_one_length_are_the_arrays_elements_read_anywhere():
     assert exactly(grown, V)[0].shape == (3, 2, 2)
 
 
+def test_an_array_a_tensor_loop_carries_is_split_in_its_body():
+    def in_a_loop(v):   # made without element_shape: the loop's body says what it holds
+        ta = rt.TensorArray(rt.float32, size=2)
+        for i in rt.range(3):
+            ta = ta.split(v * rt.cast(i + 1, rt.float32), [3, 3])
+        return ta.stack()
+
+    def different_lengths_in_a_loop(v):
+        ta = rt.TensorArray(rt.float32, size=2)
+        for i in rt.range(3):
+            ta = ta.split(v * rt.cast(i + 1, rt.float32), [2, 4])
+        return ta.concat()
+    np.testing.assert_array_equal(exactly(in_a_loop, V)[0], V.numpy().reshape(2, 3, 2) * 3.0)
+    with pytest.raises(rt.errors.LoweringError, match=r"^TensorListSplit .*splits an array a tensor loop carries "
+                                                      r"into pieces of different lengths.*pieces of one length") as e:
+        ag.function(different_lengths_in_a_loop, jit_compile=True)(V)
+    assert "ta = ta.split(v * rt.cast(i + 1, rt.float32), [2, 4])" in str(e.value)
+
+
 def test_pieces_of_different_lengths_read_at_python_indices_concat_and_size():
     def pieces(v):
         ta = rt.TensorArray(rt.float32, size=3, infer_shape=False).split(v, [1, 3, 2])
