@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from runtime.backends.xla import loop_bounds, table
+from runtime.backends.xla import loop_bounds, nested_counts, table
 from runtime.backends.xla.list_buffers import ElementProbe, ListBuffer, UnknownElements, WriteRanges, empty_buffer
 from runtime.backends.xla.lowering import Context, State, as_operand, type_mismatch
 from runtime.core.errors import LoweringError
@@ -107,7 +107,7 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
             if length_after is not None:
                 known_after[k] = length_after
         for k in nested:
-            slots[k], length_after = _slots_for_nested_appends(ctx, op, body.inputs[k].op.name, changes[k], trips,
+            slots[k], length_after = _slots_for_nested_appends(ctx, op, inputs, body.inputs[k].op.name, changes[k],
                                                                loop_vars[k], inner_trips, highest)
             if length_after is not None:
                 known_after[k] = length_after
@@ -122,14 +122,16 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
     return known_after, appended
 
 
-def _slots_for_nested_appends(ctx: Context, op: Operation, name: str, change: Any, trips: Any, value: Any,
+def _slots_for_nested_appends(ctx: Context, op: Operation, inputs: List[Any], name: str, change: Any, value: Any,
                               inner_trips: Dict[int, Any],
                               highest: Dict[int, Optional[int]]) -> Tuple[int, Optional[int]]:
     """(slots, length after the loop or None) of a list appended to (or a TensorArray of dynamic_size=True
     written) in tensor loops nested in ``op``: this loop's trips times the appends and writes of one iteration,
     each nested loop's counted with its trip count (the most it can be), and at least the highest index a write
     may write at, where known (``_slots_for_writes``). The length after the loop is known when every loop's trip
-    count is exact and every iteration of each appends the same number (and nothing is written)."""
+    count is exact and every iteration of each appends the same number (and nothing is written), or when this
+    loop's is and those of the loops nested in it are, iteration by iteration (``for j in rt.range(i)``)."""
+    trips = loop_bounds.trip_count(op, inputs, ctx.value_range)
     growable = isinstance(value, ListBuffer) and value.growable
     length = value.size if isinstance(value, UnknownElements) else value.length
     if trips.bound == 0:   # (its body never runs: the inner loops' counts do not matter, nor may they be known)
@@ -146,9 +148,31 @@ def _slots_for_nested_appends(ctx: Context, op: Operation, name: str, change: An
     for write in change.all_write_ops():
         if highest.get(id(write)) is not None:
             slots = max(slots, highest[id(write)] + 1)
-    if growable or not (trips.exact and exact):
+    if growable or not trips.exact:
         return slots, None
+    if not exact:   # inner loops whose counts change with this loop's counter: added up, where known now
+        net = _net_counted_by_iteration(op, inputs, change, trips)
+        if net is None:
+            return slots, None
+        return slots, length + net
     return slots, length + trips.bound * net
+
+
+def _net_counted_by_iteration(op: Operation, inputs: List[Any], change: Any, trips: Any) -> Optional[int]:
+    """The change of a list's length over all of ``op``'s iterations, its nested loops' trip counts known in
+    each (``nested_counts.inner_trips``); None unless every count is, and every iteration of each loop appends and
+    pops the same (one level of nesting, no write)."""
+    if not change.exact or change.writes:
+        return None
+    total = trips.bound * change.net
+    for inner, _, inner_change in change.nested:
+        if inner_change.nested or inner_change.writes or not inner_change.exact:
+            return None
+        counts = nested_counts.inner_trips(op, inputs, inner)
+        if counts is None:
+            return None
+        total += sum(count.bound for count in counts) * inner_change.net
+    return total
 
 
 def _what_grows(name: str, change: Any) -> str:

@@ -117,9 +117,18 @@ def test_an_inner_list_made_per_outer_iteration_gives_a_stack_of_stacks():
 def triangular(x):
     out = []
     for i in rt.range(4):
-        for j in rt.range(i):   # at most 3 iterations: a bound of 4 * 3 slots, the length known when it runs
+        for j in rt.range(i):   # at most 3 iterations: 4 * 3 slots; 0 + 1 + 2 + 3 appends, known when compiling
             out.append(x[i] * rt.cast(j + 1, rt.float32))
-    return len(out), out[len(out) - 1], out[2]
+    return len(out), out[len(out) - 1], out[2], rt.stack(out)
+
+
+def rows_of_the_counter(x):
+    out = []
+    for i in rt.range(1, 4):
+        for j in rt.range(i // 2, i + 1):
+            out.append(x[j] + rt.cast(i * 10, rt.float32))
+        out.append(x[0])
+    return rt.stack(out)
 
 
 def inner_break(x):
@@ -141,8 +150,13 @@ def under_an_if(x):
     return len(out), out[3]
 
 
+def test_an_inner_loop_over_the_counters_range_is_counted_iteration_by_iteration():
+    length, last, third, stacked = exactly(triangular, X)
+    assert [length.tolist(), last.tolist(), third.tolist(), stacked.shape] == [6, [4.5, 5.25], [2.0, 2.5], (6, 2)]
+    assert exactly(rows_of_the_counter, X)[0].shape == (10, 2)
+
+
 def test_lengths_known_only_when_the_graph_runs_are_read_by_index_and_len():
-    assert [v.tolist() for v in exactly(triangular, X)] == [6, [4.5, 5.25], [2.0, 2.5]]
     assert exactly(inner_break, X)[0] == 9
     assert exactly(under_an_if, X)[0] == 4
 
@@ -192,11 +206,14 @@ def stacked_after_a_break(x):
     return rt.stack(out)
 
 
-def stacked_triangle(x):
+def stacked_after_a_bounded_outer_loop(x, n):
     out = []
-    for i in rt.range(4):
+    i = 0
+    while i < n:
+        ag.set_loop_options(maximum_iterations=3)
         for j in rt.range(i):
             out.append(x[i])
+        i += 1
     return rt.stack(out)
 
 
@@ -212,14 +229,14 @@ def unbounded_inner(x, n):
     (stacked_after_a_break, r"^TensorListStack \(TensorListStack\) cannot be compiled with jit_compile=True: it reads "
                             r"list 'out' whole.*known only when the graph runs.*TensorArray of a fixed size",
      "return rt.stack(out)"),
-    (stacked_triangle, r"^TensorListStack .*it reads list 'out' whole", "return rt.stack(out)"),
+    (stacked_after_a_bounded_outer_loop, r"^TensorListStack .*it reads list 'out' whole", "return rt.stack(out)"),
     (unbounded_inner, r"^while \(While\) cannot be compiled with jit_compile=True: list 'out' is appended to in "
                       r"this loop, nested in loop while that carries the list.*number of iterations is known only "
                       r"when the graph runs.*maximum_iterations=n.*jit_compile='auto'", "for j in rt.range(n):"),
 ])
 def test_what_needs_a_length_known_when_compiling_is_a_lowering_error_naming_the_line_and_auto_falls_back(
         program, message, line, caplog):
-    args = (X,) if program is not unbounded_inner else (X, rt.constant(2))
+    args = (X,) if program is stacked_after_a_break else (X, rt.constant(2))
     with pytest.raises(rt.errors.LoweringError, match=message) as raised:
         ag.function(program, jit_compile=True)(*args)
     assert "test_xla_nested_lists.py\", line" in str(raised.value) and f"in {program.__name__}" in str(raised.value)
@@ -291,8 +308,7 @@ def test_random_nested_appends_give_the_numpy_executors_exact_values(max_example
                         out.append(x[i] * rt.cast(j * 3 + k, rt.float32))
                 for _ in range(after):
                     out.append(x[i] - 10.0)
-            if inner == "constant":   # every loop exactly counted: the length is known when compiling
-                return rt.stack(out), len(out)
-            return len(out), out[len(out) - 1], out[len(out) // 2]
+            # every loop exactly counted (the inner one iteration by iteration): the length is known when compiling
+            return rt.stack(out), len(out), out[len(out) - 1]
         exactly(program, X)
     check()
