@@ -41,19 +41,46 @@ def compare_wall_and_cpu(candidates: Dict[str, Callable[[], object]], number: in
     CPU time does not, so its ratios stay close to a quiet machine's (cache and memory-bus contention
     still count in both).
     """
+    wall, cpu = samples_wall_and_cpu(candidates, number, repeat)
+    return ({name: statistics.median(values) for name, values in wall.items()},
+            {name: statistics.median(values) for name, values in cpu.items()})
+
+
+def samples_wall_and_cpu(candidates: Dict[str, Callable[[], object]], number: int,
+                         repeat: int) -> Tuple[Dict[str, List[float]], Dict[str, List[float]]]:
+    """The samples behind ``compare_wall_and_cpu``: for each candidate, ``repeat`` wall-clock and CPU seconds
+    per call, the i-th samples of all candidates taken in the same round (so ``paired_median`` can compare
+    them round by round). The order rotates from round to round: no candidate always runs right after the same
+    other one, whose leftovers (evicted caches, threads still finishing or spinning) it would otherwise pay
+    every time.
+    """
     for fn in candidates.values():
         fn()  # warm up
-    wall: Dict[str, List[float]] = {name: [] for name in candidates}
-    cpu: Dict[str, List[float]] = {name: [] for name in candidates}
-    for _ in range(repeat):
-        for name, fn in candidates.items():
+    names = list(candidates)
+    wall: Dict[str, List[float]] = {name: [] for name in names}
+    cpu: Dict[str, List[float]] = {name: [] for name in names}
+    for round_index in range(repeat):
+        shift = round_index % len(names)
+        for name in names[shift:] + names[:shift]:
+            fn = candidates[name]
             start, start_cpu = time.perf_counter(), time.process_time()
             for _ in range(number):
                 fn()
             cpu[name].append((time.process_time() - start_cpu) / number)
             wall[name].append((time.perf_counter() - start) / number)
-    return ({name: statistics.median(values) for name, values in wall.items()},
-            {name: statistics.median(values) for name, values in cpu.items()})
+    return wall, cpu
+
+
+def paired_median(samples: Dict[str, List[float]], name: str, base: str, ratio: bool = False) -> float:
+    """The median over rounds of ``name``'s sample minus (or, with ``ratio``, divided by) ``base``'s sample of
+    the same round. On a busy machine the load moves both samples of a round together, so this varies less
+    from run to run than the difference (or ratio) of the two medians.
+
+    >>> paired_median({"a": [3.0, 9.0, 4.0], "b": [1.0, 8.0, 1.0]}, "a", "b")
+    2.0
+    """
+    pairs = zip(samples[name], samples[base])
+    return statistics.median([a / b if ratio else a - b for a, b in pairs])
 
 
 def median_once(make_and_run: Callable[[], object], repeat: int) -> float:
