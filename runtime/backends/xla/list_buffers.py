@@ -62,9 +62,7 @@ class ListBuffer:
             buffer, written = each_array(lambda a: a[:self.length], self.buffer), self.written[:self.length]
         extra = slots - int(written.shape[0])
         if extra > 0:
-            buffer = each_array(lambda a: jnp.concatenate([a, jnp.zeros((extra,) + tuple(a.shape[1:]), a.dtype)]),
-                                buffer)
-            written = jnp.concatenate([written, jnp.zeros((extra,), bool)])
+            buffer, written = each_array(lambda a: _padded(jnp, a, extra), buffer), _padded(jnp, written, extra)
         return ListBuffer(buffer, written, jnp.asarray(length, np.int32))
 
     def with_static_length(self, length: int) -> "ListBuffer":
@@ -72,6 +70,12 @@ class ListBuffer:
         if length > self.slots:   # (never: the slots hold every length the loop's bound allows)
             raise AssertionError(f"a list of {self.slots} slots cannot have length {length}")
         return ListBuffer(each_array(lambda a: a[:length], self.buffer), self.written[:length], length)
+
+
+def _padded(jnp: Any, array: Any, extra: int) -> Any:
+    """``array`` with ``extra`` rows of zeros after its rows (only zeros if it has none: no concatenation)."""
+    zeros = jnp.zeros((extra,) + tuple(array.shape[1:]), array.dtype)
+    return zeros if array.shape[0] == 0 else jnp.concatenate([array, zeros])
 
 
 class UnknownElements:

@@ -218,3 +218,17 @@ def test_a_gradient_through_a_counted_loop_compiles_without_run_time_checks():
     text = ag.function(gradient, jit_compile=True).experimental_get_compiler_ir(x)
     assert "select" not in text and "compare  NE" not in text
     assert text.count("stablehlo.while") == 2
+
+
+def collect_rows(x):
+    rows = []
+    for t in rt.range(rt.shape(x)[0]):
+        rows.append(x[t] * 2.0)
+    return rt.stack(rows)
+
+
+def test_an_empty_list_appended_to_in_a_counted_loop_starts_as_zeros_of_its_slots():
+    x = rt.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+    assert assert_same(collect_rows, x).tolist() == (np.arange(12).reshape(4, 3) * 2.0).tolist()
+    text = ag.function(collect_rows, jit_compile=True).experimental_get_compiler_ir(x)
+    assert "concatenate" not in text   # (the empty list and its slots were concatenated)
