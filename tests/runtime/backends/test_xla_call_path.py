@@ -1,5 +1,7 @@
 """What a jit_compile=True call does around XLA's program (runtime/backends/xla/compiled.py): the results' structure,
 and the checks that are compiled in and those that are not."""
+import threading
+
 import pytest
 
 import autograph_lite as ag
@@ -124,3 +126,35 @@ def test_a_stateful_call_writes_back_each_assigned_variable_whatever_the_order_o
         results = [function(rt.constant(float(i))).numpy().item() for i in range(3)]
         values[jit_compile] = results, read_only.numpy().item(), first.numpy().item(), second.numpy().item()
     assert values[True] == values[None] == ([13.0, 38.0, 90.0], 10.0, 4.0, 180.0)
+
+
+def test_a_call_interrupted_while_taking_its_variables_locks_releases_those_it_took_and_no_other():
+    variables = [rt.Variable(float(i)) for i in range(3)]
+
+    @ag.function(jit_compile=True)
+    def step():
+        for variable in variables:
+            variable.assign_add(1.0)
+        return variables[0] + 0.0
+
+    step()
+    program = step.get_concrete_function()._run
+    locks = program._variable_locks
+    assert len(locks) == 3 and program._acquire_locks == [lock.acquire for lock in locks]
+
+    def interrupted():
+        raise KeyboardInterrupt   # e.g. Ctrl-C while the third lock is being taken
+
+    program._acquire_locks = program._acquire_locks[:2] + [interrupted]
+    with pytest.raises(KeyboardInterrupt):
+        step()
+    # Each lock is free again: another thread could take it (an RLock still held here would not block this thread)
+    for lock in locks:
+        taken = []
+        thread = threading.Thread(target=lambda lock=lock: taken.append(lock.acquire(timeout=5) and lock.release()))
+        thread.start()
+        thread.join()
+        assert taken == [None]
+    assert [v.numpy().item() for v in variables] == [1.0, 2.0, 3.0]   # the interrupted call assigned nothing
+    program._acquire_locks = [lock.acquire for lock in locks]
+    assert step().numpy() == 2.0 and [v.numpy().item() for v in variables] == [2.0, 3.0, 4.0]
