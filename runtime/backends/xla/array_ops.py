@@ -111,16 +111,23 @@ def _stack(ctx, op, *values):
 @lowers(UNSTACK)
 def _unstack(ctx, op, x):
     axis = op.attrs["axis"]
+    if x.shape[axis] != op.attrs["num"]:   # (a dim the graph left unknown): num elements of another length
+        ctx.error_from_kernel(op, [np.zeros(x.shape, x.dtype)])
     return tuple(ctx.jnp.take(x, i, axis=axis) for i in range(op.attrs["num"]))
 
 
 @lowers(SPLIT)
 def _split(ctx, op, x):
-    sizes = [t.shape[op.attrs["axis"]] for t in op.outputs]
-    if None in sizes:  # the op's inference knew them from x's static shape; here x's shape is known
-        axis_size = x.shape[op.attrs["axis"]]
-        sizes = ([axis_size // op.attrs["num"]] * op.attrs["num"] if op.attrs["sizes"] is None else
-                 [int(s) for s in _resolved_sizes(op.attrs["sizes"], axis_size)])
+    # The sizes are checked against x's shape here, known when compiling (the graph may have left it unknown,
+    # and the pieces' sizes known: [1, 2] of a [None] vector): pieces that do not add up to it fail on every call
+    # of this shape, with the kernel's error, as on the numpy executor (jnp.split would cut other pieces).
+    axis_size, requested = x.shape[op.attrs["axis"]], op.attrs["sizes"]
+    if requested is None:
+        sizes = [axis_size // op.attrs["num"]] * op.attrs["num"]
+    else:
+        sizes = [int(s) for s in _resolved_sizes(requested, axis_size)]
+    if sum(sizes) != axis_size or min(sizes, default=0) < 0:
+        ctx.error_from_kernel(op, [np.zeros(x.shape, x.dtype)])
     return tuple(ctx.jnp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=op.attrs["axis"]))
 
 
@@ -232,11 +239,14 @@ def _one_hot(ctx, op, indices, depth, on_value, off_value):
 @lowers(PAD, MIRROR_PAD)
 def _pad(ctx, op, x, paddings, constant_values=None):
     amounts = ctx.static(paddings, op, "paddings")
-    if amounts.shape != (x.ndim, 2) or (amounts < 0).any():
+    mode = op.attrs["mode"]
+    # A mirror takes at most the axis' length less its edge (REFLECT) or all of it (SYMMETRIC); jnp.pad would
+    # mirror again past it where the kernel raises (the axis' length left unknown by the graph)
+    most = np.array([size - (mode == "REFLECT") for size in x.shape]) if mode != "CONSTANT" else None
+    if amounts.shape != (x.ndim, 2) or (amounts < 0).any() or (most is not None and (amounts > most[:, None]).any()):
         return ctx.error_from_kernel(op, [np.zeros(x.shape, x.dtype), amounts] +
                                      ([] if constant_values is None else [np.zeros((), x.dtype)]))
     pairs = [tuple(int(v) for v in row) for row in amounts]
-    mode = op.attrs["mode"]
     if mode == "CONSTANT":
         return ctx.jnp.pad(x, pairs, mode="constant", constant_values=constant_values)
     return ctx.jnp.pad(x, pairs, mode="reflect" if mode == "REFLECT" else "symmetric")

@@ -224,9 +224,10 @@ class Context:
             raise self.error(op, table.NOT_LOWERED.get(op_def, "it has no JAX lowering"))
         try:
             result = lowering(self, op, *inputs)
-        except LoweringError:
+        except (LoweringError, InvalidArgumentError):   # (the kernel's own error: error_from_kernel)
             raise
         except (TypeError, ValueError, IndexError) as error:  # JAX refused what the lowering built: say which op
+            self._raise_kernels_error_on_these_shapes(op, inputs)
             raise self.error(op, f"{type(error).__name__}: {error}") from None
         results = result if type(result) is tuple else (result,)   # (a LazyRange is one value)
         results = tuple(self._with_dtype(value, tensor) for value, tensor in zip(results, op.outputs))
@@ -237,6 +238,27 @@ class Context:
             if known is not None and results[0].dtype.kind in "iu":
                 self.set_range(results[0], *known)
         return results
+
+    def _raise_kernels_error_on_these_shapes(self, op: Operation, inputs: List[Any]) -> None:
+        """Raise the numpy executor's own error if ``op``'s kernel refuses its inputs' shapes (known when compiling,
+        maybe not when tracing: ``x + y`` of a [3] and a [4] vector traced as [None]): it does on every call of
+        these shapes. A no-op where the kernel accepts them or some input is not an array (a list, a range)."""
+        arrays = []
+        for value in inputs:
+            if is_static(value):
+                arrays.append(np.asarray(value))
+            elif isinstance(value, self.jax.Array) and np.dtype(value.dtype) != np.dtype(object):
+                arrays.append(np.zeros(value.shape, value.dtype))
+            else:
+                return
+        if op.op_def.kernel is None:
+            return
+        try:
+            run_kernel(op.op_def, arrays, op.attrs, op.name)
+        except InvalidArgumentError as error:
+            raise with_creation_site(error, op.creation_site) from None
+        except Exception:  # noqa: BLE001 - another failure is not the kernel's verdict on these shapes
+            return
 
     def _propagate_range(self, op_def: Any, inputs: List[Any], result: Any) -> None:
         """The range of ``i * 3 + 1``, ``i - 1``, ``i // 2`` (an integer scalar of a declared range and a Python

@@ -77,3 +77,66 @@ def test_indexing_an_empty_axis_compiles_and_fails_only_where_it_runs(function, 
         assert got[1] == expected[1] and "index 0 is out of bounds for axis 0 with size 0" in got[1]
     else:
         assert got[1].tolist() == expected[1].tolist() and got[1].shape == expected[1].shape
+
+
+@pytest.mark.parametrize("sizes, length", [([1, 2], 4), ([1, 2], 2), (2, 5), ([1, -1], 0)])
+def test_a_split_whose_pieces_do_not_fit_the_run_time_length_raises_the_kernels_error(sizes, length):
+    # With the length unknown when tracing, the pieces [1, 2] were cut from a vector of 4 as [0] and [1, 2, 3]: a
+    # silently wrong result where the numpy executor raises (and [1, -1] of an empty vector a LoweringError)
+    def split(x):
+        return rt.split(x, sizes)
+
+    x = np.arange(length, dtype=np.float32)
+    messages = []
+    for jit_compile in (None, True):
+        function = rt.function(split, input_signature=[rt.TensorSpec([None])], jit_compile=jit_compile)
+        with pytest.raises(rt.errors.InvalidArgumentError, match="^SplitV: ") as raised:
+            function(x)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    fits = np.arange(3 if sizes != 2 else 4, dtype=np.float32)
+    compiled = rt.function(split, input_signature=[rt.TensorSpec([None])], jit_compile=True)(fits)
+    expected = rt.function(split, input_signature=[rt.TensorSpec([None])])(fits)
+    assert [piece.numpy().tolist() for piece in compiled] == [piece.numpy().tolist() for piece in expected]
+
+
+def test_sizes_wrong_for_every_call_raise_the_kernels_error_not_a_lowering_error():
+    # error_from_kernel's InvalidArgumentError was wrapped in a LoweringError ("InvalidArgumentError: ...")
+    def top_five(x):
+        return rt.math.top_k(x, 5)
+
+    function = rt.function(top_five, input_signature=[rt.TensorSpec([None])], jit_compile=True)
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"^TopKV2: input must have at least k=5 entries") as e:
+        function(np.arange(4, dtype=np.float32))
+    assert not isinstance(e.value, rt.errors.LoweringError)
+
+
+SPEC = rt.TensorSpec
+
+
+@pytest.mark.parametrize("function, signature, arrays, message", [
+    # silently wrong results before: the graph left the length unknown, JAX compiled for the one it met
+    (lambda x: rt.unstack(x, num=3), [SPEC([None])], [np.ones(4, np.float32)],
+     "Unpack: num=3 does not match dimension 0 of value (size 4)"),
+    (lambda x: rt.pad(x, [[1, 1]], mode="REFLECT"), [SPEC([None])], [np.ones(1, np.float32)],
+     "MirrorPad: REFLECT padding of axis 0 (size 1) must be at most 0, got 1"),
+    (lambda x: rt.pad(x, [[0, 3]], mode="SYMMETRIC"), [SPEC([None])], [np.ones(2, np.float32)],
+     "MirrorPad: SYMMETRIC padding of axis 0 (size 2) must be at most 2, got 3"),
+    # LoweringErrors quoting JAX before: the numpy executor's own error now
+    (lambda x, y: x + y, [SPEC([None]), SPEC([None])], [np.ones(3, np.float32), np.ones(4, np.float32)],
+     "AddV2: operands could not be broadcast together with shapes (3,) (4,) "),
+    (lambda x, y: rt.matmul(x, y), [SPEC([2, None]), SPEC([None, 2])], [np.ones((2, 3), np.float32),
+                                                                          np.ones((4, 2), np.float32)],
+     "MatMul: matmul: Input operand 1 has a mismatch in its core dimension 0"),
+    (lambda x: rt.reshape(x, [2, -1]), [SPEC([None])], [np.arange(5.0, dtype=np.float32)],
+     "Reshape: cannot reshape array of size 5 into shape (2,newaxis)"),
+    (lambda x: rt.linalg.inv(x), [SPEC([None, None])], [np.ones((2, 3), np.float32)],
+     "MatrixInverse: input must be a square matrix (or a batch of them), got shape (2, 3)"),
+])
+def test_shapes_known_only_when_compiling_that_the_kernel_refuses_raise_its_error(function, signature, arrays,
+                                                                                 message):
+    for jit_compile in (None, True):
+        traced = rt.function(function, input_signature=signature, jit_compile=jit_compile)
+        with pytest.raises(rt.errors.InvalidArgumentError) as raised:
+            traced(*arrays)
+        assert str(raised.value).startswith(message) and not isinstance(raised.value, rt.errors.LoweringError)
