@@ -96,6 +96,10 @@ class EagerTensor(Tensor):
     def numpy(self) -> np.ndarray:
         """The value as a numpy array (a scalar tensor gives a 0-d array's scalar, like TF)."""
         value = self._value
+        if not value.flags.writeable:
+            # A result of a jit_compile=True call views JAX's read-only buffer: the caller gets an array of its own,
+            # which it may change in place as it may the numpy executor's results (copied once, on first use)
+            value = self._value = value.copy()
         return value[()] if value.ndim == 0 else value
 
     def __array__(self, dtype=None, copy=None):

@@ -140,3 +140,18 @@ def test_shapes_known_only_when_compiling_that_the_kernel_refuses_raise_its_erro
         with pytest.raises(rt.errors.InvalidArgumentError) as raised:
             traced(*arrays)
         assert str(raised.value).startswith(message) and not isinstance(raised.value, rt.errors.LoweringError)
+
+
+def test_a_compiled_calls_results_are_arrays_the_caller_may_change_in_place():
+    # .numpy() of a result viewed JAX's read-only buffer: probabilities[probabilities < 0.1] = 0 was a ValueError
+    # under jit_compile=True only (tests/runtime/ops/test_fused_activations.py, rerun with xla_everywhere)
+    function = ag.function(lambda x: (rt.nn.softmax(x), x * 2.0), jit_compile=True)
+    x = rt.constant([1.0, 2.0, 6.0])
+    probabilities, doubled = function(x)
+    values = probabilities.numpy()
+    values[values < 0.1] = 0.0
+    assert probabilities.numpy() is values and values[0] == 0.0   # the tensor's own value, changed
+    doubled.numpy()[0] = 99.0
+    assert doubled.numpy().tolist() == [99.0, 4.0, 12.0]
+    again = function(x)   # the next call is not affected
+    assert again[1].numpy().tolist() == [2.0, 4.0, 12.0] and again[0].numpy()[0] > 0
