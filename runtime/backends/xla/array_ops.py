@@ -494,7 +494,15 @@ def _strided_slice_update(ctx, op, x, value, *dynamic):
 
 @lowers(STRIDED_SLICE_GRAD)
 def _strided_slice_grad(ctx, op, shape, grad, *dynamic):
-    target = _ints(ctx, op, shape, "shape")
+    declared = op.outputs[0].shape
+    if not is_static(shape) and declared is not None and None not in declared:
+        # The sliced tensor's shape, popped from a list in a loop's gradient (its forward iterations pushed it),
+        # though the graph knows it: checked, as Fill's (above)
+        ctx.check(ctx.jnp.all(ctx.jnp.asarray(shape) == np.asarray(declared, np.int64)), op,
+                  why=f"its shape differs from the shape {tuple(declared)} the graph declared")
+        target = [int(d) for d in declared]
+    else:
+        target = _ints(ctx, op, shape, "shape")
     zeros = ctx.jnp.zeros(target, dtype=op.outputs[0].dtype)
     if _empty_axes_indexed(op.attrs["key"], target):
         ctx.check(np.bool_(False), op)   # (the forward slice failed first whenever this runs)

@@ -155,3 +155,32 @@ def test_a_compiled_calls_results_are_arrays_the_caller_may_change_in_place():
     assert doubled.numpy().tolist() == [99.0, 4.0, 12.0]
     again = function(x)   # the next call is not affected
     assert again[1].numpy().tolist() == [2.0, 4.0, 12.0] and again[0].numpy()[0] > 0
+
+
+def test_the_gradient_of_slices_of_a_loop_variable_compiles_and_matches_jax():
+    # StridedSliceGrad took the sliced tensor's shape as popped from the loop's accumulator, computed when the graph
+    # runs: a LoweringError, though the graph knows it (5 of 25 random differentiable programs with bounded loops)
+    jax = pytest.importorskip("jax")
+
+    def gradient(x, n):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            a = x * 1.0
+            for _ in rt.range(n):
+                ag.set_loop_options(maximum_iterations=3)
+                a = rt.tanh(a[::-1] * 2.0 + a[1] + rt.concat([a[2:], a[:2]], 0))
+            loss = rt.reduce_sum(a * a)
+        return tape.gradient(loss, x)
+
+    def jax_loss(x):
+        a = x
+        for _ in range(2):
+            a = jax.numpy.tanh(a[::-1] * 2.0 + a[1] + jax.numpy.concatenate([a[2:], a[:2]]))
+        return jax.numpy.sum(a * a)
+
+    x = np.array([0.5, -1.0, 0.3])
+    expected = ag.function(gradient)(rt.constant(x), rt.constant(2)).numpy()
+    got = ag.function(gradient, jit_compile=True)(rt.constant(x), rt.constant(2)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(got, np.asarray(jax.grad(jax_loss)(x)), rtol=1e-12)
