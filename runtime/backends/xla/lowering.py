@@ -74,6 +74,7 @@ class Context:
         self.check_index: Dict[int, int] = {}
         self.checked_here = False   # whether this lowering left a run-time check (its error code is an output)
         self.loop_depth = 0   # how many tensor loops' bodies are being lowered around the current op
+        self.branch_depth = 0   # how many branches of tensor ifs are (an op there may not run)
         self.reserved_appends: set = set()   # ids of the appends whose slots a loop's bound reserved (loops.py)
         self.write_ranges: Optional[Any] = None   # a WriteRanges while a loop's body is probed (loops.py)
         self.loop_trips: Optional[Dict[int, Any]] = None   # id(While) -> its trip count, while probing (loops.py)
@@ -100,6 +101,10 @@ class Context:
         try:
             run_kernel(op.op_def, arrays, op.attrs, op.name)
         except InvalidArgumentError as error:
+            if self.loop_depth or self.branch_depth:   # it may never run: the numpy executor would not raise then
+                raise self.error(op, f"its sizes fail whenever it runs ({str(error).splitlines()[0]}), but it is in "
+                                     "a tensor loop or branch that may not run, and XLA compiles it anyway; run this "
+                                     "function with jit_compile=None or 'auto'") from None
             raise with_creation_site(error, op.creation_site) from None
         raise self.error(op, "its sizes are invalid")
 
@@ -251,7 +256,7 @@ class Context:
                 arrays.append(np.zeros(value.shape, value.dtype))
             else:
                 return
-        if op.op_def.kernel is None:
+        if op.op_def.kernel is None or self.loop_depth or self.branch_depth:   # (it may never run)
             return
         try:
             run_kernel(op.op_def, arrays, op.attrs, op.name)
@@ -342,6 +347,17 @@ def _lower_if(ctx: Context, op: Operation, cond: Any, *inputs: Any) -> tuple:
     if is_static(cond):  # known when compiling: only the branch taken is compiled
         return tuple(ctx.lower_graph(then_branch if bool(cond) else else_branch, inputs))
 
+    # The branches' ops may not run: an error their shapes give when compiling is not raised for them (see
+    # Context.error_from_kernel), and those of a branch JAX refuses are a LoweringError
+    ctx.branch_depth += 1
+    try:
+        return _lower_branches(ctx, op, cond, inputs, then_branch, else_branch)
+    finally:
+        ctx.branch_depth -= 1
+
+
+def _lower_branches(ctx: Context, op: Operation, cond: Any, inputs: Sequence[Any], then_branch: FuncGraph,
+                    else_branch: FuncGraph) -> tuple:
     if _small_and_pure(then_branch) and _small_and_pure(else_branch):
         # A few ops without side effects or checks: both branches run and a select picks (lax.cond costs more
         # than they do on a CPU, and XLA fuses a select with its neighbours).

@@ -184,3 +184,29 @@ def test_the_gradient_of_slices_of_a_loop_variable_compiles_and_matches_jax():
     np.testing.assert_allclose(got, expected, rtol=1e-12)
     with jax.enable_x64(True):
         np.testing.assert_allclose(got, np.asarray(jax.grad(jax_loss)(x)), rtol=1e-12)
+
+
+def split_in_a_branch(x):
+    if rt.reduce_sum(x) > 100.0:   # a tensor condition: both branches are compiled, one runs
+        return rt.split(x, [1, 2])[1]
+    return x[:2]
+
+
+def test_sizes_that_fail_only_in_a_branch_that_may_not_run_are_not_the_numpy_executors_error():
+    # The kernel's error for shapes known when compiling (above) was raised for an op in a tensor if's branch too,
+    # though the numpy executor never runs it for those shapes (found by the comprehension tests rerun with
+    # xla_everywhere: a concat in the branch of a filter not taken): now a LoweringError saying so
+    compiled = ag.function(split_in_a_branch, input_signature=[rt.TensorSpec([None])], jit_compile=True)
+    numpy_executor = ag.function(split_in_a_branch, input_signature=[rt.TensorSpec([None])])
+    x = np.arange(3, dtype=np.float32)
+    assert compiled(x).numpy().tolist() == numpy_executor(x).numpy().tolist() == [0.0, 1.0]
+    x = np.arange(5, dtype=np.float32)
+    assert numpy_executor(x).numpy().tolist() == [0.0, 1.0]
+    with pytest.raises(rt.errors.LoweringError, match=r"^SplitV \(SplitV\) cannot be compiled with jit_compile=True: its "
+                                                      r"sizes fail whenever it runs \(SplitV: size_splits \[1, 2\] sum "
+                                                      r"to 3, but dimension 0 of value has size 5.*in a tensor loop or "
+                                                      r"branch that may not run"):
+        compiled(x)
+    auto = ag.function(split_in_a_branch, input_signature=[rt.TensorSpec([None])], jit_compile="auto")
+    assert auto(x).numpy().tolist() == [0.0, 1.0]
+
