@@ -204,6 +204,9 @@ class StagedGenerator:
         length = self.staged.length()
         dtype, row_shape = self._probe()
         known = row_shape is not None and all(dim is not None for dim in row_shape)
+        static_length = constant_value(length) if self.condition is None and not self.flatten else None
+        if static_length is not None and known:
+            return self._build_in_place(int(static_length), dtype, row_shape)
         start = rt.zeros((0,) + tuple(0 if dim is None else dim for dim in (row_shape or ())), dtype)
 
         def cond(index, taken, rows):
@@ -233,9 +236,19 @@ class StagedGenerator:
         invariants = [None, None, None if row_shape is None else (None,) + row_shape]
         _, _, rows = rt.while_loop(cond, body, (rt.constant(0), rt.constant(0), start), loop_var_names=names,
                                    shape_invariants=invariants)
-        static_length = constant_value(length) if self.condition is None and not self.flatten else None
-        if static_length is not None and known:
-            rows = rt.reshape(rows, (int(static_length),) + row_shape)   # the number of rows is known
+        return rows
+
+    def _build_in_place(self, count: int, dtype: Any, row_shape: Tuple[int, ...]) -> Any:
+        """The stacked elements when their number and shape are known while tracing (no filter, an iterable of
+        static length): each iteration writes its row into a tensor of the final shape, a loop variable of one
+        shape (so ``jit_compile=True`` compiles it: XLA fixes every loop variable's shape, docs/XLA.md)."""
+        def body(index, rows):
+            new = self._rows(self._arguments(self.staged.element(index)))
+            return index + 1, rt.tensor_scatter_nd_update(rows, rt.reshape(index, [1, 1]), new)
+
+        _, rows = rt.while_loop(lambda index, rows: index < count, body,
+                                (rt.constant(0), rt.zeros((count,) + row_shape, dtype)),
+                                loop_var_names=("<comprehension index>", "<comprehension elements>"))
         return rows
 
     def _probe(self) -> Tuple[Any, Any]:

@@ -210,3 +210,16 @@ def test_sizes_that_fail_only_in_a_branch_that_may_not_run_are_not_the_numpy_exe
     auto = ag.function(split_in_a_branch, input_signature=[rt.TensorSpec([None])], jit_compile="auto")
     assert auto(x).numpy().tolist() == [0.0, 1.0]
 
+
+def doubled_rows(t):
+    return rt.stack([v * 2.0 for v in t]), rt.reduce_sum([rt.reduce_sum(row) for row in t])
+
+
+def test_a_comprehension_over_a_tensor_of_static_length_compiles():
+    # [f(v) for v in t] grew its result by concatenation (a loop variable changing shape): a LoweringError under
+    # jit_compile=True even for a t of static length; it now writes each row into a tensor of the final shape
+    t = rt.constant(np.arange(6.0, dtype=np.float32).reshape(3, 2))
+    expected = ag.function(doubled_rows)(t)
+    got = ag.function(doubled_rows, jit_compile=True)(t)
+    assert got[0].numpy().tolist() == expected[0].numpy().tolist() == (np.arange(6.0).reshape(3, 2) * 2).tolist()
+    assert float(got[1]) == float(expected[1]) == 15.0
