@@ -324,9 +324,9 @@ def _gather(ctx, op, params, indices):
 
 
 def _progression(params) -> Optional[Tuple[int, int]]:
-    """(first, step) of a static 1-D integer array that is an arithmetic progression (a static ``Range``)."""
+    """(first, step) of a static 1-D signed integer array that is an arithmetic progression (a static ``Range``)."""
     values = np.asarray(params)
-    if values.ndim != 1 or values.dtype.kind not in "iu" or not values.size:
+    if values.ndim != 1 or values.dtype.kind != "i" or not values.size:
         return None
     first = int(values[0])
     step = int(values[1]) - first if values.size > 1 else 0
