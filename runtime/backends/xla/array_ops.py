@@ -1,4 +1,4 @@
-"""JAX lowerings of the shape, indexing, combining, ordering and creation ops.
+"""JAX lowerings of the shape, combining, ordering and creation ops (the indexing ops: ``index_ops``).
 
 Sizes must be known when compiling (XLA's shapes are static): a ``Reshape`` target, ``Tile`` multiples, a
 ``Fill`` shape, pad amounts, a ``TopKV2`` k come from constants or static shapes, else ``ctx.static`` raises
@@ -7,7 +7,7 @@ range is the numpy executor's ``InvalidArgumentError``, never JAX's silent clamp
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List
 
 import numpy as np
 
@@ -18,22 +18,15 @@ from runtime.ops.combine_ops import CONCAT, SELECT, STACK, WHERE
 from runtime.ops.creation_ops import FILL, ONES_LIKE, RANGE, ZEROS_LIKE
 from runtime.ops.einsum_ops import EINSUM
 from runtime.ops.gradient_ops import BROADCAST_TO, SUM_TO_SHAPE
-from runtime.ops.indexing import (
-    GATHER,
-    STRIDED_SLICE,
-    STRIDED_SLICE_GRAD,
-    STRIDED_SLICE_UPDATE,
-    UNSORTED_SEGMENT_SUM,
-)
 from runtime.ops.manipulation_ops import MIRROR_PAD, ONE_HOT, PAD, REPEAT, REVERSE
 from runtime.ops.set_ops import UNIQUE, UNIQUE_WITH_COUNTS
-from runtime.ops.scatter_ops import GATHER_ND, TENSOR_SCATTER_ADD, TENSOR_SCATTER_UPDATE
 from runtime.ops.shape_ops import RANK, SHAPE, SIZE
 from runtime.ops.sort_ops import ARG_SORT, SORT, TOP_K
 from runtime.ops.split_ops import SPLIT, UNSTACK
 
 
-def _ints(ctx, op, value, what: str) -> List[int]:
+def static_ints(ctx, op, value, what: str) -> List[int]:
+    """The ints of ``value``, which must be known when compiling (else ``ctx.static``'s LoweringError)."""
     return [int(v) for v in np.reshape(ctx.static(value, op, what), -1)]
 
 
@@ -48,7 +41,8 @@ def _shape(ctx, op, x):
     return np.array(x.shape, dtype=op.attrs["out_type"])   # static in a compiled program
 
 
-def _range_element(ctx, op, lazy: LazyRange, index, wraps: bool = False):
+def range_element(ctx, op, lazy: LazyRange, index, wraps: bool = False):
+    """Element ``index`` of a range never built (``start + delta * index``), checked to be in range."""
     index = ctx.jnp.asarray(index)
     if wraps:  # x[-1] of a subscript counts from the end
         index = ctx.jnp.where(index < 0, index + lazy.length, index)
@@ -75,7 +69,7 @@ def _rank(ctx, op, x):
 
 @lowers(RESHAPE)
 def _reshape(ctx, op, x, shape):
-    return ctx.jnp.reshape(x, _ints(ctx, op, shape, "target shape"))
+    return ctx.jnp.reshape(x, static_ints(ctx, op, shape, "target shape"))
 
 
 @lowers(TRANSPOSE)
@@ -95,7 +89,7 @@ def _squeeze(ctx, op, x):
 
 @lowers(TILE)
 def _tile(ctx, op, x, multiples):
-    return ctx.jnp.tile(x, _ints(ctx, op, multiples, "multiples"))
+    return ctx.jnp.tile(x, static_ints(ctx, op, multiples, "multiples"))
 
 
 @lowers(CONCAT)
@@ -159,7 +153,7 @@ def _fill(ctx, op, dims, value):
         ctx.check(ctx.jnp.all(ctx.jnp.asarray(dims) == np.asarray(declared, np.int64)), op,
                   why=f"its shape differs from the shape {tuple(declared)} the graph declared")
         return ctx.jnp.full(tuple(declared), value, dtype=op.outputs[0].dtype)
-    return ctx.jnp.full(_ints(ctx, op, dims, "shape"), value, dtype=op.outputs[0].dtype)
+    return ctx.jnp.full(static_ints(ctx, op, dims, "shape"), value, dtype=op.outputs[0].dtype)
 
 
 @lowers(ZEROS_LIKE)
@@ -206,12 +200,12 @@ def _range(ctx, op, start, limit, delta):
 
 @lowers(BROADCAST_TO)
 def _broadcast_to(ctx, op, x, shape):
-    return ctx.jnp.broadcast_to(x, _ints(ctx, op, shape, "target shape"))
+    return ctx.jnp.broadcast_to(x, static_ints(ctx, op, shape, "target shape"))
 
 
 @lowers(SUM_TO_SHAPE)
 def _sum_to_shape(ctx, op, x, shape):
-    target = _ints(ctx, op, shape, "target shape")
+    target = static_ints(ctx, op, shape, "target shape")
     extra = x.ndim - len(target)
     axes = tuple(range(extra)) + tuple(extra + i for i, d in enumerate(target) if d == 1 and x.shape[extra + i] != 1)
     summed = ctx.jnp.sum(x, axis=axes, keepdims=True, dtype=x.dtype) if axes else x
@@ -290,229 +284,8 @@ def _top_k(ctx, op, x, k):
     return ctx.jnp.take_along_axis(x, indices, -1), indices.astype(op.attrs["index_type"])
 
 
-# --- gathering and scattering --------------------------------------------------------------------------------
-def _in_range(ctx, indices, size):
-    within = (indices >= 0) & (indices < size)
-    return within if not np.ndim(indices) else ctx.jnp.all(within)
-
-
-@lowers(GATHER)
-def _gather(ctx, op, params, indices):
-    if type(params) is LazyRange:
-        return _range_element(ctx, op, params, indices)
-    axis, size = op.attrs["axis"], params.shape[op.attrs["axis"]]
-    known = ctx.value_range(indices)   # a loop counter: its range may make the check needless
-    indices = ctx.jnp.asarray(indices)
-    if not (known is not None and 0 <= known[0] and known[1] < size):
-        ctx.check(_in_range(ctx, indices, size), op)
-    if size == 0:   # (a loop over an empty tensor: its body is compiled, never run)
-        return ctx.jnp.zeros(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
-    within = known is not None and 0 <= known[0] <= known[1] < size
-    if indices.ndim:
-        return ctx.jnp.take(params, indices, axis=axis, mode="clip")
-    progression = _progression(params) if within and is_static(params) else None
-    if progression is not None:   # an element of a static range (for t in rt.range(a, b)): arithmetic, no table
-        result = _progression_element(ctx, progression, indices, params.dtype)
-    else:   # one index: a dynamic slice (a gather costs more, to compile and to run)
-        index = indices if within else ctx.lax.clamp(np.zeros((), indices.dtype), indices,
-                                                     np.asarray(size - 1, indices.dtype))
-        result = ctx.element_at(ctx.jnp.asarray(params), index, axis)
-    if within and is_static(params) and params.ndim == 1 and params.dtype.kind in "iu":
-        picked = np.asarray(params)[known[0]:known[1] + 1]   # its bounds: index checks on it may be left out
-        ctx.set_range(result, picked.min(), picked.max())
-    return result
-
-
-def _progression(params) -> Optional[Tuple[int, int]]:
-    """(first, step) of a static 1-D signed integer array that is an arithmetic progression (a static ``Range``)."""
-    values = np.asarray(params)
-    if values.ndim != 1 or values.dtype.kind != "i" or not values.size:
-        return None
-    first = int(values[0])
-    step = int(values[1]) - first if values.size > 1 else 0
-    expected = first + step * np.arange(values.size, dtype=np.int64)
-    return (first, step) if np.array_equal(expected, values) else None
-
-
-def _progression_element(ctx, progression: Tuple[int, int], index, dtype):
-    """``first + step * index`` in ``dtype`` (the element at ``index`` of the progression)."""
-    lax = ctx.lax
-    first, step = progression
-    element = lax.convert_element_type(index, dtype)
-    if step != 1:
-        element = lax.mul(element, np.asarray(step, dtype))
-    if first:
-        element = lax.add(element, np.asarray(first, dtype))
-    return element
-
-
-def _index_rows(ctx, op, indices, shape):
-    """``indices`` ([..., K]) as an advanced-indexing tuple of ``shape``'s first K axes, checked in range."""
-    jnp = ctx.jnp
-    indices = jnp.asarray(indices)
-    depth = indices.shape[-1]
-    bounds = np.array(shape[:depth], dtype=np.int64)
-    ctx.check(jnp.all((indices >= 0) & (indices < bounds)), op)
-    clipped = jnp.clip(indices, 0, np.maximum(bounds - 1, 0))
-    return tuple(jnp.moveaxis(clipped, -1, 0))
-
-
-@lowers(GATHER_ND)
-def _gather_nd(ctx, op, params, indices):
-    jnp = ctx.jnp
-    if indices.shape[-1] == 0:
-        return jnp.broadcast_to(params, indices.shape[:-1] + params.shape)
-    rows = _index_rows(ctx, op, indices, params.shape)
-    depth = indices.shape[-1]
-    if 0 in params.shape[:depth]:   # nothing to take; its check fails if it runs with an index (an empty loop)
-        return jnp.zeros(indices.shape[:-1] + params.shape[depth:], params.dtype)
-    return jnp.asarray(params)[rows]
-
-
-@lowers(TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD)
-def _scatter(ctx, op, tensor, indices, updates):
-    jnp = ctx.jnp
-    adding = op.op_def is TENSOR_SCATTER_ADD
-    tensor = jnp.asarray(tensor)
-    if indices.shape[-1] == 0:
-        rows = jnp.reshape(updates, (-1,) + tensor.shape)
-        if adding:
-            return tensor + jnp.sum(rows, axis=0, dtype=tensor.dtype)
-        return rows[-1] if rows.shape[0] else tensor
-    at = tensor.at[_index_rows(ctx, op, indices, tensor.shape)]
-    # repeated indices: the last update wins (numpy's assignment order), or they add up
-    return at.add(updates) if adding else at.set(updates, unique_indices=False)
-
-
-@lowers(UNSORTED_SEGMENT_SUM)
-def _segment_sum(ctx, op, data, segment_ids, num_segments):
-    count = int(ctx.static(num_segments, op, "num_segments"))
-    ctx.check(_in_range(ctx, ctx.jnp.asarray(segment_ids), count), op)
-    return ctx.jax.ops.segment_sum(data, segment_ids, num_segments=count)
-
-
-# --- subscripts (x[key], x[key] = v) ------------------------------------------------------------------------
-def _subscript(ctx, op, shape, key, dynamic) -> tuple:
-    """The index tuple of an encoded ``StridedSlice`` key, with dynamic ints as (checked) JAX scalars.
-
-    Slice bounds must be known when compiling (the result's shape depends on them)."""
-    jnp = ctx.jnp
-    consumed = sum(1 for item in key if item[0] in ("index", "slice"))
-    index, dim = [], 0
-    for item in key:
-        kind = item[0]
-        if kind == "ellipsis":
-            index.append(Ellipsis)
-            dim += len(shape) - consumed
-        elif kind == "newaxis":
-            index.append(None)
-        elif kind == "index":
-            value, size = item[1], shape[dim]
-            if type(value) is not tuple:
-                # A Python int, out of range for some lengths of an axis the graph leaves unknown: JAX would clamp
-                # it (a silently wrong element), the kernel raises
-                ctx.check(np.bool_(-size <= value < size), op)
-            else:
-                value = dynamic[value[1]]
-                if not ctx.always_within(value, 0, size - 1):   # (a loop counter's range may say it is)
-                    needed = not ctx.always_within(value, -size, size - 1)
-                    value = jnp.asarray(value)
-                    if needed:
-                        ctx.check((value >= -size) & (value < size), op)   # the kernel's IndexError
-                    value = jnp.clip(jnp.where(value < 0, value + size, value), 0, max(size - 1, 0))
-            index.append(value)
-            dim += 1
-        else:
-            bounds = [None if b is None else int(b) if type(b) is not tuple else
-                      int(ctx.static(dynamic[b[1]], op, "slice bounds")) for b in item[1:]]
-            index.append(slice(*bounds))
-            dim += 1
-    return tuple(index)
-
-
-def _empty_axes_indexed(key, shape) -> List[int]:
-    """The axes of length 0 that ``key`` takes one element of (``x[i]`` in a loop over an empty tensor): such an
-    op fails its check whenever it runs, and JAX refuses to index the axis even where it never runs."""
-    consumed = sum(1 for item in key if item[0] in ("index", "slice"))
-    axes, dim = [], 0
-    for item in key:
-        if item[0] == "ellipsis":
-            dim += len(shape) - consumed
-        elif item[0] in ("index", "slice"):
-            if item[0] == "index" and shape[dim] == 0:
-                axes.append(dim)
-            dim += 1
-    return axes
-
-
-@lowers(STRIDED_SLICE)
-def _strided_slice(ctx, op, x, *dynamic):
-    key = op.attrs["key"]
-    if type(x) is LazyRange:
-        if len(key) != 1 or key[0][0] != "index":
-            raise ctx.error(op, "it slices a range whose length is known only when the graph runs")
-        index = key[0][1]
-        return _range_element(ctx, op, x, dynamic[index[1]] if type(index) is tuple else index, wraps=True)
-    empty = _empty_axes_indexed(key, x.shape)
-    if empty:   # never read (its check fails first): an element of a stand-in, of the result's shape
-        ctx.check(np.bool_(False), op)   # the kernel's IndexError, if this op runs
-        stand_in = ctx.jnp.zeros(tuple(1 if d in empty else n for d, n in enumerate(x.shape)), x.dtype)
-        return stand_in[_subscript(ctx, op, stand_in.shape, key, dynamic)]
-    return _picked(ctx, x, _subscript(ctx, op, x.shape, key, dynamic))
-
-
-def _picked(ctx, x, index: tuple):
-    """``x[index]``; a dynamic slice when ``index`` holds only ints (some traced: ``_subscript`` made them
-    non-negative and in range) and whole slices, without the selects JAX's indexing adds for negative indices."""
-    starts, sizes, picked = [], [], []
-    for dim, size in enumerate(x.shape):
-        item = index[dim] if dim < len(index) else slice(None)
-        if isinstance(item, slice) and item == slice(None):
-            starts.append(np.int32(0))
-            sizes.append(size)
-        elif item is None or item is Ellipsis or isinstance(item, slice) or np.ndim(item) or size == 0:
-            return ctx.jnp.asarray(x)[index]
-        else:
-            if isinstance(item, (int, np.integer)):
-                item = np.int32(item + size if item < 0 else item)
-            starts.append(item)
-            sizes.append(1)
-            picked.append(dim)
-    if len(index) > len(x.shape) or all(is_static(start) for start in starts):
-        return ctx.jnp.asarray(x)[index]   # (static: a plain slice)
-    lax = ctx.lax
-    return lax.squeeze(lax.dynamic_slice(x, starts, sizes, allow_negative_indices=False), picked)
-
-
-@lowers(STRIDED_SLICE_UPDATE)
-def _strided_slice_update(ctx, op, x, value, *dynamic):
-    if _empty_axes_indexed(op.attrs["key"], x.shape):
-        ctx.check(np.bool_(False), op)   # the kernel's IndexError, if this op runs; nothing to update
-        return ctx.jnp.asarray(x)
-    return ctx.jnp.asarray(x).at[_subscript(ctx, op, x.shape, op.attrs["key"], dynamic)].set(value)
-
-
-@lowers(STRIDED_SLICE_GRAD)
-def _strided_slice_grad(ctx, op, shape, grad, *dynamic):
-    declared = op.outputs[0].shape
-    if not is_static(shape) and declared is not None and None not in declared:
-        # The sliced tensor's shape, popped from a list in a loop's gradient (its forward iterations pushed it),
-        # though the graph knows it: checked, as Fill's (above)
-        ctx.check(ctx.jnp.all(ctx.jnp.asarray(shape) == np.asarray(declared, np.int64)), op,
-                  why=f"its shape differs from the shape {tuple(declared)} the graph declared")
-        target = [int(d) for d in declared]
-    else:
-        target = _ints(ctx, op, shape, "shape")
-    zeros = ctx.jnp.zeros(target, dtype=op.outputs[0].dtype)
-    if _empty_axes_indexed(op.attrs["key"], target):
-        ctx.check(np.bool_(False), op)   # (the forward slice failed first whenever this runs)
-        return zeros
-    return zeros.at[_subscript(ctx, op, target, op.attrs["key"], dynamic)].set(grad)
-
-
-READS_LAZY_RANGES.update({SHAPE, GATHER, STRIDED_SLICE})
-CHECKED.update({FILL, GATHER, GATHER_ND, TENSOR_SCATTER_UPDATE, TENSOR_SCATTER_ADD, RANGE, STRIDED_SLICE,
-                STRIDED_SLICE_UPDATE, STRIDED_SLICE_GRAD, UNSORTED_SEGMENT_SUM})
+READS_LAZY_RANGES.add(SHAPE)
+CHECKED.update({FILL, RANGE})
 _DATA_DEPENDENT = "is known only when the graph runs, and XLA needs every shape when compiling; "
 _AUTO = "or use jit_compile='auto' to run this graph on the numpy executor"
 NOT_LOWERED.update({

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
-from runtime.backends.xla import array_ops, list_ops, loops, ops  # noqa: F401  (they declare the lowerings)
+from runtime.backends.xla import array_ops, index_ops, list_ops, loops, ops  # noqa: F401  (they declare the lowerings)
 from runtime.backends.xla import DataParallel, import_jax
 from runtime.backends.xla.lowering import Context, State
 from runtime.backends.xla.table import may_check

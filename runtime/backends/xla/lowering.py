@@ -49,7 +49,7 @@ class LazyRange(NamedTuple):
     dtype: Any
 
 
-# The ops whose lowerings read a LazyRange themselves (runtime.backends.xla.array_ops).
+# The ops whose lowerings read a LazyRange themselves (runtime.backends.xla.array_ops and index_ops).
 READS_LAZY_RANGES: set = {IF, WHILE}   # (If and While pass it on to their subgraphs)
 
 
