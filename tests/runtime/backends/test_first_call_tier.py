@@ -14,20 +14,6 @@ from runtime.core.context import graph_scope
 from runtime.tracing import concrete_function
 
 
-@pytest.fixture
-def compilations(monkeypatch):
-    made = []
-    real = concrete_function.build_executor
-
-    def counting(graph):
-        made.append(graph)
-        return real(graph)
-
-    monkeypatch.setattr(concrete_function, 'build_executor', counting)
-    monkeypatch.setattr(concrete_function, 'check_first_calls', False)   # which would compile at once
-    return made
-
-
 def relu(x):
     if rt.greater(x, 0):
         return x
@@ -35,19 +21,19 @@ def relu(x):
         return 0
 
 
-def test_the_first_call_is_interpreted_and_the_second_compiles_the_optimized_graph(compilations):
+def test_the_first_call_is_interpreted_and_the_second_compiles_the_optimized_graph(numpy_executors):
     concrete = ag.function(relu).get_concrete_function(rt.constant(3))
     results = [int(concrete(rt.constant(v)).numpy()) for v in (3, -2, 5, -1)]
     assert results == [3, 0, 5, 0]
-    assert compilations == [concrete.graph]   # one compilation, at the second call, of the optimized graph
+    assert numpy_executors == [concrete.graph]   # one compilation, at the second call, of the optimized graph
     assert concrete.graph is not concrete.unoptimized_graph
 
 
-def test_a_function_called_through_the_fast_path_also_compiles_at_its_second_call(compilations):
+def test_a_function_called_through_the_fast_path_also_compiles_at_its_second_call(numpy_executors):
     f = ag.function(relu)
-    assert int(f(rt.constant(-4)).numpy()) == 0 and compilations == []
-    assert int(f(rt.constant(4)).numpy()) == 4 and len(compilations) == 1
-    assert int(f(rt.constant(6)).numpy()) == 6 and len(compilations) == 1
+    assert int(f(rt.constant(-4)).numpy()) == 0 and numpy_executors == []
+    assert int(f(rt.constant(4)).numpy()) == 4 and len(numpy_executors) == 1
+    assert int(f(rt.constant(6)).numpy()) == 6 and len(numpy_executors) == 1
 
 
 def count_up(n):
@@ -57,28 +43,28 @@ def count_up(n):
     return i
 
 
-def test_a_graph_with_a_loop_compiles_when_traced(compilations):
+def test_a_graph_with_a_loop_compiles_when_traced(numpy_executors):
     f = ag.function(count_up)
     f.get_concrete_function(rt.constant(3))
-    assert len(compilations) == 1
-    assert int(f(rt.constant(3)).numpy()) == 3 and len(compilations) == 1
+    assert len(numpy_executors) == 1
+    assert int(f(rt.constant(3)).numpy()) == 3 and len(numpy_executors) == 1
 
 
-def test_big_inputs_compile_at_the_first_call(compilations):
+def test_big_inputs_compile_at_the_first_call(numpy_executors):
     f = rt.Function(lambda x: x * 2.0 + 1.0)
     big = np.ones(concrete_function.INTERPRET_FIRST_CALL_UP_TO + 1, np.float32)
     np.testing.assert_array_equal(f(rt.constant(big)).numpy(), big * 2.0 + 1.0)
-    assert len(compilations) == 1
+    assert len(numpy_executors) == 1
 
 
-def test_a_big_result_of_small_inputs_compiles_at_the_first_call(compilations):
+def test_a_big_result_of_small_inputs_compiles_at_the_first_call(numpy_executors):
     f = rt.Function(lambda x: rt.reshape(rt.tile(x, [1024]), [-1, 512]) * 2.0)
     x = np.arange(512, dtype=np.float32)  # a result of 512 x 512: the executor's row blocks pay at once
     np.testing.assert_array_equal(f(rt.constant(x)).numpy(), np.tile(x, 1024).reshape(-1, 512) * 2.0)
-    assert len(compilations) == 1
+    assert len(numpy_executors) == 1
 
 
-def test_many_small_ops_on_a_big_input_are_interpreted_at_the_first_call(compilations):
+def test_many_small_ops_on_a_big_input_are_interpreted_at_the_first_call(numpy_executors):
     def steps(xs):
         h = rt.zeros((32, 16))
         for t in range(20):  # an unrolled recurrence: compiling costs more than interpreting it once
@@ -87,9 +73,9 @@ def test_many_small_ops_on_a_big_input_are_interpreted_at_the_first_call(compila
     f = rt.Function(steps)
     xs = np.random.default_rng(0).standard_normal((20, 32, 16)).astype(np.float32) * 0.1
     first = f(rt.constant(xs)).numpy()
-    assert len(compilations) == 0
+    assert len(numpy_executors) == 0
     np.testing.assert_array_equal(f(rt.constant(xs)).numpy(), first)
-    assert len(compilations) == 1
+    assert len(numpy_executors) == 1
 
 
 def constants_out(x):

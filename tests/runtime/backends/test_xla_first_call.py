@@ -6,23 +6,8 @@ import pytest
 
 import autograph_lite as ag
 import runtime as rt
-from runtime.tracing import concrete_function
 
 jax = pytest.importorskip("jax")
-
-
-@pytest.fixture
-def numpy_executors(monkeypatch):
-    made = []
-    real = concrete_function.build_executor
-
-    def counting(graph):
-        made.append(graph)
-        return real(graph)
-
-    monkeypatch.setattr(concrete_function, "build_executor", counting)
-    monkeypatch.setattr(concrete_function, "check_first_calls", False)
-    return made
 
 
 def gather_in_a_loop(x, n):

@@ -12,19 +12,10 @@ import runtime as rt
 from support.example_budgets import examples
 from test_xla_backend import assert_same
 from test_xla_nested_lists import exactly
+from test_xla_tensor_arrays import same_error
 
 jax = pytest.importorskip("jax")
 V = rt.constant(np.arange(12, dtype=np.float32).reshape(6, 2))
-
-
-def same_error(program, *args):
-    """The numpy executor's and the compiled function's errors: the same type and text."""
-    with pytest.raises(rt.errors.InvalidArgumentError) as numpy_error:
-        ag.function(program)(*args)
-    with pytest.raises(rt.errors.InvalidArgumentError) as xla_error:
-        ag.function(program, jit_compile=True)(*args)
-    assert str(xla_error.value) == str(numpy_error.value)
-    return str(xla_error.value)
 
 
 def test_pieces_of_one_length_are_the_arrays_elements_read_anywhere():
