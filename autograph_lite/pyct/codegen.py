@@ -40,6 +40,10 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
 
     _methods: Dict[type, Callable] = {}   # node class -> visitor (one lookup per class, not per node)
 
+    # 3.11 and 3.12 unparse an f-string's expressions with a new unparser made with _avoid_backslashes=True
+    # (before PEP 701 they could hold no backslash); 3.13 has neither the flag nor the __init__ argument.
+    _avoid_backslashes = False
+
     def __init__(self, **kwargs):
         super().__init__(**kwargs)   # the stdlib re-instantiates it (with kwargs) for f-strings
         self._current: Optional[Origin] = None
@@ -269,7 +273,8 @@ def _keep_origin(gast_statement, python_statement) -> None:
 
 def _twin(node, **fields):
     """A node of the stdlib class named like gast ``node``'s, with its fields (the same children) and ``fields``."""
-    twin = getattr(ast, node.__class__.__name__)()
+    cls = getattr(ast, node.__class__.__name__)
+    twin = cls.__new__(cls)   # (not cls(): 3.13 warns of every required field not given to __init__)
     twin.__dict__.update(node.__dict__)   # (stdlib nodes keep their fields in their __dict__, as gast's do)
     twin.__dict__.update(fields)
     return twin

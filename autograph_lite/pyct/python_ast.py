@@ -68,7 +68,7 @@ def from_gast(node, on_statement: Optional[Callable[[gast.stmt, ast.stmt], None]
         if cls in _LEAF_VALUES:
             return value
         if cls is name_class:
-            new = ast_name()
+            new = ast_name.__new__(ast_name)   # (no __init__, as for the other classes below)
             new.id = value.id
             new.ctx = contexts.get(value.ctx.__class__) or convert(value.ctx)
             return new
@@ -83,7 +83,9 @@ def from_gast(node, on_statement: Optional[Callable[[gast.stmt, ast.stmt], None]
         target, fields, is_statement = _PLANS.get(cls) or _plan(cls)
         if target is None:
             return None
-        new = target()
+        # Made without __init__: 3.13's warns of each required field not given there (an error from
+        # 3.15), and the fields are set just below; an optional field left out reads as the class's None.
+        new = target.__new__(target)
         attributes = value.__dict__
         new_attributes = new.__dict__   # an ast node keeps its fields in its __dict__, as gast's do
         for field in fields:

@@ -107,3 +107,33 @@ def test_a_tree_missing_an_optional_field_unparses_through_its_stdlib_copy():
     text, origins = codegen.unparse(tree)
     assert text == 'def f(a, *b, c=1, **d):\n    try:\n        return\n    except E as e:\n        return\n'
     assert origins == [None] * 5
+
+
+# What codegen._Unparser takes from ast._Unparser, a private class: the members it reads or calls and the hooks it
+# overrides, which the stdlib's own visitors must still call. A Python release that changes one fails here, by name
+# (3.13 dropped _avoid_backslashes, which every conversion then failed on).
+_STDLIB_UNPARSER_MEMBERS = ['fill', 'traverse', 'visit', 'maybe_newline', 'get_raw_docstring', 'get_type_comment',
+                            '_function_helper', '_write_docstring_and_traverse_body', 'binop', 'binop_precedence',
+                            'binop_rassoc', 'cmpops', 'visit_arguments', 'visit_ExceptHandler', 'visit_If',
+                            'visit_AnnAssign', 'visit_Attribute', 'visit_Subscript', 'visit_JoinedStr',
+                            'visit_FormattedValue', 'visit_Constant']
+
+
+def test_the_private_stdlib_unparser_has_what_codegen_uses():
+    unparser = ast._Unparser()
+    assert [name for name in _STDLIB_UNPARSER_MEMBERS if not hasattr(unparser, name)] == []
+    assert isinstance(unparser._source, list) and unparser._indent == 0 and unparser._precedences == {}
+    assert [p.name for p in ast._Precedence if p.name in ('TUPLE', 'TEST', 'CMP', 'ATOM')] == [
+        'TUPLE', 'TEST', 'CMP', 'ATOM']
+
+
+def test_unparsing_warns_of_nothing():
+    # Python 3.13 warns (DeprecationWarning, an error from 3.15) of each required field not given to an ast node's
+    # __init__: the stdlib copies of gast nodes are made without it.
+    import warnings
+    from autograph_lite.pyct import python_ast
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        for source in [SOURCE] + _TRICKY:
+            tree = parser.parse_str(source)
+            assert codegen.unparse(tree)[0] == codegen._Unparser().visit(python_ast.from_gast(tree)) + '\n'
