@@ -148,8 +148,30 @@ def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
     if not isinstance(node, gast.FunctionDef):
         raise SourceUnavailableError(f'cannot convert {entity!r}: its source is not a function definition')
     node.decorator_list = []
+    _check_source_is_the_codes(entity, node, filename, first_line)
     origin_info.resolve(node, parsed_lines, filename, first_line - shift)
     return node, filename
+
+
+# compile()'s and exec()'s file name when given none: all code compiled from strings without a name of their own
+# shares it, so the lines linecache holds for it may be another code's (Python 3.13 puts the `python -c` program's
+# there; a library may put any), with a def at the same line, maybe of the same name and arguments.
+_SHARED_FILENAME = '<string>'
+
+
+def _check_source_is_the_codes(entity: Callable, node: gast.AST, filename: str, first_line: int) -> None:
+    """Under the shared file name, the source found must compile to the function's own code (bytecode, names
+    and constants), or a different function would be converted in its place (a silently wrong result)."""
+    code = entity.__code__
+    if code.co_filename != _SHARED_FILENAME or _same_code(node, code):
+        return
+    raise SourceUnavailableError(
+        f'cannot convert {getattr(entity, "__qualname__", entity)!r}: its code was compiled from a string without '
+        f'a file name of its own ({_SHARED_FILENAME!r}, shared by every exec and compile not given one), and the '
+        f'source Python finds at its line {first_line} does not compile to its code (other code; or '
+        f'a function that reads variables of an enclosing function or class, which compiles differently alone)',
+        fix='Give compile() a file name of its own and register the source in linecache under it, or mark the '
+            'function with @ag.do_not_convert.')
 
 
 # filename -> (the text of the file when parsed, {line: the lambdas that start there, in source order}) for the
@@ -197,20 +219,32 @@ def _parse_lambda(entity: Callable) -> Tuple[gast.Lambda, str]:
                 'Put each lambda on its own line, or use a def.')
     if not candidates:
         raise SourceUnavailableError(f'cannot find the source of {entity!r} in {filename}')
+    _check_source_is_the_codes(entity, candidates[0], filename, code.co_firstlineno)
     node = copy.deepcopy(candidates[0])   # the conversion annotates and changes it
     origin_info.resolve(node, [line.rstrip('\n') for line in file_lines], filename, 1)
     return node, filename
 
 
-def _same_code(node: gast.Lambda, code) -> bool:
-    """True if ``node`` compiles to the same bytecode as the live lambda's ``code``."""
-    expression = ast.Expression(body=gast.gast_to_ast(node))
-    ast.fix_missing_locations(expression)
+def _same_code(node: gast.AST, code) -> bool:
+    """True if ``node`` (a lambda or a def), compiled on its own, gives the live ``code``'s bytecode, names and
+    constants. (A function that reads its enclosing function's variables compiles differently on its own.)"""
+    # (gast_to_ast keeps every node's lines and columns, which the bytecode's line-marking NOPs follow.)
+    if isinstance(node, gast.Lambda):
+        tree: ast.AST = ast.Expression(body=gast.gast_to_ast(node))
+        mode = 'eval'
+    else:
+        tree = ast.Module(body=[gast.gast_to_ast(node)], type_ignores=[])
+        mode = 'exec'
+    ast.fix_missing_locations(tree)
     try:
-        compiled = compile(expression, '<lambda>', 'eval')
-    except SyntaxError:
+        compiled = compile(tree, code.co_filename, mode, dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError):
         return False
-    for const in compiled.co_consts:
-        if hasattr(const, 'co_code'):
-            return const.co_code == code.co_code and const.co_names == code.co_names
-    return False
+    expected = _fingerprint(code)
+    return any(_fingerprint(const) == expected for const in compiled.co_consts if hasattr(const, 'co_code'))
+
+
+def _fingerprint(code) -> tuple:
+    """What two compilations of one source share: bytecode, names and constants (nested code's too), not lines."""
+    return (code.co_code, code.co_names, code.co_varnames,
+            tuple(_fingerprint(c) if hasattr(c, 'co_code') else (c.__class__, c) for c in code.co_consts))

@@ -1,5 +1,6 @@
 """Parsing live entities: functions, methods, nested functions, decorated functions, lambdas."""
 import functools
+import re
 
 import gast
 import pytest
@@ -136,3 +137,44 @@ def test_one_line_function_followed_by_code():
     after = 5
     node, _ = parser.parse_entity(one_liner)
     assert [type(s).__name__ for s in node.body] == ['Return'] and after == 5
+
+
+# Code compiled from a string without a file name gets compile()'s '<string>', as every such string does: the lines
+# linecache holds for '<string>' (Python 3.13 puts the `python -c` program's there) are not its source, though a def or
+# lambda of the same name and arguments may sit at its line.
+SHARED_NAME_PROGRAM = 'def scaled(x):\n    return x + 100\nshift = lambda x: x + 100\n'
+
+
+def exec_without_a_file_name(source):
+    namespace = {}
+    exec(source, namespace)
+    return namespace
+
+
+def test_code_under_the_shared_file_name_is_not_converted_from_other_code(monkeypatch):
+    import linecache
+    import autograph_lite as ag
+    monkeypatch.setitem(linecache.cache, '<string>', (len(SHARED_NAME_PROGRAM), None,
+                                                      SHARED_NAME_PROGRAM.splitlines(True), '<string>'))
+    namespace = exec_without_a_file_name('def scaled(x):\n    return x * 2\nshift = lambda x: x * 2\n')
+    for name, line in [('scaled', 1), ('shift', 3)]:
+        function = namespace[name]
+        message = (f"cannot convert '{function.__qualname__}': its code was compiled from a string without a file "
+                   f"name of its own ('<string>', shared by every exec and compile not given one), and the source "
+                   f"Python finds at its line {line} does not compile to its code")
+        with pytest.raises(SourceUnavailableError, match=re.escape(message)):
+            parser.parse_entity(function)
+        with pytest.warns(ag.UnconvertedWarning, match=re.escape(message)):
+            converted = ag.to_graph(function)
+        assert converted(5) == 10   # (converted from the lines found, it was 105)
+
+
+def test_code_under_the_shared_file_name_whose_source_is_there_is_converted(monkeypatch):
+    import linecache
+    monkeypatch.setitem(linecache.cache, '<string>', (len(SHARED_NAME_PROGRAM), None,
+                                                      SHARED_NAME_PROGRAM.splitlines(True), '<string>'))
+    namespace = exec_without_a_file_name(SHARED_NAME_PROGRAM)
+    node, filename = parser.parse_entity(namespace['scaled'])
+    assert (node.name, filename, gast.unparse(node.body[0]).strip()) == ('scaled', '<string>', 'return x + 100')
+    node, _ = parser.parse_entity(namespace['shift'])
+    assert gast.unparse(node.body).strip() == 'x + 100'
