@@ -13,9 +13,15 @@ body once abstractly with an ``ElementProbe`` in the list's place), says what it
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, List, Optional
 
 import numpy as np
+
+from runtime.core.dtypes import variant
+from runtime.core.graph import PLACEHOLDER
+from runtime.core.source_locations import resolve
+from runtime.ops.control_flow_ops import IF, WHILE
 
 
 class ListBuffer:
@@ -172,3 +178,22 @@ def register_pytree() -> None:
         # (a probe is carried whole through the branches of an If in the body it probes: no arrays)
         tree_util.register_pytree_node(ElementProbe, lambda probe: ((), probe), lambda probe, _: probe)
         _registered.append(True)
+
+
+def list_name(tensor: Any) -> str:
+    """How messages name the list ``tensor`` holds: the name the user gave it, quoted (a loop variable's, a
+    placeholder's, a TensorArray's ``name=``), else where it was made (``created at train.py:12``: the op that made
+    an unnamed TensorArray or list is ours, ``TensorListReserve``, a name the user never wrote)."""
+    while True:
+        op = tensor.op
+        if op.op_def is WHILE:
+            return repr(op.attrs["body"].inputs[tensor.index].op.name)
+        if op.inputs and op.inputs[0].dtype == variant and op.op_def is not IF:
+            tensor = op.inputs[0]
+            continue
+        if op.attrs.get("array"):
+            return repr(op.attrs["array"])
+        if op.op_def is PLACEHOLDER or op.creation_site is None:
+            return repr(op.name)
+        made = resolve(op.creation_site)
+        return f"created at {os.path.basename(made.filename)}:{made.lineno}"

@@ -21,11 +21,11 @@ from typing import Any, Optional
 import numpy as np
 
 from runtime.backends.xla import list_buffers, list_gradient_ops, split_pieces  # noqa: F401  (declares lowerings)
-from runtime.backends.xla.list_buffers import ElementProbe, ListBuffer, UnknownElements, each_array, structure_of
+from runtime.backends.xla.list_buffers import (ElementProbe, ListBuffer, UnknownElements, each_array, list_name,
+                                                structure_of)
 from runtime.backends.xla.lowering import is_static
 from runtime.backends.xla.split_pieces import Pieces
 from runtime.core.dtypes import variant
-from runtime.ops.control_flow_ops import IF, WHILE
 from runtime.backends.xla.table import CHECKED, lowers
 from runtime.ops.list_gradients import TENSOR_LIST_ADD_N, TENSOR_LIST_ZEROS_LIKE
 from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS,
@@ -50,21 +50,9 @@ _UNKNOWN_ELEMENTS = ("the shape of the list's elements is not known when compili
                      "one static shape")
 
 
-def list_name(tensor: Any) -> str:
-    """The name the user gave the list ``tensor`` holds (a loop variable's, a placeholder's), for messages."""
-    while True:
-        op = tensor.op
-        if op.op_def is WHILE:
-            return op.attrs["body"].inputs[tensor.index].op.name
-        if op.inputs and op.inputs[0].dtype == variant and op.op_def is not IF:
-            tensor = op.inputs[0]
-            continue
-        return op.name
-
-
 def _static_length(ctx, op, value: ListBuffer) -> int:
     if value.growable:
-        raise ctx.error(op, f"it reads list {list_name(op.inputs[0])!r} whole (its length or its elements' stacked "
+        raise ctx.error(op, f"it reads list {list_name(op.inputs[0])} whole (its length or its elements' stacked "
                             "shape), but the list is grown in a tensor loop (this read is inside it) or was grown in "
                             "one whose number of appends or writes is known only when the graph runs (the loop may "
                             "stop early: a break, a condition besides its counter's, only maximum_iterations; or it "
@@ -155,7 +143,7 @@ def _push_back(ctx, op, handle, element):
         if not (handle.growable and isinstance(element, ListBuffer) and handle.of_lists):
             raise ctx.error(op, _LIST_APPENDED)
         if structure_of(element) != structure_of(handle.buffer, leading=1):
-            raise ctx.error(op, f"the lists appended to list {list_name(op.inputs[0])!r} differ in their sizes "
+            raise ctx.error(op, f"the lists appended to list {list_name(op.inputs[0])} differ in their sizes "
                                 "between iterations (an inner loop's bound changes), and a buffer holds one; give "
                                 "the inner loop a bound known when compiling (maximum_iterations=n)")
     else:
@@ -165,7 +153,7 @@ def _push_back(ctx, op, handle, element):
                                 "buffer holds one shape; " + _FIX)
     if handle.growable:   # written at its length, in a slot a loop's bound reserved
         if id(op) not in ctx.reserved_appends:   # (an append the loop did not count: checked here)
-            ctx.check(handle.length < handle.slots, op, why=f"list {list_name(op.inputs[0])!r} has no slot left "
+            ctx.check(handle.length < handle.slots, op, why=f"list {list_name(op.inputs[0])} has no slot left "
                       f"for this append (its loop reserved {handle.slots})")
         if handle.slots == 0:   # a loop that never runs (its body is compiled all the same)
             return ListBuffer(handle.buffer, handle.written, handle.length + np.int32(1))
@@ -231,7 +219,7 @@ def _set_item(ctx, op, handle, index, element):
     handle = _with_elements_like(ctx, op, handle, element)
     if grows and (not is_static(index) or handle.growable):
         if not handle.growable:
-            raise ctx.error(op, f"a write at a run-time index may grow TensorArray {list_name(op.inputs[0])!r} "
+            raise ctx.error(op, f"a write at a run-time index may grow TensorArray {list_name(op.inputs[0])} "
                                 "(dynamic_size=True), and XLA needs its size when compiling: write it in a tensor "
                                 "loop with a bound known when compiling (for i in rt.range(n), n a Python int, or "
                                 "ag.set_loop_options(maximum_iterations=n)), or make it with a fixed size "
@@ -268,7 +256,7 @@ def _grown_by_write(ctx, op, handle, index, element):
                             "holds one shape; give the TensorArray element_shape= or write elements of one shape")
     if not ctx.always_within(index, 0, handle.slots - 1):
         ctx.check(index >= 0, op)   # a negative index: the kernel's error
-        ctx.check(index < handle.slots, op, why=f"TensorArray {list_name(op.inputs[0])!r} was written at an index "
+        ctx.check(index < handle.slots, op, why=f"TensorArray {list_name(op.inputs[0])} was written at an index "
                   f"past the {handle.slots} slots its loop's bound reserved (the loop's trip count times its writes "
                   "per iteration: write at the loop counter, or make the array with a fixed size)")
     index = jnp.asarray(index, np.int32)
@@ -286,7 +274,7 @@ def _pop(ctx, op, handle, index):
         raise ctx.error(op, _LIST_OF_LISTS + " in a loop of a known bound")
     if handle.growable:
         if not is_static(index) or int(index) != -1:
-            raise ctx.error(op, f"it pops list {list_name(op.inputs[0])!r} at another index than the last, and "
+            raise ctx.error(op, f"it pops list {list_name(op.inputs[0])} at another index than the last, and "
                                 "the list's length is known only when the graph runs; pop() the last element")
         known = ctx.value_range(handle.length)   # (a loop that only pops it may say it is never empty here)
         if known is None or known[0] < 1:

@@ -169,6 +169,23 @@ def test_without_a_bound_or_read_whole_after_a_bounded_loop_the_lowering_error_n
                     ag.function(program, jit_compile="auto")(X, rt.constant(3)))
 
 
+def written_at_a_run_time_index(x, i, named):
+    ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True, name="steps" if named else None)
+    ta = ta.write(i, x)
+    return ta.size()
+
+
+@pytest.mark.parametrize("named, called", [(False, "TensorArray created at test_xla_tensor_arrays.py:"),
+                                           (True, "TensorArray 'steps' ")])
+def test_a_tensor_array_that_is_no_loop_variable_is_named_by_its_name_or_its_line(named, called):
+    # An unnamed one was 'TensorListReserve' (the name of our op that makes it, which the user never wrote)
+    with pytest.raises(rt.errors.LoweringError, match=r"a write at a run-time index may grow " + called) as raised:
+        ag.function(written_at_a_run_time_index, jit_compile=True)(X, rt.constant(1), named)
+    line = written_at_a_run_time_index.__code__.co_firstlineno + 1
+    assert "TensorListReserve" not in str(raised.value)
+    assert named or f"created at test_xla_tensor_arrays.py:{line} (dynamic_size=True)" in str(raised.value)
+
+
 def test_arithmetic_of_a_loop_counter_keeps_its_range_and_leaves_out_checks_it_makes_needless():
     x = rt.constant(np.arange(20, dtype=np.float32).reshape(10, 2))
 
