@@ -93,17 +93,28 @@ class EagerTensor(Tensor):
     def ndim(self) -> int:  # the array's own (Tensor.ndim goes through .shape: hot in eager ops)
         return self._value.ndim
 
-    def numpy(self) -> np.ndarray:
-        """The value as a numpy array (a scalar tensor gives a 0-d array's scalar, like TF)."""
+    def _own_value(self) -> np.ndarray:
         value = self._value
         if not value.flags.writeable:
             # A result of a jit_compile=True call views JAX's read-only buffer: the caller gets an array of its own,
             # which it may change in place as it may the numpy executor's results (copied once, on first use)
             value = self._value = value.copy()
+        return value
+
+    def numpy(self) -> np.ndarray:
+        """The value as a numpy array (a scalar tensor gives a 0-d array's scalar, like TF)."""
+        value = self._own_value()
         return value[()] if value.ndim == 0 else value
 
     def __array__(self, dtype=None, copy=None):
-        return self._value if dtype is None else self._value.astype(dtype)
+        # np.asarray(t) is t.numpy()'s array (writable, whichever executor made t); np.array(t) (copy=True) a new one
+        value = self._own_value()
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            if copy is False:
+                raise ValueError(f"np.asarray(..., copy=False) of a {value.dtype.name} tensor as "
+                                 f"{np.dtype(dtype).name} needs a copy")
+            return value.astype(dtype)
+        return value.copy() if copy else value
 
     def __repr__(self) -> str:
         return f"Tensor({value_text(self._value)}, shape={self._value.shape}, dtype={self._value.dtype.name})"
