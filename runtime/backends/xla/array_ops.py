@@ -69,7 +69,10 @@ def _rank(ctx, op, x):
 
 @lowers(RESHAPE)
 def _reshape(ctx, op, x, shape):
-    return ctx.jnp.reshape(x, static_ints(ctx, op, shape, "target shape"))
+    target = static_ints(ctx, op, shape, "target shape")
+    if -1 in target and 0 in target:   # (JAX divides by the other sizes' product: a ZeroDivisionError)
+        ctx.error_from_kernel(op, [np.broadcast_to(np.zeros((), x.dtype), x.shape), np.array(target)])
+    return ctx.jnp.reshape(x, target)
 
 
 @lowers(TRANSPOSE)

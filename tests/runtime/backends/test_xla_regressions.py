@@ -130,6 +130,11 @@ SPEC = rt.TensorSpec
      "MatMul: matmul: Input operand 1 has a mismatch in its core dimension 0"),
     (lambda x: rt.reshape(x, [2, -1]), [SPEC([None])], [np.arange(5.0, dtype=np.float32)],
      "Reshape: cannot reshape array of size 5 into shape (2,newaxis)"),
+    # a ZeroDivisionError from inside JAX before (it divides the size by the other dims' product)
+    (lambda x: rt.reshape(x, [0, -1]), [SPEC([None])], [np.zeros(0, np.float32)],
+     "Reshape: cannot reshape array of size 0 into shape (0,newaxis)"),
+    (lambda x: rt.reshape(x, [-1, 2, 0]), [SPEC([None])], [np.zeros(3, np.float32)],
+     "Reshape: cannot reshape array of size 3 into shape (2,0)"),   # (numpy's text leaves out the -1)
     (lambda x: rt.linalg.inv(x), [SPEC([None, None])], [np.ones((2, 3), np.float32)],
      "MatrixInverse: input must be a square matrix (or a batch of them), got shape (2, 3)"),
 ])
@@ -155,6 +160,22 @@ def test_a_compiled_calls_results_are_arrays_the_caller_may_change_in_place():
     assert doubled.numpy().tolist() == [99.0, 4.0, 12.0]
     again = function(x)   # the next call is not affected
     assert again[1].numpy().tolist() == [2.0, 4.0, 12.0] and again[0].numpy()[0] > 0
+
+
+@pytest.mark.parametrize("jit_compile", [None, True])
+def test_np_asarray_of_a_result_is_its_numpy_array_and_np_array_a_copy_on_either_executor(jit_compile):
+    # np.asarray(result) was JAX's read-only buffer under jit_compile=True (writable on the numpy executor), and
+    # np.array(result) (copy=True) returned the tensor's own array on both: changing the "copy" changed the tensor
+    doubled, = ag.function(lambda x: (x * 2.0,), jit_compile=jit_compile)(rt.constant([1.0, 2.0]))
+    viewed = np.asarray(doubled)
+    viewed[0] = 5.0
+    assert viewed.flags.writeable and viewed is doubled.numpy() and doubled.numpy().tolist() == [5.0, 4.0]
+    copied = np.array(doubled)
+    copied[1] = -1.0
+    assert doubled.numpy().tolist() == [5.0, 4.0] and not np.shares_memory(copied, viewed)
+    assert np.asarray(doubled, dtype=np.float64).tolist() == [5.0, 4.0]
+    with pytest.raises(ValueError, match=r"copy=False\) of a float32 tensor as float64 needs a copy"):
+        np.asarray(doubled, dtype=np.float64, copy=False)
 
 
 def test_the_gradient_of_slices_of_a_loop_variable_compiles_and_matches_jax():
