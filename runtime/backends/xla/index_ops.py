@@ -114,8 +114,12 @@ def _scatter(ctx, op, tensor, indices, updates):
 @lowers(UNSORTED_SEGMENT_SUM)
 def _segment_sum(ctx, op, data, segment_ids, num_segments):
     count = int(ctx.static(num_segments, op, "num_segments"))
-    ctx.check(_in_range(ctx, ctx.jnp.asarray(segment_ids), count), op)
-    return ctx.jax.ops.segment_sum(data, segment_ids, num_segments=count)
+    segment_ids = ctx.jnp.asarray(segment_ids)
+    ctx.check(_in_range(ctx, segment_ids, count), op)
+    # ids of any rank name the leading dims of data, as the kernel's np.add.at reads them (JAX's take one dim)
+    rows = ctx.jnp.broadcast_to(data, segment_ids.shape + data.shape[segment_ids.ndim:])
+    rows = ctx.jnp.reshape(rows, (segment_ids.size,) + data.shape[segment_ids.ndim:])
+    return ctx.jax.ops.segment_sum(rows, ctx.jnp.reshape(segment_ids, (-1,)), num_segments=count)
 
 
 # --- subscripts (x[key], x[key] = v) ------------------------------------------------------------------------

@@ -244,3 +244,20 @@ def test_a_comprehension_over_a_tensor_of_static_length_compiles():
     got = ag.function(doubled_rows, jit_compile=True)(t)
     assert got[0].numpy().tolist() == expected[0].numpy().tolist() == (np.arange(6.0).reshape(3, 2) * 2).tolist()
     assert float(got[1]) == float(expected[1]) == 15.0
+
+
+@pytest.mark.parametrize("data, ids", [
+    (np.arange(6.0).reshape(2, 3), [[0, 1, 2], [2, 2, 0]]),               # ids naming both dims of data
+    (np.arange(12.0).reshape(2, 3, 2), [[0, 1, 2], [2, 2, 0]]),           # ... the leading two of three
+    (np.arange(6.0).reshape(2, 3), 2),                                      # a scalar id: all of data in one row
+])
+def test_segment_ids_of_any_rank_sum_the_leading_dims_of_data_as_on_the_numpy_executor(data, ids):
+    # ids of rank 2 were a LoweringError quoting JAX ("Incompatible types for broadcasting"): jax.ops.segment_sum
+    # takes one dim of ids, the kernel (np.add.at) as many as ids has
+    def segment_sums(x, i):
+        return rt.unsorted_segment_sum(x, i, 3)
+
+    args = (rt.constant(data.astype(np.float32)), rt.constant(ids, rt.int32))
+    expected = ag.function(segment_sums)(*args).numpy()
+    got = ag.function(segment_sums, jit_compile=True)(*args).numpy()
+    assert got.shape == expected.shape and got.tolist() == expected.tolist()
