@@ -93,6 +93,11 @@ def _is_shape(v: Any) -> bool:
     return type(v) is tuple and len(v) <= MAX_RANK and all(d is None or _is_nonnegative_int(d) for d in v)
 
 
+def _is_reshape_target(v: Any) -> bool:   # a shape, but one size may be -1 (inferred)
+    return type(v) is tuple and len(v) <= MAX_RANK and sum(d == -1 for d in v if d is not None) <= 1 and all(
+        d is None or d == -1 or _is_nonnegative_int(d) for d in v)
+
+
 def _is_text(v: Any) -> bool:
     return type(v) is str and len(v) <= MAX_TEXT
 
@@ -170,6 +175,8 @@ OPTIONAL_SHAPE = optional(SHAPE)
 OPTIONAL_COUNT = optional(COUNT)
 # A static attr that stands in for an input when tracing knew its value; absent, the kernel reads the input.
 STATIC_SHAPE = omittable(OPTIONAL_SHAPE)
+STATIC_RESHAPE_TARGET = omittable(optional(AttrKind("a tuple of sizes (ints >= 0 or None, and at most one -1)",
+                                                    _is_reshape_target)))
 STATIC_COUNT = omittable(OPTIONAL_COUNT)
 SORT_DIRECTION = one_of("ASCENDING", "DESCENDING")
 PAD_MODE = one_of("CONSTANT", "REFLECT", "SYMMETRIC")

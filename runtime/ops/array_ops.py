@@ -15,7 +15,7 @@ from runtime.core import shapes
 from runtime.ops.cast_op import cast  # noqa: F401  (re-exported: rt.cast lives with the reshaping ops)
 from runtime.ops.convert import convert_to_tensor
 from runtime.ops.core import IDENTITY
-from runtime.core.attrs import AXES, INT, INTS, STATIC_SHAPE, optional
+from runtime.core.attrs import AXES, INT, INTS, STATIC_RESHAPE_TARGET, STATIC_SHAPE, optional
 from runtime.core.registry import apply_op, register_gradient, register_op
 from runtime.ops.shape_ops import known_or_none, shape, shape_argument
 from runtime.core.tensor import Tensor
@@ -57,7 +57,7 @@ def _reshape_kernel(tensor, shape, *, static_shape=None):
 
 RESHAPE = register_op("Reshape", ("tensor", "shape"), _reshape_infer, _reshape_kernel,
                       doc="Same elements in a new shape; one dim may be -1 (inferred).",
-                      attrs={"static_shape": STATIC_SHAPE})
+                      attrs={"static_shape": STATIC_RESHAPE_TARGET})
 
 
 def reshape(tensor: Any, shape: Any) -> Tensor:

@@ -109,6 +109,23 @@ def test_input_signature_with_unknown_dims(tmp_path):
     assert loaded(np.array([2.0], np.float32)).numpy() == 4.0
 
 
+def test_a_reshape_with_an_inferred_size_of_a_tensor_of_unknown_length_round_trips(tmp_path):
+    # Its static_shape attr holds the -1 ((2, -1)): the loader refused every such graph ("must be ... ints >= 0")
+    f = ag.function(lambda v: rt.reshape(v, [2, -1]) * 2.0, input_signature=[rt.TensorSpec([None], rt.float32)])
+    f.get_concrete_function()
+    rt.save(f, tmp_path)
+    loaded = rt.load(tmp_path)
+    assert loaded(np.arange(6, dtype=np.float32)).numpy().tolist() == [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]
+    graph = json.loads((tmp_path / GRAPH_FILE).read_text())
+    text = json.dumps(graph)
+    for edited in (text.replace("[2, -1]", "[-1, -1]"), text.replace("[2, -1]", "[2, -2]")):
+        assert edited != text
+        (tmp_path / GRAPH_FILE).write_text(edited)
+        with pytest.raises(LoadError, match=r"attr 'static_shape' must be None or a tuple of sizes \(ints >= 0 or "
+                                            r"None, and at most one -1\)"):
+            rt.load(tmp_path)
+
+
 def test_concrete_function_round_trips_as_concrete_function(tmp_path):
     concrete = my_relu.get_concrete_function(rt.TensorSpec([None], rt.float32))
     rt.save(concrete, tmp_path)
