@@ -31,7 +31,7 @@ from runtime.ops.list_gradients import TENSOR_LIST_ADD_N, TENSOR_LIST_ZEROS_LIKE
 from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS,
                                   TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK,
                                   TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK)
-from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE, TENSOR_LIST_SCATTER
+from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_RESERVE
 
 _FIX = ("collect the values in a TensorArray of a fixed size (rt.TensorArray(dtype, size=n), n a Python int) "
         "written at the loop counter, or preallocate the result (rt.zeros([n, ...])) and assign x[i] = v; or use "
@@ -203,6 +203,8 @@ def _get_item(ctx, op, handle, index):
 def _get_tensor(ctx, op, handle, index):
     array = op.attrs.get("array")
     position = _position(ctx, op, handle, index, array is None)
+    if not handle.slots:   # (in a loop over an empty tensor, compiled, never run: the check fails where it runs)
+        return ctx.jnp.zeros(handle.buffer.shape[1:], handle.buffer.dtype)
     if array is not None:
         ctx.check(handle.written[position], op)   # an element never written: the kernel's error
     return handle.buffer[position]
@@ -241,6 +243,8 @@ def _write_tensor(ctx, op, handle, index, element):
     element = ctx.jnp.asarray(element)
     if element.shape != handle.buffer.shape[1:]:
         raise ctx.error(op, "the written element's shape differs from the list's buffer; " + _FIX)
+    if not handle.slots:   # (as in _get_tensor)
+        return handle
     return ListBuffer(*_written_at(ctx, handle, position, element), handle.length)
 
 
@@ -361,18 +365,6 @@ def _gather(ctx, op, handle, indices):
     return handle.buffer[positions]
 
 
-@lowers(TENSOR_LIST_SCATTER)
-@_of_tensors
-def _scatter(ctx, op, handle, tensor, indices):
-    if op.attrs["grow"]:
-        raise ctx.error(op, "a scatter into a TensorArray of dynamic size may grow it, and XLA needs its size "
-                            "when compiling; make it with a fixed size (rt.TensorArray(dtype, size=n))")
-    indices = ctx.jnp.asarray(indices)
-    ctx.check(ctx.jnp.all((indices >= 0) & (indices < handle.length)), op)
-    positions = ctx.jnp.clip(indices, 0, max(handle.buffer.shape[0] - 1, 0))
-    return ListBuffer(handle.buffer.at[positions].set(tensor), handle.written.at[positions].set(True), handle.length)
-
-
 @lowers(TENSOR_LIST_ZEROS_LIKE)
 @_of_tensors
 def _zeros_like(ctx, op, handle):
@@ -389,4 +381,4 @@ def _add_n(ctx, op, a, b):
 
 CHECKED.update({TENSOR_LIST_PUSH_BACK, TENSOR_LIST_GET_ITEM, TENSOR_LIST_SET_ITEM, TENSOR_LIST_POP,
                 TENSOR_LIST_STACK, TENSOR_LIST_CONCAT,
-                TENSOR_LIST_GATHER, TENSOR_LIST_SCATTER})
+                TENSOR_LIST_GATHER})

@@ -1,4 +1,5 @@
-"""``TensorArray.split(value, lengths)`` under ``jit_compile=True``, with lengths known when compiling.
+"""``TensorArray.split(value, lengths)`` under ``jit_compile=True``, with lengths known when compiling (and its
+relatives ``scatter(indices, value)`` and ``unstack(value)``: pieces of one row, below).
 
 Pieces of one length are elements of one shape: they are written into the array's buffer (a ``ListBuffer``) like
 any write, and the array compiles as usual afterwards. Pieces of different lengths are elements of different
@@ -24,7 +25,7 @@ from runtime.backends.xla.list_buffers import ElementProbe, ListBuffer, UnknownE
 from runtime.backends.xla.lowering import is_static
 from runtime.backends.xla.table import CHECKED, lowers
 from runtime.ops.list_ops import TENSOR_LIST_CONCAT, TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_STACK
-from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_SPLIT
+from runtime.ops.tensor_array_ops import TENSOR_LIST_GATHER, TENSOR_LIST_SCATTER, TENSOR_LIST_SPLIT
 
 
 class Pieces:
@@ -111,6 +112,52 @@ def _written(ctx, op, handle: Any, pieces: List[Any], tensor: Any) -> Optional[L
     return ListBuffer(buffer, written.at[:count].set(True), max(handle.length, count))
 
 
+@lowers(TENSOR_LIST_SCATTER)
+def _scatter(ctx, op, handle, tensor, indices):
+    """``ta.scatter(indices, value)``, ``ta.unstack(value)``: row k of ``value`` written at ``indices[k]``, checked
+    as the kernel checks it. An array of unknown elements gets its buffer from the rows; one of ``dynamic_size``
+    grows to the highest index when the indices are known when compiling (unstack's: a range of the rows)."""
+    jnp = ctx.jnp
+    tensor = jnp.asarray(tensor)
+    if isinstance(handle, ElementProbe):   # a loop's body lowered to learn what it writes (loops.py)
+        handle.record(jnp.zeros(tensor.shape[1:], op.attrs["element_dtype"]))
+        return handle
+    if isinstance(handle, Pieces):
+        return lower_on_pieces(ctx, op, handle, tensor, indices)
+    if isinstance(handle, UnknownElements):
+        handle = handle.with_element(jnp, jnp.zeros(tensor.shape[1:], op.attrs["element_dtype"]))
+    if handle.of_lists or (op.attrs["grow"] and (handle.growable or not is_static(indices))):
+        raise ctx.error(op, "a scatter into a TensorArray of dynamic size at indices known only when the graph runs "
+                            "may grow it, and XLA needs its size when compiling (a list of lists, or an array a "
+                            "tensor loop grows, cannot be scattered into); make it with a fixed size "
+                            "(rt.TensorArray(dtype, size=n)), or run this function with jit_compile=None or 'auto'")
+    indices = indices.reshape(-1) if is_static(indices) else jnp.reshape(indices, (-1,))
+    if tensor.ndim == 0 or indices.shape[0] != tensor.shape[0] or (
+            tuple(tensor.shape[1:]) != tuple(handle.buffer.shape[1:]) and op.attrs["same_shape"]):
+        _fail(ctx, op)   # (rows or their shape the graph left unknown): the kernel's error on every run
+        return handle
+    if tuple(tensor.shape[1:]) != tuple(handle.buffer.shape[1:]):
+        raise ctx.error(op, "it scatters rows of another shape than the array's elements (infer_shape=False), and "
+                            "a buffer holds one shape; write elements of one shape")
+    length, buffer, written = handle.length, handle.buffer, handle.written
+    if is_static(indices):   # (unstack's): a repeated index keeps its last row, as the kernel's writes in order
+        last = {int(index): row for row, index in enumerate(indices)}
+        if op.attrs["grow"] and last and min(last) >= 0 and max(last) >= handle.slots:
+            extra = max(last) + 1 - handle.slots
+            buffer = jnp.concatenate([buffer, jnp.zeros((extra,) + buffer.shape[1:], buffer.dtype)])
+            written = jnp.concatenate([written, jnp.zeros((extra,), bool)])
+            length = max(length, max(last) + 1)
+        ctx.check(np.bool_(all(0 <= index < length for index in last)), op)
+        if len(last) < tensor.shape[0]:
+            indices, tensor = np.array(list(last), np.int32), tensor[np.array(list(last.values()), np.int64)]
+    else:
+        ctx.check(jnp.all((indices >= 0) & (indices < length)), op)
+    if not buffer.shape[0] or not tensor.shape[0]:   # (nothing written, or never run: the check fails where it runs)
+        return ListBuffer(buffer, written, length)
+    positions = jnp.clip(indices, 0, buffer.shape[0] - 1)
+    return ListBuffer(buffer.at[positions].set(tensor.astype(buffer.dtype)), written.at[positions].set(True), length)
+
+
 # --- what compiles on an array split into pieces of different lengths --------------------------------------
 def _elements(ctx, op, value: Pieces, positions: List[int]) -> Optional[List[Any]]:
     """The elements at the static ``positions``, or None after a failed check (an index past the size, an
@@ -174,7 +221,7 @@ def lower_on_pieces(ctx, op, value: Pieces, *inputs: Any) -> Any:
                         "new TensorArray, or run this function with jit_compile=None or 'auto'")
 
 
-CHECKED.update({TENSOR_LIST_SPLIT})
+CHECKED.update({TENSOR_LIST_SPLIT, TENSOR_LIST_SCATTER})
 
 
 _registered: List[bool] = []

@@ -204,3 +204,57 @@ def test_arithmetic_of_a_loop_counter_keeps_its_range_and_leaves_out_checks_it_m
             total += x[i * 3 + 2]   # 11 at i = 3
         return total
     assert "index 11 is out of bounds" in same_error(one_row_too_far, x)
+
+
+ROWS = rt.TensorSpec([None, 3])
+INDICES = rt.TensorSpec([None], rt.int32)
+
+
+def scattered(x, i):
+    ta = rt.TensorArray(rt.float32, size=4, element_shape=[3]).scatter(i, x)
+    return ta.read(0), ta.read(3)
+
+
+def test_a_scatter_of_fewer_rows_than_indices_is_the_numpy_executors_error_never_a_broadcast_row():
+    # One row scattered at three indices of [None] signatures was broadcast to all three (JAX's .at[].set) where
+    # the kernel raises
+    x = np.arange(3, dtype=np.float32).reshape(1, 3)
+    messages = []
+    for jit_compile in (None, True):
+        function = ag.function(scattered, input_signature=[ROWS, INDICES], jit_compile=jit_compile)
+        with pytest.raises(rt.errors.InvalidArgumentError, match="scatter got 3 indices for 1 rows") as raised:
+            function(x, np.array([0, 1, 3], np.int32))
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    rows = np.arange(9, dtype=np.float32).reshape(3, 3)   # a repeated index keeps its last row, as the kernel's
+    for jit_compile in (None, True):
+        function = ag.function(scattered, input_signature=[ROWS, INDICES], jit_compile=jit_compile)
+        first, last = function(rows, np.array([3, 0, 3], np.int32))
+        assert first.numpy().tolist() == [3.0, 4.0, 5.0] and last.numpy().tolist() == [6.0, 7.0, 8.0]
+
+
+def unstacked_and_summed(x):
+    ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True).unstack(x)
+    total = rt.zeros([3])
+    for k in rt.range(ta.size()):
+        total += ta.read(k)
+    return total, ta.stack()
+
+
+def sized_by_the_rows(x):
+    n = rt.shape(x)[0]
+    ta = rt.TensorArray(rt.float32, size=n).unstack(x * 2.0)
+    for k in rt.range(n):
+        ta = ta.write(k, ta.read(k) + 1.0)
+    return ta.stack()
+
+
+@pytest.mark.parametrize("program", [unstacked_and_summed, sized_by_the_rows])
+@pytest.mark.parametrize("rows", [0, 1, 4])
+def test_unstack_into_a_tensor_array_compiles_and_a_loop_over_no_rows_too(program, rows):
+    # ta.unstack(x) was a LoweringError ("the shape of the list's elements is not known") on every array without
+    # element_shape=, and a write or read of an array of 0 elements in a loop that never runs one quoting JAX
+    x = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)
+    expected = ag.function(program, input_signature=[ROWS])(x)
+    got = ag.function(program, input_signature=[ROWS], jit_compile=True)(x)
+    assert_same(got, expected)
