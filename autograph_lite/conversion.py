@@ -324,6 +324,8 @@ def _function(code: types.CodeType, entity: types.FunctionType, cells: dict) -> 
     function.__module__ = entity.__module__
     function.__doc__ = entity.__doc__
     function.__annotations__ = dict(getattr(entity, '__annotations__', {}))
+    if hasattr(entity, '__type_params__'):   # def f[T](x: T), Python 3.12+ (as functools.update_wrapper does)
+        function.__type_params__ = entity.__type_params__
     return function
 
 

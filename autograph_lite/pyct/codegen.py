@@ -168,6 +168,8 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
             self.fill('@')
             self.traverse(decorator)
         self.fill(fill_suffix + ' ' + node.name)
+        if getattr(node, 'type_params', None):   # def f[T](x: T), Python 3.12+ (PEP 695)
+            self._type_params_helper(node.type_params)
         self._source.append('(')
         self.traverse(node.args)
         self._source.append(')')

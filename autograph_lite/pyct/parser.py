@@ -127,7 +127,7 @@ def _parse_block(lines: List[str]) -> Tuple[gast.Module, List[str], int]:
 def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
     """Parse a function or lambda; returns (FunctionDef or Lambda node, source filename).
 
-    Every node is annotated with its origin in the user's file. Decorators are dropped.
+    Every node is annotated with its origin in the user's file. Decorators and type parameters are dropped.
     """
     if entity.__code__.co_name == '<lambda>':
         return _parse_lambda(entity)
@@ -148,6 +148,9 @@ def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
     if not isinstance(node, gast.FunctionDef):
         raise SourceUnavailableError(f'cannot convert {entity!r}: its source is not a function definition')
     node.decorator_list = []
+    # def f[T](x: T) (3.12+): the type parameters' scope encloses the function; a converted copy gets them from the
+    # original's closure cells, as it gets every enclosing variable (a def nested in it keeps its own).
+    node.type_params = []
     _check_source_is_the_codes(entity, node, filename, first_line)
     origin_info.resolve(node, parsed_lines, filename, first_line - shift)
     return node, filename

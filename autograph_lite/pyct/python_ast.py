@@ -113,6 +113,7 @@ def from_gast(node, on_statement: Optional[Callable[[gast.stmt, ast.stmt], None]
 
 
 _GAST_CLASSES: Dict[type, Optional[type]] = {}   # ast class -> gast class of the same name
+_WITH_TYPE_PARAMS = frozenset([ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef])   # gast's field, from 3.12 ast's
 
 
 def _gast_class(ast_class: type) -> Optional[type]:
@@ -158,8 +159,8 @@ def to_gast(node):
                 fields[field] = convert(item)
         if cls is ast.ExceptHandler and value.name:
             new.name = gast.Name(value.name, gast.Store(), None, None)
-        elif cls is ast.FunctionDef or cls is ast.AsyncFunctionDef or cls is ast.ClassDef:
-            new.type_params = []
+        elif cls in _WITH_TYPE_PARAMS and 'type_params' not in fields:
+            new.type_params = []   # (before 3.12 the stdlib's nodes have no type parameters: gast's have none)
         return located(new, value)
 
     return convert(node)

@@ -1,5 +1,6 @@
 """The unparser: the standard library's text, each line's origin, and the wrapping of long call lines."""
 import ast
+import sys
 import textwrap
 
 import pytest
@@ -82,7 +83,10 @@ _TRICKY = [
     'with a as (b, c), d:\n    del e[0], f.g\n    global h\n    nonlocal_ = {**i, "k": [*j]}',
     'match x:\n    case [1, *rest] if rest:\n        pass\n    case {"k": v, **kw}:\n        pass\n'
     '    case C(a, b=c) | None:\n        pass\n    case _:\n        pass',
-]
+] + ([   # type parameters (PEP 695): the stdlib writes them from 3.12 on, codegen's own def writer too
+    'def f[T: int, *Ts, **P](x: T) -> T:\n    return x\n\nclass C[U: (int, str)](B):\n    pass',
+    'type A[V] = list[V]',
+] if sys.version_info >= (3, 12) else [])
 
 
 @pytest.mark.parametrize('source', _TRICKY)
