@@ -376,6 +376,7 @@ def test_recursion_nested_functions_defaults_varargs_and_super():
     assert 'super(__class__, self).value' in ag.to_code(Child.value)
 
 
+@pytest.mark.filterwarnings('ignore:Assigning a code object of non-matching type:DeprecationWarning')   # 3.13+
 def test_code_replaced_by_code_that_cannot_be_converted_runs_as_it_is_and_the_warning_names_the_new_codes_line():
     def increment(x):
         return x + 1
