@@ -43,13 +43,15 @@ def _shape(ctx, op, x):
 
 def range_element(ctx, op, lazy: LazyRange, index, wraps: bool = False):
     """Element ``index`` of a range never built (``start + delta * index``), checked to be in range."""
+    known = ctx.value_range(index)   # (x[-1] of a subscript counts from the end: not a range of positions)
+    known = known if known is None or known[0] >= 0 or not wraps else None
     index = ctx.jnp.asarray(index)
-    if wraps:  # x[-1] of a subscript counts from the end
+    if wraps:
         index = ctx.jnp.where(index < 0, index + lazy.length, index)
     if index.ndim:
         raise ctx.error(op, "it picks several elements of a range whose length is known only when the graph runs")
-    known = ctx.value_range(index)
-    ctx.check((index >= 0) & (index < lazy.length), op)
+    if not (known is not None and known[0] >= 0 and known[1] < (ctx.value_range(lazy.length) or (0, 0))[0]):
+        ctx.check((index >= 0) & (index < lazy.length), op)
     element = (lazy.start + lazy.delta * index.astype(lazy.dtype)).astype(lazy.dtype)
     if known is not None and is_static(lazy.start) and is_static(lazy.delta) and lazy.dtype.kind in "iu":
         ends = [int(lazy.start) + int(lazy.delta) * bound for bound in known]   # the counter's range, mapped

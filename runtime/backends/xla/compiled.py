@@ -29,6 +29,7 @@ import numpy as np
 from runtime.backends.xla import array_ops, index_ops, list_ops, loops, ops  # noqa: F401  (they declare the lowerings)
 from runtime.backends.xla import DataParallel, import_jax
 from runtime.backends.xla.lowering import Context, State
+from runtime.backends.xla import value_ranges
 from runtime.backends.xla.table import may_check
 from runtime.core.errors import InvalidArgumentError, LoweringError
 from runtime.core.graph import FuncGraph, Operation
@@ -119,6 +120,7 @@ class Program:
         ctx.checks, ctx.check_reasons, ctx.check_index = self.checks, self.check_reasons, self._check_index
         key = flat[count + variables] if self.unseeded_random else None
         ctx.state = State(tuple(flat[count:count + variables]), key, jnp.int32(0))
+        ctx.facts = value_ranges.analyze(self.graph, flat[:count])   # (index checks it proves needless: none)
         results = ctx.program_results(self.graph, ctx.lower_graph(self.graph, list(flat[:count])))
         if self.plain:
             return results[0] if self.single else results

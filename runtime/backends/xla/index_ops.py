@@ -2,7 +2,8 @@
 and its gradient).
 
 An index is checked at run time as our kernels check it (out of range: the numpy executor's
-``InvalidArgumentError``, never JAX's silent clamping), except where the loop counter's range keeps it in range.
+``InvalidArgumentError``, never JAX's silent clamping), except where its range keeps it in range: a loop
+counter's, or one the value range analysis proves (``runtime.backends.xla.value_ranges``).
 """
 from __future__ import annotations
 
@@ -28,15 +29,15 @@ def _gather(ctx, op, params, indices):
     if type(params) is LazyRange:
         return range_element(ctx, op, params, indices)
     axis, size = op.attrs["axis"], params.shape[op.attrs["axis"]]
-    known = ctx.value_range(indices)   # a loop counter: its range may make the check needless
+    known = ctx.value_range(indices)   # (value_ranges, a loop counter's): its range may make the check needless
     indices = ctx.jnp.asarray(indices)
     if not (known is not None and 0 <= known[0] and known[1] < size):
         ctx.check(_in_range(ctx, indices, size), op)
     if size == 0:   # (a loop over an empty tensor: its body is compiled, never run)
         return ctx.jnp.zeros(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
     within = known is not None and 0 <= known[0] <= known[1] < size
-    if indices.ndim:
-        return ctx.jnp.take(params, indices, axis=axis, mode="clip")
+    if indices.ndim:   # (in range: no clamp either)
+        return ctx.jnp.take(params, indices, axis=axis, mode="promise_in_bounds" if within else "clip")
     progression = _progression(params) if within and is_static(params) else None
     if progression is not None:   # an element of a static range (for t in rt.range(a, b)): arithmetic, no table
         result = _progression_element(ctx, progression, indices, params.dtype)
@@ -76,9 +77,12 @@ def _progression_element(ctx, progression: Tuple[int, int], index, dtype):
 def _index_rows(ctx, op, indices, shape):
     """``indices`` ([..., K]) as an advanced-indexing tuple of ``shape``'s first K axes, checked in range."""
     jnp = ctx.jnp
+    known = ctx.value_range(indices)
     indices = jnp.asarray(indices)
     depth = indices.shape[-1]
     bounds = np.array(shape[:depth], dtype=np.int64)
+    if depth and known is not None and 0 <= known[0] and known[1] < bounds.min():   # (no check, no clip)
+        return tuple(jnp.moveaxis(indices, -1, 0))
     ctx.check(jnp.all((indices >= 0) & (indices < bounds)), op)
     clipped = jnp.clip(indices, 0, np.maximum(bounds - 1, 0))
     return tuple(jnp.moveaxis(clipped, -1, 0))
@@ -114,8 +118,10 @@ def _scatter(ctx, op, tensor, indices, updates):
 @lowers(UNSORTED_SEGMENT_SUM)
 def _segment_sum(ctx, op, data, segment_ids, num_segments):
     count = int(ctx.static(num_segments, op, "num_segments"))
+    known = ctx.value_range(segment_ids)   # (value_ranges: ids in range need no check)
     segment_ids = ctx.jnp.asarray(segment_ids)
-    ctx.check(_in_range(ctx, segment_ids, count), op)
+    if not (known is not None and 0 <= known[0] and known[1] < count):
+        ctx.check(_in_range(ctx, segment_ids, count), op)
     # ids of any rank name the leading dims of data, as the kernel's np.add.at reads them (JAX's take one dim)
     rows = ctx.jnp.broadcast_to(data, segment_ids.shape + data.shape[segment_ids.ndim:])
     rows = ctx.jnp.reshape(rows, (segment_ids.size,) + data.shape[segment_ids.ndim:])

@@ -177,8 +177,12 @@ def _written_at(ctx, handle: ListBuffer, position: Any, element: Any) -> tuple:
 
 
 def _position(ctx, op, value: ListBuffer, index: Any, python_rules: bool):
-    """``index`` as a position in the buffer, checked as the kernel checks it (raising its error)."""
+    """``index`` as a position in the buffer, checked as the kernel checks it (raising its error), unless its range
+    (``value_ranges``) keeps it in the list's shortest length."""
     jnp = ctx.jnp
+    if ctx.always_within(index, 0, (value.length if not value.growable else
+                                    (ctx.value_range(value.length) or (0, 0))[0]) - 1):
+        return index
     index = jnp.asarray(index)
     if python_rules:  # a TensorList: negative counts from the end
         ctx.check((index >= -value.length) & (index < value.length), op)
@@ -214,7 +218,7 @@ def _get_tensor(ctx, op, handle, index):
 def _set_item(ctx, op, handle, index, element):
     grows = op.attrs.get("grow")
     if grows and ctx.write_ranges is not None:   # a loop's body lowered to learn its writes (loops.py)
-        ctx.write_ranges.record(op, ctx.value_range(index))
+        ctx.write_ranges.record(op, ctx.sizing_range(index))
     if isinstance(handle, ElementProbe):
         handle.record(ctx.jnp.asarray(element, op.attrs["element_dtype"]))
         return handle
@@ -358,11 +362,18 @@ def _concat(ctx, op, handle):
 @lowers(TENSOR_LIST_GATHER)
 @_of_tensors
 def _gather(ctx, op, handle, indices):
-    indices = ctx.jnp.asarray(indices)
-    ctx.check(ctx.jnp.all((indices >= 0) & (indices < handle.length)), op)
-    positions = ctx.jnp.clip(indices, 0, max(handle.buffer.shape[0] - 1, 0))
+    positions = _positions(ctx, op, handle, indices)
     ctx.check(ctx.jnp.all(handle.written[positions]), op)
     return handle.buffer[positions]
+
+
+def _positions(ctx, op, handle: ListBuffer, indices: Any) -> Any:
+    """``indices`` (of a TensorArray's gather or scatter) checked in ``[0, its size)``, unless their range is."""
+    if not handle.growable and ctx.always_within(indices, 0, handle.length - 1):
+        return indices
+    indices = ctx.jnp.asarray(indices)
+    ctx.check(ctx.jnp.all((indices >= 0) & (indices < handle.length)), op)
+    return ctx.jnp.clip(indices, 0, max(handle.buffer.shape[0] - 1, 0))
 
 
 @lowers(TENSOR_LIST_ZEROS_LIKE)

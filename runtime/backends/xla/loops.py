@@ -53,7 +53,7 @@ def _growable_lists(ctx: Context, op: Operation, loop_vars: List[Any],
     if not changes and not unknown:
         return {}, {}
     body = op.attrs["body"]
-    trips = loop_bounds.trip_count(op, inputs, ctx.value_range)
+    trips = loop_bounds.trip_count(op, inputs, ctx.sizing_range)
     known_after: Dict[int, int] = {}
     appended: Dict[int, Operation] = {}
     slots: Dict[int, int] = {}   # position -> slots of each list the loop grows
@@ -131,7 +131,7 @@ def _slots_for_nested_appends(ctx: Context, op: Operation, inputs: List[Any], na
     may write at, where known (``_slots_for_writes``). The length after the loop is known when every loop's trip
     count is exact and every iteration of each appends the same number (and nothing is written), or when this
     loop's is and those of the loops nested in it are, iteration by iteration (``for j in rt.range(i)``)."""
-    trips = loop_bounds.trip_count(op, inputs, ctx.value_range)
+    trips = loop_bounds.trip_count(op, inputs, ctx.sizing_range)
     growable = isinstance(value, ListBuffer) and value.growable
     length = value.size if isinstance(value, UnknownElements) else value.length
     if trips.bound == 0:   # (its body never runs: the inner loops' counts do not matter, nor may they be known)
@@ -252,7 +252,7 @@ def _record_trips(ctx: Context, op: Operation, inputs: List[Any]) -> None:
     lowered more than once there (in a branch, in another probe) keeps its largest count, exact only if all are."""
     if ctx.loop_trips is None:
         return
-    trips = loop_bounds.trip_count(op, inputs, ctx.value_range)
+    trips = loop_bounds.trip_count(op, inputs, ctx.sizing_range)
     if id(op) in ctx.loop_trips:
         earlier = ctx.loop_trips[id(op)]
         trips = None if earlier is None or trips is None else loop_bounds.TripCount(

@@ -18,16 +18,14 @@ import numpy as np
 
 from runtime.backends.interpreter import needed_operations
 from runtime.backends.xla import table
+from runtime.backends.xla.range_facts import KnownRanges
 from runtime.core.dtypes import variant
 from runtime.core.errors import InvalidArgumentError, LoweringError
 from runtime.core.graph import FuncGraph, Operation
 from runtime.core.registry import run_kernel
 from runtime.core.source_locations import with_creation_site
 from runtime.ops.control_flow_ops import IF, WHILE
-from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE
-from runtime.ops.core import CONST, IDENTITY, PLACEHOLDER
-from runtime.ops.indexing import STRIDED_SLICE
-from runtime.ops.math_ops import ADD, FLOOR_DIV, MUL, SUB
+from runtime.ops.core import CONST, PLACEHOLDER
 
 
 class State(NamedTuple):
@@ -58,7 +56,7 @@ def is_static(value: Any) -> bool:
     return isinstance(value, (np.ndarray, np.generic))
 
 
-class Context:
+class Context(KnownRanges):
     """One lowering of one program: the JAX modules, the state, and what the run-time checks are."""
 
     def __init__(self, jax: Any, variables: Sequence[Any]):
@@ -79,7 +77,8 @@ class Context:
         self.write_ranges: Optional[Any] = None   # a WriteRanges while a loop's body is probed (loops.py)
         self.loop_trips: Optional[Dict[int, Any]] = None   # id(While) -> its trip count, while probing (loops.py)
         self.reserved_loops: set = set()   # (id(While), position): lists a loop around it reserved slots for
-        self._ranges: Dict[int, tuple] = {}   # id(traced int scalar) -> (it, lowest, highest value it can have)
+        self._ranges: Dict[int, tuple] = {}   # id(traced int value) -> (it, lowest, highest): range_facts.py
+        self.facts: Optional[Any] = None   # the program's value_ranges.Analysis (compiled.py)
         self.state: Optional[State] = None
 
     # --- what op lowerings use -------------------------------------------------------------------------
@@ -139,20 +138,6 @@ class Context:
 
     is_static = staticmethod(is_static)
 
-    def set_range(self, value: Any, low: int, high: int) -> None:
-        """Declare that the traced scalar ``value`` is always in ``[low, high]`` (a loop counter in its body)."""
-        self._ranges[id(value)] = (value, int(low), int(high))
-
-    def value_range(self, value: Any) -> Optional[tuple]:
-        """(lowest, highest) of ``value`` if declared (``set_range``), else None."""
-        entry = self._ranges.get(id(value))
-        return entry[1:] if entry is not None and entry[0] is value else None
-
-    def always_within(self, value: Any, low: int, high: int) -> bool:
-        """Whether ``value`` is known, when compiling, to be in ``[low, high]``: its range check can be left out."""
-        known = self.value_range(value)
-        return known is not None and low <= known[0] and known[1] <= high
-
     def next_key(self) -> Any:
         """A fresh PRNG key for an unseeded random op (the state's key advances)."""
         key, subkey = self.jax.random.split(self.state.key)
@@ -187,6 +172,8 @@ class Context:
     def lower_graph(self, graph: FuncGraph, inputs: Sequence[Any]) -> List[Any]:
         """``graph``'s outputs, computed from ``inputs`` (its placeholders' values) into ``self.state``."""
         env: Dict[int, Any] = {id(t): v for t, v in zip(graph.inputs, inputs)}
+        if self.facts is not None:
+            self.declare_facts(graph.inputs, inputs)
         for op in needed_operations(graph):
             op_def = op.op_def
             if op_def is PLACEHOLDER:
@@ -199,6 +186,8 @@ class Context:
             results = self.lower_op(op, [env[id(t)] for t in op.inputs])
             for tensor, value in zip(op.outputs, results):
                 env[id(tensor)] = value
+            if self.facts is not None:
+                self.declare_facts(op.outputs, results)
         return [env[id(t)] for t in graph.outputs]
 
     def program_results(self, graph: FuncGraph, values: Sequence[Any]) -> List[Any]:
@@ -236,12 +225,8 @@ class Context:
             raise self.error(op, f"{type(error).__name__}: {error}") from None
         results = result if type(result) is tuple else (result,)   # (a LazyRange is one value)
         results = tuple(self._with_dtype(value, tensor) for value, tensor in zip(results, op.outputs))
-        if self._ranges and op_def in _RANGE_ARITHMETIC:
-            self._propagate_range(op_def, inputs, results[0])
-        elif self._ranges and op_def in _RANGE_KEEPING and inputs and not is_static(results[0]):
-            known = self.value_range(inputs[0])   # elements of the input, the same values: the same range
-            if known is not None and results[0].dtype.kind in "iu":
-                self.set_range(results[0], *known)
+        if self._ranges:
+            self.propagate(op_def, inputs, results)
         return results
 
     def _raise_kernels_error_on_these_shapes(self, op: Operation, inputs: List[Any]) -> None:
@@ -264,25 +249,6 @@ class Context:
             raise with_creation_site(error, op.creation_site) from None
         except Exception:  # noqa: BLE001 - another failure is not the kernel's verdict on these shapes
             return
-
-    def _propagate_range(self, op_def: Any, inputs: List[Any], result: Any) -> None:
-        """The range of ``i * 3 + 1``, ``i - 1``, ``i // 2`` (an integer scalar of a declared range and a Python
-        int): index checks on it can be left out, and a TensorArray written at it sized (loops.py)."""
-        (x, y) = inputs
-        known, constant = self.value_range(x), y
-        if known is None and op_def is not SUB:
-            known, constant = self.value_range(y), x
-        if known is None or not is_static(constant) or np.ndim(constant) or np.asarray(constant).dtype.kind not in "iu":
-            return
-        c = int(constant)
-        if op_def is FLOOR_DIV and (c <= 0 or constant is x):
-            return
-        low, high = known
-        ends = {ADD: (low + c, high + c), SUB: (low - c, high - c), MUL: (low * c, high * c),
-                FLOOR_DIV: (low // max(c, 1), high // max(c, 1))}[op_def]
-        kind, bits = np.dtype(result.dtype).kind, np.dtype(result.dtype).itemsize * 8
-        if kind == "i" and -2 ** (bits - 1) <= min(ends) and max(ends) < 2 ** (bits - 1):   # (no wrapping around)
-            self.set_range(result, min(ends), max(ends))
 
     def _with_dtype(self, value: Any, tensor: Any) -> Any:
         # A lowering may leave a value in a wider or weaker dtype than the op declares; the graph's dtype wins.
@@ -308,9 +274,6 @@ def _ufunc_lowering(name: str, zero_divisor_error: bool) -> table.Lowering:
         return getattr(ctx.jnp, name)(*inputs)
     return lower
 
-
-_RANGE_ARITHMETIC = (ADD, SUB, MUL, FLOOR_DIV)   # (int scalars of a known range: Context._propagate_range)
-_RANGE_KEEPING = (IDENTITY, STRIDED_SLICE, RESHAPE, SQUEEZE, EXPAND_DIMS)   # their results' elements are inputs'
 
 UNIFORM_CONSTANT_SIZE = 1024
 

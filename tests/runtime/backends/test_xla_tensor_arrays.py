@@ -192,11 +192,11 @@ def test_arithmetic_of_a_loop_counter_keeps_its_range_and_leaves_out_checks_it_m
     def rows(x):
         total = rt.zeros([2])
         for i in rt.range(4):
-            total += x[i * 2 + 1] + x[9 - i] + x[(i + 4) // 2]   # within 0..9 (9 - i: not followed, checked)
+            total += x[i * 2 + 1] + x[9 - i] + x[(i + 4) // 2]   # within 0..9 (9 - i too: value_ranges.py)
         return total
     compiled = ag.function(rows, jit_compile=True)
     assert_same(ag.function(rows)(x), compiled(x))
-    assert [op.type for op in compiled.get_concrete_function(x)._run.program.checks] == ["StridedSlice"]
+    assert [op.type for op in compiled.get_concrete_function(x)._run.program.checks] == []
 
     def one_row_too_far(x):
         total = rt.zeros([2])
