@@ -81,8 +81,8 @@ class KnownRanges:
                                         f"{actual}; the value ranges derived from it would be wrong (a bug: please "
                                         "report it, and run this function with jit_compile=None meanwhile)")
             known = facts.known(tensor)
-            if known is not None and not _is_static(value) and getattr(value, "dtype", None) is not None and \
-                    np.dtype(value.dtype).kind in "iu":
+            if known is not None and not _is_static(value) and hasattr(value, "shape") and \
+                    np.dtype(value.dtype).kind in "iu":   # (an array: not a list's buffer, nor a lazy range)
                 self.set_range(value, *known)
 
     def propagate(self, op_def: Any, inputs: List[Any], results: Sequence[Any]) -> None:

@@ -71,6 +71,22 @@ def test_the_analysis_follows_an_argmax_through_a_list_and_a_loop():
     assert [analysis.known(t) for t in graph.outputs] == [(0, 9), (-3, -3), (0, 18), (0, 3)]
 
 
+def list_read_at_an_argmax(x):
+    values = []
+    for i in rt.range(4):
+        values.append(x * rt.cast(i, rt.float32))
+    return values[rt.argmax(x[:4], output_type=rt.int32)], values[rt.argmax(x, output_type=rt.int32)]
+
+
+def test_a_list_read_at_an_index_its_length_bounds_has_no_check_and_one_it_does_not_keeps_it():
+    x = rt.constant([0.0, 3.0, 1.0, 2.0, 0.5])
+    compiled = ag.function(list_read_at_an_argmax, jit_compile=True)
+    expected = ag.function(list_read_at_an_argmax)(x)
+    assert [t.numpy().tolist() for t in compiled(x)] == [t.numpy().tolist() for t in expected]
+    assert checked_ops(compiled, x) == ["TensorListGetItem"]   # the second read: an index up to 4, 4 elements
+    assert "index 4" in same_error(list_read_at_an_argmax, rt.constant([0.0, 0.0, 1.0, 2.0, 5.0]))
+
+
 # --- where the range must not be claimed: each check stays, and fails as the numpy executor's ----------------
 def argmax_plus_one(x):
     return rt.gather(x, rt.argmax(x, output_type=rt.int32) + 1)
@@ -219,7 +235,7 @@ def random_program(steps):
     return program
 
 
-@examples(quick=6, full=25)
+@examples(quick=4, full=25)
 def test_random_integer_programs_compile_to_the_numpy_executors_values_or_errors(max_examples):
     @settings(max_examples=max_examples, deadline=None)
     @given(STEPS, st.integers(-20, 40), st.integers(0, 7))
