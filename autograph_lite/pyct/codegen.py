@@ -11,6 +11,7 @@ three readability tweaks: a blank line after a nested ``def`` block, parenthesiz
 """
 import ast
 import re
+import sys
 from typing import Callable, Dict, List, Optional, Tuple
 
 import gast
@@ -134,7 +135,36 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
         super().visit_Subscript(node)
 
     def visit_JoinedStr(self, node):
-        super().visit_JoinedStr(python_ast.from_gast(node) if node.__class__ is gast.JoinedStr else node)
+        if node.__class__ is gast.JoinedStr:
+            node = python_ast.from_gast(node)
+        text = self._fstring_quoted_apart(node) if _QUOTES_MAY_NEST else None
+        if text is None:
+            super().visit_JoinedStr(node)
+        else:
+            self._source.append(text)
+
+    def _fstring_quoted_apart(self, node) -> Optional[str]:
+        """The f-string as 3.11's stdlib writes it, or None where 3.11 could not (a backslash in an expression).
+
+        From 3.12 on (PEP 701) an f-string's expressions may hold its own quote, and the stdlib then writes
+        ``f'{d['key']}'``: the text of to_code would differ by version, and that line not run on 3.11. Here
+        the f-string takes a quote none of its expressions hold, as before: ``f"{d['key']}"``.
+        """
+        quotes = list(_ALL_QUOTES)
+        parts = []
+        for value in node.values:
+            with self.buffered() as buffer:
+                self._write_fstring_inner(value)
+            text = ''.join(buffer)
+            is_constant = value.__class__ is ast.Constant
+            if not is_constant and '\\' in text:
+                return None
+            text, possible = self._str_literal_helper(text, quote_types=quotes, escape_special_whitespace=is_constant)
+            if set(possible).isdisjoint(quotes):
+                return None   # (no quote fits every part: the stdlib's own way)
+            quotes = possible
+            parts.append(text)
+        return f'f{quotes[0]}{"".join(parts)}{quotes[0]}'
 
     def visit_FormattedValue(self, node):   # (the stdlib's JoinedStr calls it on its own nodes)
         super().visit_FormattedValue(python_ast.from_gast(node) if node.__class__ is gast.FormattedValue else node)
@@ -260,6 +290,8 @@ class _Unparser(ast._Unparser):  # the stdlib unparser, present since Python 3.9
 
 
 _PLAIN_CONSTANTS = frozenset([int, str, bool, type(None)])   # written as their repr by the stdlib
+_QUOTES_MAY_NEST = sys.version_info >= (3, 12)   # an f-string's expressions may hold its own quote (PEP 701)
+_ALL_QUOTES = ("'", '"', '"""', "'''")   # the order the stdlib prefers them in
 
 
 _DEFS = _DEFS + (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
