@@ -36,8 +36,11 @@ def _gather(ctx, op, params, indices):
     if size == 0:   # (a loop over an empty tensor: its body is compiled, never run)
         return ctx.jnp.zeros(params.shape[:axis] + indices.shape + params.shape[axis + 1:], params.dtype)
     within = known is not None and 0 <= known[0] <= known[1] < size
-    if indices.ndim:   # (in range: no clamp either)
-        return ctx.jnp.take(params, indices, axis=axis, mode="promise_in_bounds" if within else "clip")
+    if indices.ndim and within:   # (in range: no clamp, no select for negative indices either)
+        return ctx.jnp.asarray(params).at[(slice(None),) * (axis % params.ndim) + (indices,)].get(
+            mode="promise_in_bounds", wrap_negative_indices=False)
+    if indices.ndim:
+        return ctx.jnp.take(params, indices, axis=axis, mode="clip")
     progression = _progression(params) if within and is_static(params) else None
     if progression is not None:   # an element of a static range (for t in rt.range(a, b)): arithmetic, no table
         result = _progression_element(ctx, progression, indices, params.dtype)

@@ -131,6 +131,7 @@ def _scatter(ctx, op, handle, tensor, indices):
                             "may grow it, and XLA needs its size when compiling (a list of lists, or an array a "
                             "tensor loop grows, cannot be scattered into); make it with a fixed size "
                             "(rt.TensorArray(dtype, size=n)), or run this function with jit_compile=None or 'auto'")
+    known = ctx.value_range(indices)   # (value_ranges: indices proved in range need no check)
     indices = indices.reshape(-1) if is_static(indices) else jnp.reshape(indices, (-1,))
     if tensor.ndim == 0 or indices.shape[0] != tensor.shape[0] or (
             tuple(tensor.shape[1:]) != tuple(handle.buffer.shape[1:]) and op.attrs["same_shape"]):
@@ -150,7 +151,7 @@ def _scatter(ctx, op, handle, tensor, indices):
         ctx.check(np.bool_(all(0 <= index < length for index in last)), op)
         if len(last) < tensor.shape[0]:
             indices, tensor = np.array(list(last), np.int32), tensor[np.array(list(last.values()), np.int64)]
-    else:
+    elif not (known is not None and 0 <= known[0] and known[1] < length):
         ctx.check(jnp.all((indices >= 0) & (indices < length)), op)
     if not buffer.shape[0] or not tensor.shape[0]:   # (nothing written, or never run: the check fails where it runs)
         return ListBuffer(buffer, written, length)

@@ -180,7 +180,7 @@ def test_a_counter_bounded_by_its_condition_is_narrowed_and_a_loop_that_never_st
 TABLE = 12
 STEPS = st.lists(st.tuples(st.sampled_from(["add", "sub", "mul", "clip", "min", "max", "int8_add", "uint8",
                                             "from_float", "floordiv", "mod", "argmax", "loop_add", "loop_min",
-                                            "list", "neg"]),
+                                            "list", "neg", "gather_rows"]),
                            st.integers(0, 30), st.integers(0, 30), st.integers(-3, 13)), min_size=1, max_size=6)
 
 
@@ -215,6 +215,9 @@ def random_program(steps):
                 pool.append(rt.argmax(x * rt.cast(u, rt.float32), output_type=rt.int32))
             elif kind == "neg":
                 pool.append(-u)
+            elif kind == "gather_rows":   # a vector of indices, then one of its elements
+                rows = rt.gather(rt.reshape(rt.range(TABLE * 2), [TABLE, 2]), rt.stack([u, v, u]))
+                pool.append(rows[c % 3, c % 2])
             elif kind == "loop_add":
                 w = u
                 for i in rt.range(abs(c) % 4):
@@ -254,3 +257,21 @@ def test_random_integer_programs_compile_to_the_numpy_executors_values_or_errors
         got = [t.numpy() for t in ag.function(program, jit_compile=True)(*args)]
         assert [g.tolist() for g in got] == [e.tolist() for e in expected]
     check()
+
+
+def scattered_at_argmaxes(x):
+    rows = rt.reshape(x, [2, 4])
+    at = rt.argmax(rows, axis=1, output_type=rt.int32)   # each in [0, 3]: in a TensorArray of 4
+    tensor = rt.TensorArray(rt.float32, size=4).scatter(at, rt.reshape(rt.range(2.0), [2, 1]) * rt.ones([2, 3]))
+    table = rt.reshape(rt.range(16), [4, 4])
+    return (tensor.gather(at), rt.gather_nd(table, rt.stack([at, at], axis=1)), rt.gather(x, at + 4),
+            rt.gather(table, at, axis=1), rt.gather(table, rt.reshape(at, [2, 1]), axis=-1))
+
+
+def test_scatters_gathers_and_gather_nd_at_indices_in_range_have_no_index_check():
+    x = rt.constant([0.0, 3.0, 1.0, 2.0, 5.0, 0.5, 0.5, 0.0])
+    compiled = ag.function(scattered_at_argmaxes, jit_compile=True)
+    expected = ag.function(scattered_at_argmaxes)(x)
+    assert [t.numpy().tolist() for t in compiled(x)] == [t.numpy().tolist() for t in expected]
+    # (the TensorArray's gather still checks that its elements were written: not an index check)
+    assert checked_ops(compiled, x) == ["TensorListGather"]
