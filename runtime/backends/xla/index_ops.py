@@ -108,6 +108,10 @@ def _scatter(ctx, op, tensor, indices, updates):
     jnp = ctx.jnp
     adding = op.op_def is TENSOR_SCATTER_ADD
     tensor = jnp.asarray(tensor)
+    if tuple(updates.shape) != tuple(indices.shape[:-1]) + tuple(tensor.shape[indices.shape[-1]:]):
+        # (shapes the graph left unknown): the kernel's error on every run, where JAX would broadcast the updates
+        nothing = [np.broadcast_to(np.zeros((), a.dtype), a.shape) for a in (tensor, indices, updates)]
+        return ctx.error_from_kernel(op, nothing)
     if indices.shape[-1] == 0:
         rows = jnp.reshape(updates, (-1,) + tensor.shape)
         if adding:

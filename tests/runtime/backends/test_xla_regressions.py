@@ -261,3 +261,19 @@ def test_segment_ids_of_any_rank_sum_the_leading_dims_of_data_as_on_the_numpy_ex
     expected = ag.function(segment_sums)(*args).numpy()
     got = ag.function(segment_sums, jit_compile=True)(*args).numpy()
     assert got.shape == expected.shape and got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("function, message", [
+    (lambda x, i, u: rt.tensor_scatter_nd_update(x, i, u), "TensorScatterUpdate: updates must have shape (3,), got (1,)"),
+    (lambda x, i, u: rt.tensor_scatter_nd_add(x, i, u), "TensorScatterAdd: updates must have shape (3,), got (1,)"),
+    (lambda x, i, u: rt.scatter_nd(i, u, [4]), "TensorScatterAdd: updates must have shape (3,), got (1,)"),
+])
+def test_fewer_scatter_updates_than_indices_raise_the_kernels_error_never_a_broadcast_update(function, message):
+    # With [None] signatures, one update for three indices was broadcast to all three (JAX's .at[].set and .add):
+    # [5, 5, 0, 5], a silently wrong result where the numpy executor raises
+    signature = [SPEC([None]), SPEC([None, 1], rt.int32), SPEC([None])]
+    args = [np.zeros(4, np.float32), np.array([[0], [1], [3]], np.int32), np.array([5.0], np.float32)]
+    for jit_compile in (None, True):
+        with pytest.raises(rt.errors.InvalidArgumentError) as raised:
+            rt.function(function, input_signature=signature, jit_compile=jit_compile)(*args)
+        assert str(raised.value).startswith(message)
