@@ -17,7 +17,7 @@ from typing import Any, Optional
 import numpy as np
 
 from runtime.core import context
-from runtime.core.errors import in_users_words
+from runtime.core.errors import InvalidArgumentError, in_users_words
 from runtime.ops.convert import convert_to_tensor
 from runtime.core.graph import PLACEHOLDER
 from runtime.core.attrs import AttrKind
@@ -36,8 +36,17 @@ def _read_kernel(*, variable):
     return variable._array
 
 
+def _same_shape(variable, new_value: np.ndarray, method: str) -> np.ndarray:
+    # A value whose shape the graph left unknown ([None] signatures) is checked when it is written, as a known one is
+    # when traced (Variable._converted): it must not change the variable's shape
+    if new_value.shape != variable.shape:
+        raise InvalidArgumentError(f"Variable '{variable.name}'.{method}(): the value has shape {new_value.shape} but "
+                                   f"the variable has shape {variable.shape}; a variable's shape cannot change")
+    return new_value
+
+
 def _assign_kernel(value, *, variable):
-    new_value = np.array(value, dtype=variable.dtype, copy=True)  # never alias the caller's array
+    new_value = _same_shape(variable, np.array(value, dtype=variable.dtype, copy=True), "assign")  # never aliased
     with variable._lock:   # (see Variable._array: a read materializing the value must not undo this write)
         variable._array = new_value
     return new_value
@@ -45,14 +54,14 @@ def _assign_kernel(value, *, variable):
 
 def _assign_add_kernel(delta, *, variable):
     with variable._lock:  # read-modify-write: keep concurrent increments from losing updates
-        new_value = np.asarray(variable._array + delta, dtype=variable.dtype)
+        new_value = _same_shape(variable, np.asarray(variable._array + delta, dtype=variable.dtype), "assign_add")
         variable._array = new_value
     return new_value
 
 
 def _assign_sub_kernel(delta, *, variable):
     with variable._lock:
-        new_value = np.asarray(variable._array - delta, dtype=variable.dtype)
+        new_value = _same_shape(variable, np.asarray(variable._array - delta, dtype=variable.dtype), "assign_sub")
         variable._array = new_value
     return new_value
 

@@ -268,7 +268,11 @@ def _write(combine):
         slot = ctx.variable_slot(op)
         variables = list(ctx.state.variables)
         dtype = op.attrs["variable"].dtype
-        variables[slot] = ctx.jnp.asarray(combine(variables[slot], value), dtype=dtype)
+        written = ctx.jnp.asarray(combine(variables[slot], value), dtype=dtype)
+        if written.shape != variables[slot].shape:   # (a shape left unknown when traced): the kernel's error
+            ctx.check(np.False_, op)
+            return variables[slot]
+        variables[slot] = written
         ctx.state = ctx.state._replace(variables=tuple(variables))
         return variables[slot]
     return lower
@@ -376,4 +380,5 @@ def _ensure_defined(ctx, op, value, defined):
 
 
 
-CHECKED.update({POW, MEAN, INV, UNIFORM, CATEGORICAL, ASSERT, ENSURE_DEFINED})
+CHECKED.update({POW, MEAN, INV, UNIFORM, CATEGORICAL, ASSERT, ENSURE_DEFINED, ASSIGN_VARIABLE, ASSIGN_ADD_VARIABLE,
+                ASSIGN_SUB_VARIABLE})

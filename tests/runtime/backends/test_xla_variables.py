@@ -151,3 +151,29 @@ def test_a_compiled_call_reading_a_variable_another_call_holds_does_not_wait_for
     assert v.numpy() == 1.0 + 3.0
     a()
     assert v.numpy() == 1.0 + 3.0 + 3.0
+
+
+@pytest.mark.parametrize("jit_compile", [None, True])
+@pytest.mark.parametrize("method, initial, value", [("assign", [0.0, 1.0, 2.0], [1.0, 1.0]),
+                                                    ("assign", [0.0, 1.0, 2.0], [7.0]),
+                                                    ("assign_add", [5.0], [1.0, 2.0, 3.0]),
+                                                    ("assign_sub", [5.0], [1.0, 2.0])])
+def test_a_value_of_another_shape_known_only_when_written_never_changes_a_variables_shape(jit_compile, method,
+                                                                                          initial, value):
+    # With the value's shape left unknown when traced ([None] signatures), the variable became [1.0, 1.0], [7.0] or
+    # [6.0, 7.0, 8.0] on both executors, silently: a variable's shape cannot change (the error a known shape gets
+    # when traced)
+    weights = rt.Variable(np.array(initial, np.float32), name="weights")
+
+    def write(x):
+        getattr(weights, method)(x)
+        return weights.read_value() * 2.0
+
+    write_it = rt.function(write, input_signature=[rt.TensorSpec([None])], jit_compile=jit_compile)
+    with pytest.raises(rt.errors.InvalidArgumentError, match=rf"Variable 'weights'.{method}\(\): the value has shape "
+                                                             rf"\({len(value)},\) but the variable has shape "
+                                                             rf"\({len(initial)},\); a variable's shape cannot change"):
+        write_it(np.array(value, np.float32))
+    assert weights.numpy().tolist() == initial
+    written = write_it(np.ones(len(initial), np.float32)).numpy().tolist()
+    assert written == {"assign": [2.0] * len(initial), "assign_add": [12.0], "assign_sub": [8.0]}[method]
