@@ -136,7 +136,8 @@ def _clip(ctx, op, t, low, high):
 # --- reductions ------------------------------------------------------------------------------------------
 def _reduction(name: str, with_dtype: bool):
     def lower(ctx, op, x):
-        extra = {"dtype": op.inputs[0].dtype} if with_dtype else {}
+        dtype = op.inputs[0].dtype   # (float16 left to JAX: it sums in float32, as numpy's pairwise sum is exact)
+        extra = {"dtype": dtype} if with_dtype and dtype != np.float16 else {}
         return getattr(ctx.jnp, name)(x, axis=op.attrs["axis"], keepdims=op.attrs["keepdims"], **extra)
     return lower
 
@@ -177,7 +178,8 @@ def _running(ctx, op, x):
     accumulate = jnp.cumsum if op.op_def is CUMSUM else jnp.cumprod
     if op.attrs["reverse"]:
         x = jnp.flip(x, axis)
-    out = accumulate(x, axis=axis, dtype=x.dtype)
+    wide = np.float32 if x.dtype == np.float16 else x.dtype   # (float16 accumulates in float32, as the kernel)
+    out = accumulate(x, axis=axis, dtype=wide).astype(x.dtype)
     if op.attrs["exclusive"]:
         identity = jnp.full_like(ctx.lax.slice_in_dim(out, 0, 1, axis=axis), 0 if op.op_def is CUMSUM else 1)
         out = jnp.concatenate([identity, ctx.lax.slice_in_dim(out, 0, out.shape[axis] - 1, axis=axis)], axis)

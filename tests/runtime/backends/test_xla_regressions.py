@@ -277,3 +277,16 @@ def test_fewer_scatter_updates_than_indices_raise_the_kernels_error_never_a_broa
         with pytest.raises(rt.errors.InvalidArgumentError) as raised:
             rt.function(function, input_signature=signature, jit_compile=jit_compile)(*args)
         assert str(raised.value).startswith(message)
+
+
+@pytest.mark.parametrize("reduce", [rt.reduce_sum, lambda x: rt.cumsum(x)[-1],
+                                    lambda x: rt.cumsum(x, exclusive=True, reverse=True)[0],
+                                    lambda x: rt.math.cumprod(x[:30] / 2.0 + 1.5)[-1]])
+def test_float16_sums_accumulate_in_float32_on_both_executors(reduce):
+    # Summed in float16, 10,000 values in [-4, 4] drifted from the exact -47.12: XLA's reduce_sum gave -47.56 (the
+    # lowering asked JAX for float16 accumulation), the numpy kernel's cumsum -44.7 (np.cumsum in float16, in order)
+    x = np.random.default_rng(0).uniform(-4, 4, 10000).astype(np.float16)
+    exact = float(rt.function(reduce)(x.astype(np.float64)).numpy())
+    for jit_compile in (None, True):
+        got = rt.function(reduce, input_signature=[SPEC([None], rt.float16)], jit_compile=jit_compile)(x).numpy()
+        assert got.dtype == np.float16 and abs(float(got) - exact) <= np.spacing(np.float16(abs(exact)))
