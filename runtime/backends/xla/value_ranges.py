@@ -84,17 +84,23 @@ LOOP_ROUNDS = 4   # rounds of a loop's fixed point before its still-moving bound
 
 def dtype_range(dtype: Any) -> Fact:
     """The whole range of an integer or bool dtype; None for any other."""
-    try:
-        return _DTYPE_RANGES[dtype]
-    except KeyError:
-        pass
-    kind = np.dtype(dtype).kind
-    whole = (0, 1) if kind == "b" else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)) if kind in "iu" else None
-    _DTYPE_RANGES[dtype] = whole
+    whole = _whole(dtype)
+    return None if whole is _LIST else whole
+
+
+def _whole(dtype: Any) -> Any:
+    """``dtype_range``, or _LIST for a list (variant), cached (np.iinfo costs microseconds: asked of every tensor)."""
+    whole = _DTYPE_RANGES.get(dtype, _UNSEEN)
+    if whole is _UNSEEN:
+        kind = np.dtype(dtype).kind
+        whole = (0, 1) if kind == "b" else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)) if kind in "iu" \
+            else None
+        _DTYPE_RANGES[dtype] = whole
     return whole
 
 
-_DTYPE_RANGES: Dict[Any, Fact] = {}   # (np.iinfo costs microseconds: the analysis asks for every tensor)
+_LIST, _UNSEEN = object(), object()
+_DTYPE_RANGES: Dict[Any, Any] = {variant: _LIST}
 
 
 def join(a: Fact, b: Fact) -> Fact:
@@ -118,9 +124,9 @@ def contains(outer: Fact, inner: Fact) -> bool:
 def _fitted(fact: Fact, tensor: Any) -> Fact:
     """``fact`` for ``tensor``: its dtype's whole range when ``fact`` says nothing or does not fit the dtype (the
     value could have wrapped around); None for tensors that are neither integers nor lists."""
-    if tensor.dtype == variant:
+    whole = _whole(tensor.dtype)
+    if whole is _LIST:
         return fact
-    whole = dtype_range(tensor.dtype)
     if whole is None or fact == EMPTY:
         return whole if whole is None else fact
     return fact if fact is not None and contains(whole, fact) else whole
