@@ -180,7 +180,8 @@ def test_a_counter_bounded_by_its_condition_is_narrowed_and_a_loop_that_never_st
 TABLE = 12
 STEPS = st.lists(st.tuples(st.sampled_from(["add", "sub", "mul", "clip", "min", "max", "int8_add", "uint8",
                                             "from_float", "floordiv", "mod", "argmax", "loop_add", "loop_min",
-                                            "list", "neg", "gather_rows"]),
+                                            "list", "neg", "gather_rows", "while_up",
+                                            "branch"]),
                            st.integers(0, 30), st.integers(0, 30), st.integers(-3, 13)), min_size=1, max_size=6)
 
 
@@ -215,6 +216,17 @@ def random_program(steps):
                 pool.append(rt.argmax(x * rt.cast(u, rt.float32), output_type=rt.int32))
             elif kind == "neg":
                 pool.append(-u)
+            elif kind == "while_up":   # a loop bounded by its condition only
+                w = rt.maximum(u, -10)
+                while w < c:
+                    w += 2
+                pool.append(w)
+            elif kind == "branch":   # a tensor if: the union of its branches
+                if u > v:
+                    w = u - 1
+                else:
+                    w = rt.argmax(x, output_type=rt.int32) + c
+                pool.append(w)
             elif kind == "gather_rows":   # a vector of indices, then one of its elements
                 rows = rt.gather(rt.reshape(rt.range(TABLE * 2), [TABLE, 2]), rt.stack([u, v, u]))
                 pool.append(rows[c % 3, c % 2])
