@@ -287,3 +287,28 @@ def test_scatters_gathers_and_gather_nd_at_indices_in_range_have_no_index_check(
     assert [t.numpy().tolist() for t in compiled(x)] == [t.numpy().tolist() for t in expected]
     # (the TensorArray's gather still checks that its elements were written: not an index check)
     assert checked_ops(compiled, x) == ["TensorListGather"]
+
+
+def test_a_loop_limit_of_a_known_range_bounds_its_counter_in_the_body():
+    def counted_to_an_argmax(x):
+        i = rt.constant(0)
+        total = rt.constant(0.0)
+        while i < rt.argmax(x, output_type=rt.int32):
+            total += x[i]   # i <= 6 here (the argmax of 8 elements is at most 7): no check
+            i += 1
+        return total
+    x = rt.constant([1.0, 2.0, 3.0, 0.0, 9.0, 0.0, 0.0, 0.0])
+    compiled = ag.function(counted_to_an_argmax, jit_compile=True)
+    assert compiled(x).numpy() == ag.function(counted_to_an_argmax)(x).numpy() == 6.0
+    assert checked_ops(compiled, x) == []
+
+
+def test_a_value_whose_shape_differs_from_the_one_a_range_relies_on_is_a_lowering_error_not_a_wrong_range():
+    from runtime.backends.xla.range_facts import KnownRanges
+
+    graph = ag.function(argmax_plus_one).get_concrete_function(rt.TensorSpec([5], rt.float32)).graph
+    ranges = KnownRanges()
+    ranges._ranges, ranges.facts = {}, analyze(graph, [None])
+    ranges.declare_facts(graph.inputs, [jax.numpy.zeros(5)])   # (its shape, as declared: nothing to say)
+    with pytest.raises(rt.errors.LoweringError, match=r"declares shape \(5,\) but its value has \(6,\)"):
+        ranges.declare_facts(graph.inputs, [jax.numpy.zeros(6)])   # (argmax's range relies on 5)
