@@ -40,8 +40,13 @@ sys.path[:0] = [os.path.dirname(HERE), HERE]
 import runtime as rt  # noqa: E402
 from timing import paired_median, samples_wall_and_cpu  # noqa: E402
 
+# XLA's CPU programs run their matmuls and convolutions on one thread with --xla_cpu_multi_thread_eigen=false
+# (a jitted 512x512 matmul then takes 1.0 CPU-second per wall-clock second). XLA has no flag for a thread count:
+# the "intra_op_parallelism_threads=1" these rows also passed until now (a word without "--") was ignored silently
+# (an unknown "--flag" stops the process; that word changed neither the CPU time nor the process's 17 threads).
+# JAX's CPU client keeps its worker threads either way: a call's program runs on one of them (async dispatch).
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-              "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
+              "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false"}
 COMPUTE_TARGET, OVERHEAD_US, FIRST_CALL_SLACK = 1.15, 10.0, 1.2
 
 
