@@ -35,6 +35,7 @@ from runtime.core.registry import eager_op_hooks
 from runtime.tracing.tape import recording_eagerly
 from runtime.tracing.concrete_function import ConcreteFunction, checked_array, describe_structure
 from runtime.tracing.signature import TENSOR, accepts, describe_key, make_key
+from runtime.tracing.tensor_calls import MISSING, TensorCalls
 from runtime.core.tensor import TensorSpec
 from runtime.tracing.trace_bound import TraceBound
 from runtime.tracing.trace_index import TraceIndex
@@ -114,6 +115,8 @@ class Function:
         self._warn_again_at = _WARN_AGAIN_AT  # warn again when the number of graphs reaches this
         self._bound: Dict[int, "Function"] = {}
         self._trace_bound = None if max_traces is None else TraceBound(self._name, max_traces)
+        # The fast path of all-tensor calls (none when graphs are evicted: it would keep them)
+        self._tensor_calls = TensorCalls(self._arity) if max_traces is None and self._arity > 0 else None
 
     # --- calling -------------------------------------------------------------------------------------
     @inline_api_boundary
@@ -130,6 +133,11 @@ class Function:
             self._calls += 1
             if self._input_signature is not None:
                 return self._call_with_signature(args, kwargs)
+            tensor_calls = self._tensor_calls
+            if tensor_calls is not None and not kwargs:   # eager tensors alone, of a known signature: run it
+                result = tensor_calls.run(args)
+                if result is not MISSING:
+                    return result
             values = self._canonicalize(args, kwargs)
             key, arrays = make_key(values)
             concrete = self._cache.get(key)
@@ -137,6 +145,8 @@ class Function:
                 concrete = self._concrete_for(key, values)
             elif self._trace_bound is not None:
                 self._trace_bound.used(concrete)
+            if tensor_calls is not None:
+                tensor_calls.learn(values, concrete)
             return concrete._call_flat(arrays)
         except USER_FACING as error:
             filter_leaving_traceback(error)
