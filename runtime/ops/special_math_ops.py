@@ -50,7 +50,7 @@ def _erf_series(x: np.ndarray) -> np.ndarray:
         term /= n
         total += term / (2 * n + 1)
     total *= _TWO_OVER_ROOT_PI
-    return total
+    return np.copysign(total, x, out=total)   # erf is odd: erf(-0.0) is -0.0 (as C's erf, the float64 kernel's)
 
 
 def _erf_kernel(x: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ from runtime.ops.gradient_ops import STOP_GRADIENT
 from runtime.ops.linalg_ops import DET, DIAG_PART, INV
 from runtime.ops.logging_ops import PRINT
 from runtime.ops.manipulation_ops import CLIP_BY_VALUE
-from runtime.ops.math_ops import MATMUL, POW, REAL_DIV
+from runtime.ops.math_ops import FLOOR_DIV, FLOOR_MOD, MATMUL, POW, REAL_DIV
 from runtime.ops.nn_ops import ELU, LEAKY_RELU, LOG_SOFTMAX, RELU, RELU6, SIGMOID_CROSS_ENTROPY, SOFTMAX
 from runtime.ops.random_ops import CATEGORICAL, NORMAL, UNIFORM
 from runtime.ops.stateless_random_ops import STATELESS_NORMAL, STATELESS_UNIFORM
@@ -50,6 +50,7 @@ from runtime.ops.unary_ops import (
     ROUND,
     RSQRT,
     SIGMOID,
+    SIGN,
     SIN,
     SOFTPLUS,
     TANH,
@@ -117,6 +118,26 @@ def _erf(ctx, op, x):
 @lowers(ERFC)
 def _erfc(ctx, op, x):
     return ctx.jax.scipy.special.erfc(x)
+
+
+@lowers(FLOOR_DIV, FLOOR_MOD)
+def _floor_div_mod(ctx, op, x, y):
+    jnp = ctx.jnp
+    divide = jnp.floor_divide if op.op_def is FLOOR_DIV else jnp.remainder
+    if op.inputs[1].dtype.kind in "iu":   # the kernel raises on a division by zero
+        ctx.check(np.all(y != 0) if ctx.is_static(y) else jnp.all(y != 0), op)
+        return divide(x, y)
+    # A zero result has numpy's sign (Python's): x % y the sign of y, x // y that of x / y (XLA's: -6 % 3 is -0.0)
+    result = divide(x, y)
+    negative = jnp.signbit(y) if op.op_def is FLOOR_MOD else jnp.signbit(x) ^ jnp.signbit(y)
+    return jnp.where(result == 0, jnp.where(negative, -jnp.zeros((), result.dtype), jnp.zeros((), result.dtype)),
+                     result)
+
+
+@lowers(SIGN)
+def _sign(ctx, op, x):   # sign(-0.0) is 0.0 as numpy's, not XLA's -0.0
+    sign = ctx.jnp.sign(x)
+    return ctx.jnp.where(x == 0, ctx.jnp.zeros((), sign.dtype), sign) if op.inputs[0].dtype.kind == "f" else sign
 
 
 @lowers(POW)

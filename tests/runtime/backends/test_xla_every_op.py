@@ -33,6 +33,8 @@ ACCUMULATING = {"Sum", "Mean", "Prod", "MatMul", "Einsum", "Cumsum", "Cumprod", 
                 "MatrixDeterminant", "MatrixInverse", "UnsortedSegmentSum", "TensorScatterAdd", "SumToShape",
                 "StridedSliceGrad"}
 ACCUMULATION_RTOL = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
+# docs/XLA.md: the sign of a zero that max/min of +0 and -0 gives (also clip's) is numpy's platform's, XLA's its own
+SIGNED_ZERO_BY_DESIGN = {"Maximum", "Minimum", "Max", "Min", "ClipByValue"}
 ELEMENTWISE_ULPS = 1   # a division may be a multiplication by the reciprocal; a multiply-add contracted
 # Values of the draws (not the distributions) differ by design: docs/RANDOM.md, docs/XLA.md
 RANDOM = {"RandomNormal", "RandomUniform", "StatelessRandomNormal", "StatelessRandomUniform", "Multinomial"}
@@ -78,6 +80,10 @@ def difference(name: str, ours, theirs):
         finite = np.isfinite(a) & np.isfinite(b)
         if not np.array_equal(a[~finite & ~np.isnan(a)], b[~finite & ~np.isnan(b)]):
             return f"infinities differ: {a.ravel()[:6]} vs {b.ravel()[:6]}"
+        zeros = finite & (a == 0) & (b == 0)   # (-0.0 and 0.0 are equal: their signs are compared apart)
+        if name not in ACCUMULATING | SIGNED_ZERO_BY_DESIGN and not np.array_equal(np.signbit(a[zeros]),
+                                                                                   np.signbit(b[zeros])):
+            return f"zeros of other signs: {a.ravel()[:6]} vs {b.ravel()[:6]}"
         a, b = a[finite].astype(np.float64), b[finite].astype(np.float64)
         if name in ACCUMULATING:
             scale = np.max(np.abs(a), initial=1.0)

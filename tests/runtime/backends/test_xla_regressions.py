@@ -290,3 +290,38 @@ def test_float16_sums_accumulate_in_float32_on_both_executors(reduce):
     for jit_compile in (None, True):
         got = rt.function(reduce, input_signature=[SPEC([None], rt.float16)], jit_compile=jit_compile)(x).numpy()
         assert got.dtype == np.float16 and abs(float(got) - exact) <= np.spacing(np.float16(abs(exact)))
+
+
+@pytest.mark.parametrize("dtype", [rt.float16, rt.float32, rt.float64])
+def test_zero_results_of_floor_division_modulo_sign_and_erf_have_numpys_sign(dtype):
+    # XLA gave -6 % 3 == -0.0 (numpy, Python: 0.0; and 6 % -3 == -0.0 as 0.0), -0.0 // 1 == 0.0 (numpy: -0.0),
+    # sign(-0.0) == -0.0 (numpy: 0.0); the numpy kernel's float32 erf(-0.0) was 0.0 (C's and its float64's: -0.0).
+    # Equal as numbers, but 1 / x is +inf on one executor and -inf on the other
+    x = np.array([-6.0, 6.0, -0.0, 0.0, 0.5, -0.5, -0.0, 0.0, -5.0], dtype)
+    y = np.array([3.0, -3.0, 1.0, -1.0, 3.0, -3.0, np.inf, -np.inf, np.inf], dtype)
+
+    def zeros_and_signs(a, b):
+        return a % b, a // b, rt.sign(a), rt.math.erf(a)
+
+    signature = [SPEC([None], dtype), SPEC([None], dtype)]
+    expected = [r.numpy() for r in rt.function(zeros_and_signs, input_signature=signature)(x, y)]
+    got = [r.numpy() for r in rt.function(zeros_and_signs, input_signature=signature, jit_compile=True)(x, y)]
+    assert np.signbit(expected[0][:4]).tolist() == [False, True, False, True]   # x % y: the sign of y
+    assert np.signbit(expected[1][[2, 3, 4, 6, 7]]).tolist() == [True, True, False, True, True]   # x // y: of x / y
+    assert not np.signbit(expected[2][2]) and np.signbit(expected[3][2])
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g, e)
+        assert np.signbit(g).tolist() == np.signbit(e).tolist()
+
+
+def test_the_sign_of_the_zero_maximum_and_minimum_of_zeros_give_is_xlas_by_design():
+    # docs/XLA.md: maximum(0.0, -0.0) is 0.0 compiled (IEEE), numpy keeps an operand (on x86 the second, -0.0)
+    def extremes(a, b):
+        return rt.maximum(a, b), rt.minimum(a, b)
+
+    a, b = np.array([0.0, -0.0], np.float32), np.array([-0.0, 0.0], np.float32)
+    signature = [SPEC([None]), SPEC([None])]
+    expected = [r.numpy() for r in rt.function(extremes, input_signature=signature)(a, b)]
+    highest, lowest = [r.numpy() for r in rt.function(extremes, input_signature=signature, jit_compile=True)(a, b)]
+    assert highest.tolist() == lowest.tolist() == expected[0].tolist() == expected[1].tolist() == [0.0, 0.0]
+    assert np.signbit(highest).tolist() == [False, False] and np.signbit(lowest).tolist() == [True, True]
