@@ -130,7 +130,11 @@ def _segment_sum(ctx, op, data, segment_ids, num_segments):
     if not (known is not None and 0 <= known[0] and known[1] < count):
         ctx.check(_in_range(ctx, segment_ids, count), op)
     # ids of any rank name the leading dims of data, as the kernel's np.add.at reads them (JAX's take one dim)
-    rows = ctx.jnp.broadcast_to(data, segment_ids.shape + data.shape[segment_ids.ndim:])
+    target = segment_ids.shape + data.shape[segment_ids.ndim:]
+    if data.ndim > len(target) or any(d not in (1, t) for d, t in zip(data.shape[::-1], target[::-1])):
+        ctx.check(np.False_, op)   # (shapes the graph left unknown): the kernel's error, after its check of the ids
+        return ctx.jnp.zeros((count,) + data.shape[segment_ids.ndim:], data.dtype)
+    rows = ctx.jnp.broadcast_to(data, target)
     rows = ctx.jnp.reshape(rows, (segment_ids.size,) + data.shape[segment_ids.ndim:])
     return ctx.jax.ops.segment_sum(rows, ctx.jnp.reshape(segment_ids, (-1,)), num_segments=count)
 

@@ -325,3 +325,21 @@ def test_the_sign_of_the_zero_maximum_and_minimum_of_zeros_give_is_xlas_by_desig
     highest, lowest = [r.numpy() for r in rt.function(extremes, input_signature=signature, jit_compile=True)(a, b)]
     assert highest.tolist() == lowest.tolist() == expected[0].tolist() == expected[1].tolist() == [0.0, 0.0]
     assert np.signbit(highest).tolist() == [False, False] and np.signbit(lowest).tolist() == [True, True]
+
+
+@pytest.mark.parametrize("ids, message", [([3, -3, -1], r"segment_ids contains -3, not in \[0, 4\)"),
+                                          ([0, 1, 2], "UnsortedSegmentSum: ")])
+def test_segment_ids_of_another_length_than_the_data_raise_the_kernels_error_in_its_order(ids, message):
+    # The lowering raised the shape error when compiling, where the kernel checks the ids' range first
+    def segment_sums(x, i):
+        return rt.unsorted_segment_sum(x, i, 4)
+
+    args = (np.ones((4, 2), np.float32), np.array(ids, np.int32))
+    errors = []
+    for jit_compile in (None, True):
+        function = rt.function(segment_sums, input_signature=[SPEC([None, 2]), SPEC([None], rt.int32)],
+                               jit_compile=jit_compile)
+        with pytest.raises(rt.errors.InvalidArgumentError, match=message) as raised:
+            function(*args)
+        errors.append(str(raised.value).split("\n")[0])
+    assert errors[0] == errors[1]
