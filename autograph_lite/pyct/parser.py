@@ -129,8 +129,12 @@ def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
 
     Every node is annotated with its origin in the user's file. Decorators and type parameters are dropped.
     """
-    if entity.__code__.co_name == '<lambda>':
-        return _parse_lambda(entity)
+    if entity.__code__.co_filename == _SHARED_FILENAME:
+        return _parse_under_the_shared_file_name(entity)
+    return _parse_lambda(entity) if entity.__code__.co_name == '<lambda>' else _parse_function(entity)
+
+
+def _parse_function(entity: Callable) -> Tuple[gast.FunctionDef, str]:
     file_lines, start, filename = _source_of(entity)
     first_line = start + 1
     lines = _block_by_indentation(file_lines, start)
@@ -151,7 +155,6 @@ def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
     # def f[T](x: T) (3.12+): the type parameters' scope encloses the function; a converted copy gets them from the
     # original's closure cells, as it gets every enclosing variable (a def nested in it keeps its own).
     node.type_params = []
-    _check_source_is_the_codes(entity, node, filename, first_line)
     origin_info.resolve(node, parsed_lines, filename, first_line - shift)
     return node, filename
 
@@ -162,16 +165,21 @@ def parse_entity(entity: Callable) -> Tuple[gast.AST, str]:
 _SHARED_FILENAME = '<string>'
 
 
-def _check_source_is_the_codes(entity: Callable, node: gast.AST, filename: str, first_line: int) -> None:
-    """Under the shared file name, the source found must compile to the function's own code (bytecode, names
-    and constants), or a different function would be converted in its place (a silently wrong result)."""
+def _parse_under_the_shared_file_name(entity: Callable) -> Tuple[gast.AST, str]:
+    """The def or lambda found for code compiled under the shared file name, if it compiles to the code's own
+    bytecode, names and constants: else a different function would be converted in its place (silently wrong)."""
+    _source_of(entity)   # (no lines at all for it: the usual error, its source code is not available)
     code = entity.__code__
-    if code.co_filename != _SHARED_FILENAME or _same_code(node, code):
-        return
+    try:
+        node, filename = _parse_lambda(entity) if code.co_name == '<lambda>' else _parse_function(entity)
+    except (ConversionError, SyntaxError):   # no def or lambda of its own at its line
+        node = None
+    if node is not None and _same_code(node, code):
+        return node, filename
     raise SourceUnavailableError(
         f'cannot convert {getattr(entity, "__qualname__", entity)!r}: its code was compiled from a string without '
         f'a file name of its own ({_SHARED_FILENAME!r}, shared by every exec and compile not given one), and the '
-        f'source Python finds at its line {first_line} does not compile to its code (other code; or '
+        f'source Python finds at its line {code.co_firstlineno} does not compile to its code (other code; or '
         f'a function that reads variables of an enclosing function or class, which compiles differently alone)',
         fix='Give compile() a file name of its own and register the source in linecache under it, or mark the '
             'function with @ag.do_not_convert.')
@@ -222,7 +230,6 @@ def _parse_lambda(entity: Callable) -> Tuple[gast.Lambda, str]:
                 'Put each lambda on its own line, or use a def.')
     if not candidates:
         raise SourceUnavailableError(f'cannot find the source of {entity!r} in {filename}')
-    _check_source_is_the_codes(entity, candidates[0], filename, code.co_firstlineno)
     node = copy.deepcopy(candidates[0])   # the conversion annotates and changes it
     origin_info.resolve(node, [line.rstrip('\n') for line in file_lines], filename, 1)
     return node, filename

@@ -23,7 +23,9 @@ def not_strict():
 
 def define(source: str, name: str):
     namespace = {"ag": ag, "rt": rt}
-    exec(source, namespace)
+    # A file name of its own, which linecache has no lines for: under compile()'s default, '<string>', a process
+    # started by `python -c` on 3.13 (as pytest-xdist's workers are) holds that program's lines (test_pyct_parser.py).
+    exec(compile(source, "<source of its own, never registered>", "exec"), namespace)
     return namespace[name]
 
 
