@@ -34,7 +34,8 @@ PYTHON_CONDITIONS = frozenset([bool, int, float, str, type(None), list, tuple, d
 
 def as_condition(value: Any) -> Any:
     """What a condition tests: ``len(value) > 0`` (a bool tensor) for a tensor list or TensorArray, as
-    Python's truthiness of a list; any other value unchanged.
+    Python's truthiness of a list; a Variable's value (``if flag:`` on a bool Variable is an ``rt.cond`` when
+    traced, as TensorFlow's); any other value unchanged.
 
     >>> as_condition([])
     []
@@ -47,6 +48,8 @@ def as_condition(value: Any) -> Any:
         return rt.greater(value.length(), 0)
     if isinstance(value, rt.TensorArray):
         return rt.greater(value.size(), 0)
+    if isinstance(value, rt.Variable):
+        return value.read_value()
     return value
 
 

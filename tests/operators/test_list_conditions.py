@@ -121,3 +121,25 @@ def test_a_python_while_whose_list_becomes_a_tensor_list_names_it():
     message = "but 'xs' became a tensor list .*Make xs a tensor list before the loop"
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError, match=message):
         ag.function(grows)(rt.constant(2))
+
+
+ENABLED = rt.Variable(False, name="enabled")
+
+
+def gated(x):
+    if ENABLED:
+        x = x * 2.0
+    return x + 1.0 if ENABLED and x > 0 else x - 1.0
+
+
+@pytest.mark.parametrize("jit_compile", [None, True])
+def test_a_bool_variable_as_a_condition_is_staged_and_read_on_every_call(jit_compile):
+    # `if flag:` on a bool Variable was an OperatorNotAllowedInGraphError (its read is a symbolic tensor, tested as a
+    # Python bool); TensorFlow stages it as a cond, as any tensor condition
+    if jit_compile:
+        pytest.importorskip("jax")
+    traced = ag.function(gated, jit_compile=jit_compile)
+    for enabled, expected in ((False, 2.0), (True, 7.0), (False, 2.0)):
+        ENABLED.assign(enabled)
+        assert traced(rt.constant(3.0)).numpy() == expected == gated(rt.constant(3.0)).numpy()
+    assert len(traced.concrete_functions) == 1   # one graph reads the Variable on each call
