@@ -33,13 +33,13 @@ import numpy as np
 
 from runtime.core import nest
 from runtime.core.traceback_filtering import api_boundary
-from runtime.tracing.concrete_function import ConcreteFunction
+from runtime.tracing.concrete_function import ConcreteFunction, checked_array
 from runtime.core.errors import LoadError, SaveError
 from runtime.backends.graph_codec import (OutputRef, decode_graph, decode_value, encode_graph, encode_value,
                                           expect_fields)
 from runtime.backends.xla import checked_jit_compile
-from runtime.tracing.signature import accepts, bind_arguments, describe_key, make_key
-from runtime.core.tensor import SymbolicTensor, TensorSpec
+from runtime.tracing.signature import accepts, bind_arguments, describe_key, is_tensor_entry, make_key
+from runtime.core.tensor import SymbolicTensor, Tensor, TensorSpec
 from runtime.saving.artifact_files import ArrayStore, check_file_name, open_regular, read_document_bytes
 
 FORMAT = "autograph_lite.saved_function"
@@ -73,6 +73,8 @@ def _concrete_functions(function: Any) -> List[ConcreteFunction]:
         raise SaveError(f"rt.save expects a Function (rt.Function / ag.function) or a ConcreteFunction, got "
                         f"{type(function).__name__}")
     traces = list(traces)
+    if not traces and getattr(function, "input_signature", None) is not None:
+        traces = [function.get_concrete_function()]   # its one graph is known without a call, as TF saves it
     if not traces:
         name = getattr(function, "__name__", None) or getattr(function, "name", "function")
         raise SaveError(f"{name} has not been traced yet, so there is no graph to save; call it once (or call "
@@ -170,11 +172,35 @@ def save(function: Any, path: PathLike) -> None:
 
 
 # --- loading ---------------------------------------------------------------------------------------
+_CONVERTIBLE = (bool, int, float, np.generic, np.ndarray, list, tuple)
+
+
+def _as_traced_tensors(function: str, names: Any, saved_key: Tuple[Any, ...],
+                       values: Tuple[Any, ...]) -> Union[Tuple[Any, ...], None]:
+    """``values`` with each non-tensor value a saved signature keys as a tensor converted to that tensor's
+    dtype (``checked_array``, the input_signature's conversion); None if one cannot be converted to it."""
+    def convert(name: str, entry: Any, value: Any) -> Any:
+        if is_tensor_entry(entry):
+            if isinstance(value, Tensor) or not isinstance(value, _CONVERTIBLE):
+                return value
+            return checked_array(function, name, TensorSpec(entry[2], entry[1]), value)
+        if type(entry) is tuple and len(entry) == 2 and isinstance(value, (list, tuple)) \
+                and entry[0] is type(value) and len(entry[1]) == len(value):
+            return type(value)(convert(name, item, v) for item, v in zip(entry[1], value))
+        return value
+    try:
+        return tuple(convert(name, entry, value) for name, entry, value in zip(names, saved_key, values))
+    except (TypeError, ValueError):
+        return None
+
+
 class LoadedFunction:
     """A loaded ``Function``: calls go to the saved concrete function whose signature matches.
 
     Python-valued arguments must equal the values they were traced with; tensors must match a saved
-    dtype and shape. ``variables`` are the loaded copies (mutable; the file is not changed).
+    dtype and shape. Where no saved signature matches the call as it is, Python numbers, numpy values and
+    nested lists of them given for a saved tensor are converted to its dtype (``checked_array``: lossless).
+    ``variables`` are the loaded copies (mutable; the file is not changed).
     """
 
     def __init__(self, name: str, signature: inspect.Signature, traces: List[ConcreteFunction],
@@ -197,6 +223,13 @@ class LoadedFunction:
         for concrete, saved_key in zip(self.concrete_functions, self._keys):
             if accepts(saved_key, key):
                 return concrete, values
+        # No exact match: Python numbers, numpy scalars, arrays and nested lists of numbers where a signature
+        # has a tensor are converted to its dtype, as the original's input_signature converts them (it traced
+        # a new graph otherwise, which a loaded function cannot)
+        for concrete, saved_key in zip(self.concrete_functions, self._keys):
+            converted = _as_traced_tensors(self.name, self.__signature__.parameters, saved_key, values)
+            if converted is not None and accepts(saved_key, make_key(converted)[0]):
+                return concrete, converted
         given = ", ".join(f"{p}={describe_key(k)}" for p, k in zip(self.__signature__.parameters, key))
         raise TypeError(f"{self.name}: no saved signature matches ({given}). A loaded function cannot trace "
                         f"new graphs; it accepts:\n\n{self.pretty_printed_concrete_signatures()}")
