@@ -4,8 +4,9 @@ Such a call's signature key (``runtime.tracing.signature.make_key``) is ``((TENS
 says no more than the arguments' dtypes and shapes, in order. ``TensorCalls`` maps those alone (a flat tuple
 ``(dtype, shape, dtype, shape, ...)``, built and hashed more cheaply than the key) to the concrete function the
 ``Function``'s cache gave that key, once the slow path has looked it up, and runs it: no binding of arguments, no
-key of marked entries, fewer calls of Python functions. On a jit_compile=True batch-1 MLP (7 tensors) that is
-about a third of our own Python per call (docs/XLA.md, "Per-call overhead").
+key of marked entries, fewer calls of Python functions. Counted in instructions, that is a fifth of our own Python
+around a jit_compile=True call of a batch-1 MLP (7 tensors), a third around a call of one tensor (docs/XLA.md,
+"Overhead rows").
 
 It holds only what the ``Function``'s cache holds: an all-tensor key's concrete function never changes once
 found (keys by identity, the only ones a ``Function`` forgets, never occur in it), and a ``Function`` that evicts
