@@ -98,12 +98,13 @@ def _known(tensor: Any, graph: FuncGraph, outer_values: Dict[int, Any]) -> Optio
     return None
 
 
-def _conjuncts(tensor: Any) -> List[Any]:
+def conjuncts(tensor: Any) -> List[Any]:
+    """The terms of a condition joined by ``and`` (through identities): each bounds a loop on its own."""
     op = tensor.op
     if op.op_def is LOGICAL_AND:
-        return _conjuncts(op.inputs[0]) + _conjuncts(op.inputs[1])
+        return conjuncts(op.inputs[0]) + conjuncts(op.inputs[1])
     if op.op_def is IDENTITY:
-        return _conjuncts(op.inputs[0])
+        return conjuncts(op.inputs[0])
     return [tensor]
 
 
@@ -193,7 +194,7 @@ def trip_count(op: Operation, inputs: Sequence[Any], value_range: Any = None) ->
     """How many times the ``While`` ``op`` runs on ``inputs`` (its lowered inputs: numpy arrays are known when
     compiling), if that is bounded by what is known then; None otherwise. ``value_range(value)``: the (lowest,
     highest) a traced scalar can be, if known (``Context.value_range``): a limit's range bounds the trips."""
-    terms = _conjuncts(op.attrs["cond"].outputs[0])
+    terms = conjuncts(op.attrs["cond"].outputs[0])
     counted = [trips for trips in (_counted_trips(term, op, inputs, value_range) for term in terms)
                if trips is not None]
     bound = min(trips for trips, _ in counted) if counted else None
@@ -211,7 +212,7 @@ def counter_ranges(op: Operation, inputs: Sequence[Any]) -> Dict[int, Tuple[int,
     runs only when the condition holds, so when its term ``i < limit`` does; and the counter moves from its start
     toward the limit by a constant step: ``start <= i <= limit - 1``. (Index checks on it can be left out.)"""
     ranges: Dict[int, Tuple[int, int]] = {}
-    for term in _conjuncts(op.attrs["cond"].outputs[0]):
+    for term in conjuncts(op.attrs["cond"].outputs[0]):
         counter = _counter(term, op, inputs)
         if counter is None:
             continue
@@ -286,7 +287,7 @@ def index_values(op: Operation, inputs: Sequence[Any], index: Any) -> Optional[n
     [0, 1, 2, 3]
     """
     trips = trip_count(op, inputs)
-    terms = _conjuncts(op.attrs["cond"].outputs[0])
+    terms = conjuncts(op.attrs["cond"].outputs[0])
     counter = _counter(terms[0], op, inputs) if trips is not None and trips.exact else None
     if counter is None or index is None:
         return None

@@ -49,6 +49,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from runtime.core.dtypes import variant
+from runtime.backends.xla.loop_bounds import conjuncts
 from runtime.ops.array_ops import EXPAND_DIMS, RESHAPE, SQUEEZE, TILE, TRANSPOSE
 from runtime.ops.cast_op import CAST
 from runtime.ops.combine_ops import CONCAT, SELECT, STACK
@@ -61,7 +62,6 @@ from runtime.ops.list_gradients import TENSOR_LIST_INSERT, TENSOR_LIST_ZEROS_LIK
 from runtime.ops.list_ops import (TENSOR_LIST_CONCAT, TENSOR_LIST_FROM_TENSOR, TENSOR_LIST_FROM_TENSORS,
                                   TENSOR_LIST_GET_ITEM, TENSOR_LIST_LENGTH, TENSOR_LIST_POP, TENSOR_LIST_PUSH_BACK,
                                   TENSOR_LIST_SET_ITEM, TENSOR_LIST_STACK)
-from runtime.ops.logical_ops import LOGICAL_AND
 from runtime.ops.manipulation_ops import CLIP_BY_VALUE, MIRROR_PAD, ONE_HOT, PAD, REVERSE
 from runtime.ops.math_ops import (ADD, FLOOR_DIV, FLOOR_MOD, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, MAXIMUM,
                                   MINIMUM, MUL, SUB)
@@ -380,7 +380,7 @@ class Analysis:
         bound a loop variable ``i`` by ``n``'s range."""
         cond = op.attrs["cond"]
         inside = list(head)
-        terms = [term for term in _conjuncts(cond.outputs[0]) if term.op.op_def in _MIRRORED]
+        terms = [term for term in conjuncts(cond.outputs[0]) if term.op.op_def in _MIRRORED]
         facts = self._facts_in(cond, head + captured) if terms else {}   # (what the limits can be)
         for term in terms:
             comparison = term.op.op_def
@@ -412,15 +412,6 @@ def _widened(old: Fact, new: Fact, tensor: Any) -> Fact:
     if whole is None or old is None or new is None or old == EMPTY:
         return whole
     return (new[0] if new[0] >= old[0] else whole[0], new[1] if new[1] <= old[1] else whole[1])
-
-
-def _conjuncts(tensor: Any) -> List[Any]:
-    op = tensor.op
-    if op.op_def is LOGICAL_AND:
-        return _conjuncts(op.inputs[0]) + _conjuncts(op.inputs[1])
-    if op.op_def is IDENTITY:
-        return _conjuncts(op.inputs[0])
-    return [tensor]
 
 
 def analyze(graph: Any, inputs: Sequence[Any]) -> Analysis:

@@ -13,6 +13,7 @@ import autograph_lite as ag
 import runtime as rt
 from example_budgets import examples
 from runtime.backends.xla.value_ranges import analyze
+from test_xla_tensor_arrays import same_error
 
 jax = pytest.importorskip("jax")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "benchmarks"))
@@ -23,16 +24,6 @@ def checked_ops(function, *args):
     """The types of the ops whose run-time checks the compiled program of ``function`` on ``args`` keeps."""
     function(*args)   # (compiled by its first call)
     return [op.type for op in function.get_concrete_function(*args)._run.program.checks]
-
-
-def same_error(program, *args):
-    """The numpy executor's and the compiled function's errors: both InvalidArgumentError, the same text."""
-    with pytest.raises(rt.errors.InvalidArgumentError) as numpy_error:
-        ag.function(program)(*args)
-    with pytest.raises(rt.errors.InvalidArgumentError) as xla_error:
-        ag.function(program, jit_compile=True)(*args)
-    assert str(xla_error.value) == str(numpy_error.value)
-    return str(xla_error.value)
 
 
 def facts_of(program, *specs):
